@@ -1,0 +1,66 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class StorefrontApi implements ICredentialType {
+	name = 'storefrontApi';
+
+	displayName = 'Storefront API';
+
+	icon: Icon = { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-storefront/n8n-nodes-storefront#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com/v1',
+			description:
+				'The full API base address including the version segment, e.g. https://api.example.com/v1. A trailing slash is ignored.',
+		},
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'The API key from the Storefront dashboard; sent as a Bearer token',
+		},
+		{
+			displayName: 'Webhook Secret',
+			name: 'webhookSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the Storefront dashboard. The trigger rejects every delivery while it is empty.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '/products',
+			qs: { limit: 1 },
+		},
+	};
+}
