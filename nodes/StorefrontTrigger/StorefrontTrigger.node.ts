@@ -1,0 +1,273 @@
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { EVENT_KINDS } from '../shared/constants';
+import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
+
+/** How many accepted event ids "Drop Duplicate Events" remembers (most recent first out last). */
+export const SEEN_EVENT_IDS_LIMIT = 1000;
+
+/** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/** Request headers never copied into items by "Include Headers": the signature and any caller credentials. */
+export const OMITTED_HEADERS = new Set([SIGNATURE_HEADER, 'authorization', 'proxy-authorization', 'cookie']);
+
+const ACK = Object.freeze({ received: true });
+
+type Options = { dropDuplicates?: boolean; includeHeaders?: boolean; rejectOlderThanMinutes?: number };
+
+interface StorefrontEvent extends IDataObject {
+	id: string;
+	type: string;
+	created_at?: string;
+	data?: IDataObject;
+}
+
+const isEvent = (value: unknown): value is StorefrontEvent =>
+	typeof value === 'object' &&
+	value !== null &&
+	!Array.isArray(value) &&
+	typeof (value as IDataObject).id === 'string' &&
+	(value as IDataObject).id !== '' &&
+	typeof (value as IDataObject).type === 'string' &&
+	(value as IDataObject).type !== '';
+
+/** Answers the request directly and tells n8n not to run the workflow nor send its own response. */
+function respond(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+	context.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+const reject = (context: IWebhookFunctions, status: number, code: string, message: string) =>
+	respond(context, status, { error: { code, message } });
+
+async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
+	const credentials = await context.getCredentials('storefrontApi');
+	if (typeof credentials.webhookSecret !== 'string' || credentials.webhookSecret === '') {
+		throw new NodeOperationError(
+			context.getNode(),
+			'The Storefront credentials have no Webhook Secret, so no delivery could be verified',
+			{
+				description:
+					'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials. The trigger never accepts unsigned deliveries.',
+			},
+		);
+	}
+}
+
+/** The parsed event: n8n's own parse of the body when it made one, else (non-JSON content type) the raw bytes. */
+function readEvent(context: IWebhookFunctions, rawBody: Buffer): StorefrontEvent | undefined {
+	const parsed = context.getBodyData();
+	if (isEvent(parsed)) return parsed;
+	try {
+		const fromRaw: unknown = JSON.parse(rawBody.toString('utf8'));
+		return isEvent(fromRaw) ? fromRaw : undefined;
+	} catch {
+		// Not JSON at all: the caller answers 400, which is the whole handling this needs.
+		return undefined;
+	}
+}
+
+function filterHeaders(headers: IDataObject): IDataObject {
+	const kept: IDataObject = {};
+	for (const name of Object.keys(headers)) {
+		if (!OMITTED_HEADERS.has(name.toLowerCase())) kept[name] = headers[name];
+	}
+	return kept;
+}
+
+/** Records `id` in the bounded list of accepted ids; false when it was already there (a redelivery). */
+function rememberEventId(context: IWebhookFunctions, id: string): boolean {
+	const staticData = context.getWorkflowStaticData('node');
+	const seen = Array.isArray(staticData.seenEventIds) ? (staticData.seenEventIds as string[]) : [];
+	if (seen.includes(id)) return false;
+	seen.push(id);
+	if (seen.length > SEEN_EVENT_IDS_LIMIT) seen.splice(0, seen.length - SEEN_EVENT_IDS_LIMIT);
+	staticData.seenEventIds = seen;
+	return true;
+}
+
+const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
+
+export class StorefrontTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Storefront Trigger',
+		name: 'storefrontTrigger',
+		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		description: 'Starts the workflow when Storefront sends a signed webhook event',
+		defaults: {
+			name: 'Storefront Trigger',
+		},
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'storefrontApi',
+				required: true,
+			},
+		],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Storefront has no API to register webhooks: copy the <b>Production URL</b> above into the webhook settings of the Storefront dashboard and activate this workflow. While building, paste the <b>Test URL</b> instead and click "Listen for test event" (it only listens until one event arrives); switch the dashboard back to the Production URL when you are done. Every delivery is verified with the Webhook Secret of the credentials; without one, all are refused.',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: [],
+				description:
+					'The event types that start the workflow. Other verified events are acknowledged and ignored.',
+				options: [
+					{
+						name: 'All Events',
+						value: '*',
+						description: 'Any event type, including ones Storefront adds later',
+					},
+					...EVENT_OPTIONS.map(({ name, value, description }) => ({ name, value, description })),
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{
+						displayName: 'Drop Duplicate Events',
+						name: 'dropDuplicates',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. The last 1000 IDs are kept in the workflow\'s static data; in queue mode with several webhook processors use the Remove Duplicates node instead.',
+					},
+					{
+						displayName: 'Include Headers',
+						name: 'includeHeaders',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether to add the request headers to each item under "headers" (without the signature, cookie and authorization headers)',
+					},
+					{
+						displayName: 'Reject Events Older Than (Minutes)',
+						name: 'rejectOlderThanMinutes',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: 15,
+						description:
+							'Refuse (HTTP 400) events whose created_at is more than this many minutes in the past, or more than 5 minutes in the future, so a captured delivery cannot be replayed later. Events without a valid created_at are refused too.',
+					},
+				],
+			},
+		],
+	};
+
+	// Storefront has no webhook-registration API: the URL is pasted into its dashboard by hand (see the notice).
+	// So the lifecycle only checks what activation needs (a webhook secret: the trigger fails closed) and keeps a
+	// note of the URL it was activated for; nothing is created or deleted on the service.
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				await assertSecretConfigured(this);
+				const staticData = this.getWorkflowStaticData('node');
+				return staticData.activatedUrl === this.getNodeWebhookUrl('default');
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				await assertSecretConfigured(this);
+				const staticData = this.getWorkflowStaticData('node');
+				staticData.activatedUrl = this.getNodeWebhookUrl('default');
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				// The remembered event ids stay: re-saving an active workflow deactivates and re-activates it, and
+				// a redelivery arriving across that must still be recognised.
+				const staticData = this.getWorkflowStaticData('node');
+				delete staticData.activatedUrl;
+				return true;
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		const { webhookSecret } = await this.getCredentials<{ webhookSecret?: string }>('storefrontApi');
+		const request = this.getRequestObject();
+		if (request.rawBody === undefined && typeof request.readRawBody === 'function') {
+			await request.readRawBody();
+		}
+		const rawBody = request.rawBody;
+
+		// 1. Authenticity first, over the bytes exactly as received; nothing else is looked at before it passes.
+		const check = verifySignature(rawBody, request.headers[SIGNATURE_HEADER], webhookSecret);
+		if (!check.valid) {
+			const code = check.reason === 'missing_secret' ? 'webhook_secret_missing' : 'invalid_signature';
+			return reject(this, 401, code, SIGNATURE_FAILURE_MESSAGES[check.reason]);
+		}
+
+		// 2. Shape. n8n has already parsed a JSON body from these same bytes: reuse it rather than parse twice.
+		const event = readEvent(this, rawBody);
+		if (event === undefined) {
+			return reject(this, 400, 'invalid_event', 'The body must be a JSON event with string "id" and "type"');
+		}
+
+		const events = this.getNodeParameter('events', []) as string[];
+		if (!events.includes('*') && !events.includes(event.type)) {
+			return respond(this, 200, { received: true, skipped: 'event_type_not_selected' });
+		}
+
+		const options = this.getNodeParameter('options', {}) as Options;
+		if (options.rejectOlderThanMinutes !== undefined) {
+			const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
+			const now = Date.now();
+			if (Number.isNaN(createdAt)) {
+				return reject(this, 400, 'invalid_created_at', 'The event has no valid "created_at" timestamp');
+			}
+			if (now - createdAt > options.rejectOlderThanMinutes * 60_000 || createdAt - now > CLOCK_SKEW_MS) {
+				return reject(
+					this,
+					400,
+					'event_outside_window',
+					`The event was created at ${event.created_at}, outside the accepted window of ${options.rejectOlderThanMinutes} minutes`,
+				);
+			}
+		}
+
+		if (options.dropDuplicates === true && !rememberEventId(this, event.id)) {
+			return respond(this, 200, { received: true, skipped: 'duplicate_event' });
+		}
+
+		const item: IDataObject = {
+			id: event.id,
+			type: event.type,
+			created_at: event.created_at,
+			data: event.data,
+		};
+		if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
+
+		return { webhookResponse: ACK, workflowData: [[{ json: item }]] };
+	}
+}

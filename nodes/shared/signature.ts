@@ -1,0 +1,64 @@
+import { createHmac, timingSafeEqual } from 'crypto';
+
+// Webhook signature check (docs/api-contract.md row 13): HMAC-SHA256 keyed with the webhook secret (UTF-8) over
+// the exact raw request bytes, sent as `X-Service-Signature: sha256=<64 hex digits>`. Pure: no n8n types, so it
+// is tested on its own and the trigger only passes bytes, header and secret in.
+
+/** Header name as Node.js exposes it in `req.headers` (always lower case, so matching is case-insensitive). */
+export const SIGNATURE_HEADER = 'x-service-signature';
+
+const PREFIX = 'sha256=';
+const HEX_DIGEST = /^[0-9a-f]{64}$/i;
+
+export type SignatureFailure =
+	| 'missing_secret'
+	| 'missing_body'
+	| 'missing_header'
+	| 'multiple_headers'
+	| 'bad_prefix'
+	| 'bad_digest'
+	| 'mismatch';
+
+export type SignatureCheck = { valid: true } | { valid: false; reason: SignatureFailure };
+
+/** Why a delivery was refused, in words for the 401 body (never contains the secret or the expected digest). */
+export const SIGNATURE_FAILURE_MESSAGES: Record<SignatureFailure, string> = {
+	missing_secret: 'The receiver has no webhook secret configured, so no delivery can be verified',
+	missing_body: 'The raw request body is not available, so the signature cannot be verified',
+	missing_header: 'The X-Service-Signature header is missing',
+	multiple_headers: 'More than one X-Service-Signature header was sent',
+	bad_prefix: 'The X-Service-Signature header must start with "sha256="',
+	bad_digest: 'The X-Service-Signature digest must be 64 hexadecimal digits',
+	mismatch: 'The X-Service-Signature digest does not match the request body',
+};
+
+const VALID: SignatureCheck = Object.freeze({ valid: true });
+const fail = (reason: SignatureFailure): SignatureCheck => ({ valid: false, reason });
+
+/**
+ * Verifies `header` (`sha256=<hex>`, hex in either case) against HMAC-SHA256(secret, rawBody).
+ * Fails closed: an empty secret or a missing body never verifies. The digest comparison is constant-time;
+ * the format checks before it only look at the attacker's own header, never at the expected digest.
+ */
+export function verifySignature(
+	rawBody: Buffer | undefined,
+	header: string | string[] | undefined,
+	secret: string | undefined,
+): SignatureCheck {
+	if (typeof secret !== 'string' || secret === '') return fail('missing_secret');
+	if (!Buffer.isBuffer(rawBody)) return fail('missing_body');
+	if (Array.isArray(header)) {
+		if (header.length !== 1) return fail(header.length === 0 ? 'missing_header' : 'multiple_headers');
+		header = header[0];
+	}
+	if (typeof header !== 'string' || header === '') return fail('missing_header');
+	if (!header.startsWith(PREFIX)) return fail('bad_prefix');
+
+	const hex = header.slice(PREFIX.length);
+	// Buffer.from(…, 'hex') silently stops at the first non-hex character, so the format is checked first;
+	// after it both buffers are 32 bytes long, as timingSafeEqual requires.
+	if (!HEX_DIGEST.test(hex)) return fail('bad_digest');
+
+	const expected = createHmac('sha256', secret).update(rawBody).digest();
+	return timingSafeEqual(expected, Buffer.from(hex, 'hex')) ? VALID : fail('mismatch');
+}
