@@ -1,0 +1,24 @@
+import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import { VersionedNodeType } from 'n8n-workflow';
+
+import { StorefrontV1 } from './v1/StorefrontV1.node';
+
+export class Storefront extends VersionedNodeType {
+	constructor() {
+		const baseDescription: INodeTypeBaseDescription = {
+			displayName: 'Storefront',
+			name: 'storefront',
+			icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
+			group: ['transform'],
+			description:
+				'Manage a Storefront shop: products, orders, customers, store details and sales analytics',
+			defaultVersion: 1,
+		};
+
+		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
+			1: new StorefrontV1(baseDescription),
+		};
+
+		super(nodeVersions, baseDescription);
+	}
+}

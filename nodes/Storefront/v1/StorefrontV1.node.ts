@@ -1,0 +1,117 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeBaseDescription,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as analytics from './actions/analytics';
+import * as customer from './actions/customer';
+import * as order from './actions/order';
+import * as product from './actions/product';
+import { router } from './actions/router';
+import * as store from './actions/store';
+import { listSearch } from './methods';
+
+export class StorefrontV1 implements INodeType {
+	description: INodeTypeDescription;
+
+	constructor(baseDescription: INodeTypeBaseDescription) {
+		this.description = {
+			...baseDescription,
+			version: 1,
+			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+			defaults: { name: 'Storefront' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			usableAsTool: true,
+			credentials: [{ name: 'storefrontApi', required: true }],
+			properties: [
+				{
+					displayName: 'Resource',
+					name: 'resource',
+					type: 'options',
+					noDataExpression: true,
+					options: [
+						{
+							name: 'Analytics',
+							value: 'analytics',
+							description: 'Store-wide totals: counts, revenue, average order value',
+						},
+						{
+							name: 'Customer',
+							value: 'customer',
+							description: 'People who bought from the store',
+						},
+						{
+							name: 'Order',
+							value: 'order',
+							description: 'Purchases: read them and move them through their statuses',
+						},
+						{
+							name: 'Product',
+							value: 'product',
+							description: 'Items for sale: list, create, update, delete',
+						},
+						{
+							name: 'Store',
+							value: 'store',
+							description: "The store's own settings: name, domain, currency, plan",
+						},
+					],
+					default: 'product',
+				},
+				...analytics.description,
+				...customer.description,
+				...order.description,
+				...product.description,
+				...store.description,
+				{
+					displayName: 'Options',
+					name: 'options',
+					type: 'collection',
+					placeholder: 'Add Option',
+					default: {},
+					description: 'Request behaviour for this node: pacing and retries',
+					options: [
+						{
+							displayName: 'Max Requests per Minute',
+							name: 'maxRequestsPerMinute',
+							type: 'number',
+							typeOptions: { minValue: 0 },
+							default: 0,
+							description:
+								'Cap on the pace of this node\'s own requests, to stay under a plan\'s rate limit (Starter 100/min, Pro 500/min). 0 means no cap.',
+						},
+						{
+							displayName: 'Max Retries',
+							name: 'maxRetries',
+							type: 'number',
+							typeOptions: { minValue: 0 },
+							default: 5,
+							description:
+								'How often to retry a request refused for the rate limit (429) or hit by a temporary fault (502/503/504, connection reset; never for Create)',
+						},
+						{
+							displayName: 'Retry Delay (Ms)',
+							name: 'retryDelay',
+							type: 'number',
+							typeOptions: { minValue: 0 },
+							default: 1000,
+							description:
+								'First wait before a retry when the service does not say how long to wait; doubles on each further retry, with jitter',
+						},
+					],
+				},
+			],
+		};
+	}
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,26 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getSummary from './getSummary.operation';
+
+export { getSummary };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['analytics'] } },
+		options: [
+			{
+				name: 'Get Summary',
+				value: 'getSummary',
+				description:
+					'Get store totals: product, order and customer counts, orders by status, revenue and average order value',
+				action: 'Get the store analytics summary',
+			},
+		],
+		default: 'getSummary',
+	},
+	...getSummary.description,
+];

@@ -1,0 +1,279 @@
+// Parameters and input checks shared by several operations. Every check runs before any request and names
+// the parameter, so a bad value never costs an API call.
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, jsonParse } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
+import type { StorefrontClient } from '../transport';
+
+/** What every operation file exports as `execute`. */
+export type OperationExecute = (
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+) => Promise<IDataObject | IDataObject[]>;
+
+export function returnAllAndLimit(noun: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: `Whether to return every matching ${noun} (walks all pages, ${MAX_PAGE_SIZE} per request) or only up to a given limit`,
+			hint: `Turn on to fetch every ${noun}; large stores can take many requests`,
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			hint: 'Only as many pages as needed for this many results are fetched',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+export const productLocator: INodeProperties = {
+	displayName: 'Product',
+	name: 'productId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The product to act on: pick it from the list (searchable by name, SKU or description) or enter its ID',
+	hint: 'Product IDs look like prod_00001',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a product...',
+			typeOptions: { searchListMethod: 'searchProducts', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. prod_00001',
+		},
+	],
+};
+
+export const orderLocator: INodeProperties = {
+	displayName: 'Order',
+	name: 'orderId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description:
+		'The order to act on: pick it from the list (type a status such as "pending" to list only those orders, or part of an ID) or enter its ID',
+	hint: 'Order IDs look like ord_00001',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select an order...',
+			typeOptions: { searchListMethod: 'searchOrders', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. ord_00001',
+		},
+	],
+};
+
+/** Optional product fields (docs/api-contract.md row 1), shared by Create (additionalFields) and Update (updateFields). */
+export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
+	const fields: INodeProperties[] = [
+		{
+			displayName: 'Category',
+			name: 'category',
+			type: 'string',
+			default: '',
+			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
+		},
+		{
+			displayName: 'Currency',
+			name: 'currency',
+			type: 'string',
+			default: '',
+			placeholder: 'USD',
+			description: "Three-letter ISO 4217 currency code of the price; the store's currency when not set",
+		},
+		{
+			displayName: 'Description',
+			name: 'description',
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			description: 'Longer product description shown to shoppers',
+		},
+		{
+			displayName: 'Extra Fields (JSON)',
+			name: 'extraFields',
+			type: 'json',
+			default: '{}',
+			description:
+				'A JSON object of further product fields the node does not model, sent unchanged; fields set above take precedence',
+			hint: 'Must be a JSON object, e.g. {"weight_grams": 250}',
+		},
+		{
+			displayName: 'Image URLs',
+			name: 'images',
+			type: 'string',
+			default: '',
+			placeholder: 'https://example.com/a.jpg, https://example.com/b.jpg',
+			description: forUpdate
+				? 'Comma-separated image URLs; replaces the current images'
+				: 'Comma-separated image URLs',
+		},
+		{
+			displayName: 'Inventory Quantity',
+			name: 'stock',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			description: 'Units in stock (whole number, 0 or more)',
+		},
+		{
+			displayName: 'SKU',
+			name: 'sku',
+			type: 'string',
+			default: '',
+			description: 'Stock keeping unit; must be unique within the store',
+		},
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			options: PRODUCT_STATUSES.map(({ name, value }) => ({ name, value })),
+			default: 'active',
+			description: 'Active products are for sale; drafts and archived products are not',
+		},
+	];
+	if (forUpdate) {
+		fields.push(
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'New product name (1–200 characters)',
+			},
+			{
+				displayName: 'Price',
+				name: 'price',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 2 },
+				default: 0,
+				description: 'New unit price (0 or more) in the product currency',
+			},
+		);
+		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
+	}
+	return fields;
+}
+
+function fail(ctx: IExecuteFunctions, itemIndex: number, message: string, description?: string): never {
+	throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+}
+
+/** The id in a resource locator, checked non-empty. */
+export function locatorId(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
+	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (!id) fail(ctx, itemIndex, `The parameter "${label}" (${name}) is empty`, `Select a ${label.toLowerCase()} or enter its ID.`);
+	return id;
+}
+
+export function checkName(ctx: IExecuteFunctions, value: unknown, param: string, itemIndex: number): string {
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (!name) fail(ctx, itemIndex, `The parameter "Name" (${param}) must not be empty`);
+	if (name.length > 200) fail(ctx, itemIndex, `The parameter "Name" (${param}) is longer than 200 characters`);
+	return name;
+}
+
+export function checkPrice(ctx: IExecuteFunctions, value: unknown, param: string, itemIndex: number): number {
+	const price = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) {
+		fail(ctx, itemIndex, `The parameter "Price" (${param}) must be a number of 0 or more, got ${JSON.stringify(value)}`);
+	}
+	return price;
+}
+
+/** Optional product fields from a collection, validated, plus its Extra Fields (JSON) object underneath. */
+export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: string, itemIndex: number): IDataObject {
+	const body: IDataObject = {};
+	const { extraFields, ...modelled } = fields;
+	if (extraFields !== undefined && extraFields !== '') {
+		let extra: unknown = extraFields;
+		if (typeof extraFields === 'string') {
+			try {
+				extra = jsonParse(extraFields);
+			} catch {
+				fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) is not valid JSON`, 'Enter a JSON object such as {"weight_grams": 250}.');
+			}
+		}
+		if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+			fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) must be a JSON object`);
+		}
+		Object.assign(body, extra);
+	}
+	for (const [key, value] of Object.entries(modelled)) {
+		if (key === 'name') body.name = checkName(ctx, value, `${param}.name`, itemIndex);
+		else if (key === 'price') body.price = checkPrice(ctx, value, `${param}.price`, itemIndex);
+		else if (key === 'stock') {
+			if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+				fail(ctx, itemIndex, `The parameter "Inventory Quantity" (${param}.stock) must be a whole number of 0 or more`);
+			}
+			body.stock = value;
+		} else if (key === 'currency') {
+			const currency = String(value).trim().toUpperCase();
+			if (!/^[A-Z]{3}$/.test(currency)) {
+				fail(ctx, itemIndex, `The parameter "Currency" (${param}.currency) must be a three-letter code such as USD`);
+			}
+			body.currency = currency;
+		} else if (key === 'images') {
+			body.images = String(value)
+				.split(',')
+				.map((url) => url.trim())
+				.filter((url) => url.length > 0);
+		} else if (value !== '') {
+			body[key] = value;
+		}
+	}
+	return body;
+}
+
+/** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */
+export function cleanFilters(filters: IDataObject): IDataObject {
+	const qs: IDataObject = {};
+	for (const [key, value] of Object.entries(filters)) {
+		if (value !== '' && value !== undefined && value !== null) qs[key] = typeof value === 'string' ? value.trim() : value;
+	}
+	return qs;
+}
+
+/** Get Many: every item, or the first `limit`. */
+export async function getManyItems(
+	ctx: IExecuteFunctions,
+	client: StorefrontClient,
+	resourceKey: string,
+	filters: IDataObject,
+	itemIndex: number,
+): Promise<IDataObject[]> {
+	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	let limit: number | undefined;
+	if (!returnAll) {
+		limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
+		if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) {
+			fail(ctx, itemIndex, `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`);
+		}
+	}
+	return await client.getMany([resourceKey], resourceKey, cleanFilters(filters), limit, { itemIndex });
+}

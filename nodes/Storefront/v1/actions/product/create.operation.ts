@@ -1,0 +1,46 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { StorefrontClient } from '../../transport';
+import { checkName, checkPrice, productBody, productFieldOptions } from '../common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Linen Shirt',
+		description: 'Product name shown to shoppers (1–200 characters)',
+	},
+	{
+		displayName: 'Price',
+		name: 'price',
+		type: 'number',
+		required: true,
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 0,
+		description: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: 'Optional product fields; Extra Fields (JSON) passes any other field unchanged',
+		options: productFieldOptions(false),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+	const name = checkName(this, this.getNodeParameter('name', itemIndex, ''), 'name', itemIndex);
+	const price = checkPrice(this, this.getNodeParameter('price', itemIndex, 0), 'price', itemIndex);
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const body = { ...productBody(this, fields, 'additionalFields', itemIndex), name, price };
+	const response = await client.request('POST', ['products'], { body }, { itemIndex });
+	return client.single(response, 'product', { itemIndex });
+}

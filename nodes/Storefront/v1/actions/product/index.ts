@@ -1,0 +1,49 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as deleteProduct from './delete.operation';
+import * as getAll from './getAll.operation';
+import * as update from './update.operation';
+
+export { create, deleteProduct as delete, getAll, update };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['product'] } },
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Create a product from a name and price plus optional fields (SKU, stock, category…)',
+				action: 'Create a product',
+			},
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete a product permanently by its ID',
+				action: 'Delete a product',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List products, optionally filtered by category or a search text',
+				action: 'Get many products',
+			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: "Change some fields of an existing product (price, stock, status…), keeping the others",
+				action: 'Update a product',
+			},
+		],
+		default: 'getAll',
+	},
+	...create.description,
+	...deleteProduct.description,
+	...getAll.description,
+	...update.description,
+];

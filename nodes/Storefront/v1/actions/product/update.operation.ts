@@ -1,0 +1,36 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import type { StorefrontClient } from '../../transport';
+import { locatorId, productBody, productFieldOptions, productLocator } from '../common';
+
+const properties: INodeProperties[] = [
+	productLocator,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		description: 'Fields to change; fields not set keep their current value',
+		hint: 'Set at least one field',
+		options: productFieldOptions(true),
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['update'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+	const id = locatorId(this, 'productId', 'Product', itemIndex);
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const body = productBody(this, fields, 'updateFields', itemIndex);
+	if (Object.keys(body).length === 0) {
+		throw new NodeOperationError(this.getNode(), 'The parameter "Update Fields" (updateFields) sets no field to change', {
+			itemIndex,
+			description: 'Add at least one field to update.',
+		});
+	}
+	const target = { resourceLabel: 'Product', id, itemIndex };
+	const response = await client.request('PUT', ['products', id], { body }, target);
+	return client.single(response, 'product', target);
+}

@@ -1,0 +1,25 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as get from './get.operation';
+
+export { get };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['store'] } },
+		options: [
+			{
+				name: 'Get',
+				value: 'get',
+				description: "Get a store's information: name, domain, currency, timezone and plan",
+				action: 'Get a store',
+			},
+		],
+		default: 'get',
+	},
+	...get.description,
+];

@@ -1,0 +1,445 @@
+// The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
+// n8n's httpRequestWithAuthentication, JSON and envelope unwrapping, pagination, retries, pacing and errors.
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../../../shared/constants';
+
+type Context = IExecuteFunctions | ILoadOptionsFunctions;
+
+export interface ClientSettings {
+	/** Retries after the first attempt, for 429 and (idempotent methods only) 502/503/504 and connection resets. */
+	maxRetries: number;
+	/** Base of the exponential backoff when the service gives no Retry-After. */
+	retryDelayMs: number;
+	/** Pace cap for this node run; 0 = as fast as the service allows. */
+	maxRequestsPerMinute: number;
+}
+
+export const DEFAULT_SETTINGS: ClientSettings = {
+	maxRetries: 5,
+	retryDelayMs: 1000,
+	maxRequestsPerMinute: 0,
+};
+
+/** Longest single wait; a Retry-After beyond it fails at once rather than blocking the workflow. */
+export const MAX_WAIT_MS = 60_000;
+
+const RETRYABLE_STATUSES = [502, 503, 504];
+const RETRYABLE_NETWORK_CODES = ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ECONNREFUSED', 'ERR_SOCKET_CONNECTION_TIMEOUT'];
+const LIST_KEYS = ['data', 'items', 'results'];
+
+export interface RequestTarget {
+	/** Shown in 404 messages, e.g. "Product". */
+	resourceLabel?: string;
+	id?: string;
+	itemIndex?: number;
+}
+
+export interface Page {
+	items: IDataObject[];
+	/** Next page number, or undefined when this page was the last one. */
+	nextPage: number | undefined;
+}
+
+interface FullResponse {
+	body: unknown;
+	headers: IDataObject;
+	statusCode: number;
+}
+
+function isObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The list of a list response: under the resource key, `data`, `items`, `results`, or a bare array. */
+export function unwrapList(body: unknown, resourceKey: string): IDataObject[] | undefined {
+	if (Array.isArray(body)) return body as IDataObject[];
+	if (!isObject(body)) return undefined;
+	for (const key of [resourceKey, ...LIST_KEYS]) {
+		if (Array.isArray(body[key])) return body[key] as IDataObject[];
+	}
+	return undefined;
+}
+
+/** A single resource, unwrapped from `{product: …}` / `{data: …}` when the service wraps it. */
+export function unwrapSingle(body: unknown, resourceKey: string): IDataObject {
+	if (!isObject(body)) return {};
+	if (body.id === undefined) {
+		for (const key of [resourceKey, 'data']) {
+			if (isObject(body[key])) return body[key] as IDataObject;
+		}
+	}
+	return body;
+}
+
+/** Pagination fields wherever the service puts them: top level, `meta` or `pagination`. */
+function paginationMeta(body: unknown): IDataObject {
+	if (!isObject(body)) return {};
+	return {
+		...body,
+		...(isObject(body.meta) ? body.meta : {}),
+		...(isObject(body.pagination) ? body.pagination : {}),
+	};
+}
+
+/**
+ * Decides the next page from the contract's end signals (row 6). Explicit signals win; without them only a
+ * short page ends the walk, measured against the first page's size so that a silent size cap is not mistaken
+ * for the end (a short first page costs one more request to tell a cap from the end).
+ */
+export function nextPageNumber(
+	meta: IDataObject,
+	page: number,
+	count: number,
+	firstPageCount: number,
+	collected: number,
+): number | undefined {
+	if (count === 0) return undefined;
+	if (meta.has_more === false) return undefined;
+	if (typeof meta.total === 'number' && collected >= meta.total) return undefined;
+	if ('next_page' in meta) {
+		const next = Number(meta.next_page);
+		if (meta.next_page === null || meta.next_page === undefined || !Number.isInteger(next) || next <= page) {
+			return undefined;
+		}
+		return next;
+	}
+	if (typeof meta.total_pages === 'number') return page >= meta.total_pages ? undefined : page + 1;
+	if (meta.has_more === true) return page + 1;
+	if (page > 1 && count < firstPageCount) return undefined;
+	return page + 1;
+}
+
+/** Cheap fingerprint of a page, to stop when a service ignoring `page` serves the same page again. */
+function pageSignature(items: IDataObject[]): string {
+	if (items.every((item) => item.id !== undefined)) return items.map((item) => String(item.id)).join('\u0000');
+	return JSON.stringify(items);
+}
+
+/** Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date. */
+export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const text = String(Array.isArray(value) ? value[0] : value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Exponential backoff with full jitter in [delay/2, delay], capped. */
+export function backoffMs(attempt: number, baseMs: number): number {
+	const delay = Math.min(MAX_WAIT_MS, baseMs * 2 ** attempt);
+	return Math.round(delay / 2 + (Math.random() * delay) / 2);
+}
+
+function firstLine(text: string): string {
+	const titled = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
+	if (titled?.[1]?.trim()) return titled[1].trim();
+	const stripped = text
+		.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]+>/g, '\n');
+	const line = stripped
+		.split(/\r?\n/)
+		.map((part) => part.trim())
+		.find((part) => part.length > 0);
+	return (line ?? '').slice(0, 300);
+}
+
+function fieldErrors(list: unknown): string | undefined {
+	if (!Array.isArray(list)) return undefined;
+	const parts = list
+		.map((entry) => {
+			if (typeof entry === 'string') return entry;
+			if (!isObject(entry)) return '';
+			const message = String(entry.message ?? entry.detail ?? entry.msg ?? '');
+			return entry.field ? `${String(entry.field)}: ${message}` : message;
+		})
+		.filter((part) => part.length > 0);
+	return parts.length ? parts.join('; ') : undefined;
+}
+
+/**
+ * The service's own words from any error body the contract admits (row 10): `{error: {message, details}}`,
+ * `{message}`, `{error: "…"}`, `{error_description}`, `{errors: […]}`, `{detail}`, plain text or an HTML page.
+ */
+export function serviceMessage(body: unknown): { message: string; code?: string } {
+	let parsed = body;
+	if (typeof body === 'string') {
+		const text = body.trim();
+		if (text.startsWith('{') || text.startsWith('[')) {
+			try {
+				parsed = JSON.parse(text);
+			} catch {
+				return { message: firstLine(text) };
+			}
+		} else {
+			return { message: firstLine(text) };
+		}
+	}
+	if (Array.isArray(parsed)) return { message: fieldErrors(parsed) ?? '' };
+	if (!isObject(parsed)) return { message: '' };
+	const { error } = parsed;
+	if (isObject(error)) {
+		const details = fieldErrors(error.details);
+		const message = String(error.message ?? error.description ?? '');
+		return {
+			message: details ? `${message} (${details})` : message,
+			code: typeof error.code === 'string' ? error.code : undefined,
+		};
+	}
+	const errors = fieldErrors(parsed.errors);
+	const candidates = [
+		parsed.message,
+		typeof error === 'string' ? error : undefined,
+		parsed.error_description,
+		errors,
+		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
+	];
+	const message = candidates.find((candidate) => typeof candidate === 'string' && candidate.length > 0);
+	const details = typeof parsed.error_description === 'string' && message !== parsed.error_description;
+	return {
+		message: details ? `${String(message)}: ${String(parsed.error_description)}` : String(message ?? ''),
+		code: typeof parsed.code === 'string' ? parsed.code : undefined,
+	};
+}
+
+/** The network error code of a failed request, looked up along the `cause` chain of n8n's wrapper. */
+function networkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && isObject(current); depth++) {
+		const code = (current as IDataObject).code;
+		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		const message = (current as IDataObject).message;
+		if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
+		current = (current as IDataObject).cause;
+	}
+	return undefined;
+}
+
+export class StorefrontClient {
+	private lastRequestAt = 0;
+
+	private readonly credentials: ICredentialsDecrypted;
+
+	private constructor(
+		private readonly ctx: Context,
+		readonly baseUrl: string,
+		data: ICredentialDataDecryptedObject,
+		private readonly settings: ClientSettings,
+	) {
+		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
+		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
+	}
+
+	static async create(ctx: Context, settings: Partial<ClientSettings> = {}): Promise<StorefrontClient> {
+		const data = await ctx.getCredentials('storefrontApi');
+		const baseUrl = String(data.baseUrl ?? '')
+			.trim()
+			.replace(/\/+$/, '');
+		if (!baseUrl) {
+			throw new NodeOperationError(ctx.getNode(), 'The Storefront credentials have no Base URL', {
+				description: 'Set the Base URL (including /v1) in the Storefront API credentials.',
+			});
+		}
+		return new StorefrontClient(ctx, baseUrl, data, { ...DEFAULT_SETTINGS, ...settings });
+	}
+
+	url(segments: string[]): string {
+		return `${this.baseUrl}/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
+	}
+
+	/** One API call with retries; resolves only for 2xx. */
+	async request(
+		method: IHttpRequestMethods,
+		segments: string[],
+		{ qs, body }: { qs?: IDataObject; body?: IDataObject } = {},
+		target: RequestTarget = {},
+	): Promise<FullResponse> {
+		const url = this.url(segments);
+		for (let attempt = 0; ; attempt++) {
+			await this.pace();
+			const options: IHttpRequestOptions = {
+				method,
+				url,
+				qs,
+				body,
+				json: true,
+				headers: { Accept: 'application/json' },
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+			};
+			let response: FullResponse;
+			try {
+				response = (await this.ctx.helpers.httpRequestWithAuthentication.call(
+					this.ctx,
+					'storefrontApi',
+					options,
+					{ credentialsDecrypted: this.credentials },
+				)) as FullResponse;
+			} catch (error) {
+				const code = networkCode(error);
+				// A POST may have reached the service before the connection broke: never send it twice.
+				if (code && RETRYABLE_NETWORK_CODES.includes(code) && method !== 'POST' && attempt < this.settings.maxRetries) {
+					await sleep(backoffMs(attempt, this.settings.retryDelayMs));
+					continue;
+				}
+				throw this.connectionError(method, url, code, error, target);
+			}
+			const { statusCode } = response;
+			if (statusCode >= 200 && statusCode < 300) return response;
+
+			// 429 means the request was refused and not processed, so even a POST may be sent again.
+			const retryable =
+				statusCode === 429 || (RETRYABLE_STATUSES.includes(statusCode) && method !== 'POST');
+			if (retryable && attempt < this.settings.maxRetries) {
+				const hinted = statusCode === 429 ? retryAfterMs(response.headers['retry-after']) : undefined;
+				const wait = hinted ?? backoffMs(attempt, this.settings.retryDelayMs);
+				if (wait <= MAX_WAIT_MS) {
+					await sleep(wait);
+					continue;
+				}
+			}
+			throw this.apiError(statusCode, response, target, attempt + 1);
+		}
+	}
+
+	async getOne(segments: string[], resourceKey: string, target: RequestTarget = {}): Promise<IDataObject> {
+		const response = await this.request('GET', segments, {}, target);
+		return this.single(response, resourceKey, target);
+	}
+
+	single(response: FullResponse, resourceKey: string, target: RequestTarget): IDataObject {
+		const { body } = response;
+		if (typeof body === 'string' && body.trim() !== '') throw this.notJson(response, target);
+		return unwrapSingle(body, resourceKey);
+	}
+
+	/** One page of a list, with the page that follows it (for resource-locator searches). */
+	async getPage(
+		segments: string[],
+		resourceKey: string,
+		qs: IDataObject,
+		page: number,
+		size: number,
+		target: RequestTarget = {},
+	): Promise<Page> {
+		const response = await this.request('GET', segments, { qs: { ...qs, page, limit: size } }, target);
+		const items = unwrapList(response.body, resourceKey);
+		if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
+		const meta = paginationMeta(response.body);
+		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length) };
+	}
+
+	/**
+	 * Every item of a list (`limit` undefined) or the first `limit` ones, walking pages of the largest size the
+	 * contract allows (or just `limit` when that is smaller) with the filters on every page.
+	 */
+	async getMany(
+		segments: string[],
+		resourceKey: string,
+		filters: IDataObject,
+		limit: number | undefined,
+		target: RequestTarget = {},
+	): Promise<IDataObject[]> {
+		const wanted = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(limit));
+		const size = Math.min(MAX_PAGE_SIZE, wanted);
+		const collected: IDataObject[] = [];
+		let page: number | undefined = 1;
+		let firstPageCount = 0;
+		let previous: string | undefined;
+		while (page !== undefined) {
+			const response = await this.request('GET', segments, { qs: { ...filters, page, limit: size } }, target);
+			const items = unwrapList(response.body, resourceKey);
+			if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
+			if (items.length === 0) break;
+			const signature = pageSignature(items);
+			if (signature === previous) break;
+			previous = signature;
+			if (page === 1) firstPageCount = items.length;
+			for (const item of items) {
+				if (collected.length >= wanted) break;
+				collected.push(item);
+			}
+			if (collected.length >= wanted) break;
+			page = nextPageNumber(paginationMeta(response.body), page, items.length, firstPageCount, collected.length);
+		}
+		return collected;
+	}
+
+	private async pace(): Promise<void> {
+		const rpm = this.settings.maxRequestsPerMinute;
+		if (rpm > 0) {
+			const wait = this.lastRequestAt + 60_000 / rpm - Date.now();
+			if (wait > 0) await sleep(wait);
+		}
+		this.lastRequestAt = Date.now();
+	}
+
+	// Errors are built from plain, sanitised objects: the helper's own error carries the request options,
+	// Authorization header included, and must never reach the output.
+	private apiError(status: number, response: FullResponse, target: RequestTarget, attempts: number): NodeApiError {
+		const { message: said, code } = serviceMessage(response.body);
+		const service = said || `HTTP ${status}`;
+		let message: string;
+		let description: string | undefined;
+		if (status === 401 || status === 403) {
+			message = `Storefront rejected the API key (${status}): ${service}`;
+			description = 'Check the API key (and Base URL) in the Storefront API credentials.';
+		} else if (status === 404 && target.resourceLabel && target.id !== undefined) {
+			message = `${target.resourceLabel} "${target.id}" was not found: ${service}`;
+			description = `Check the ${target.resourceLabel.toLowerCase()} ID; it may have been deleted.`;
+		} else if (status === 429) {
+			message = `Storefront rate limit exceeded (429) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${service}`;
+			description = `Storefront plans allow ${RATE_LIMIT_PLANS}. Wait a minute, lower the pace with the "Max Requests per Minute" option, or move to a larger plan.`;
+		} else {
+			message = `Storefront API error ${status}: ${service}`;
+		}
+		return new NodeApiError(
+			this.ctx.getNode(),
+			{ message: service, httpCode: String(status), ...(code ? { code } : {}) } as JsonObject,
+			{ message, description, httpCode: String(status), itemIndex: target.itemIndex },
+		);
+	}
+
+	private notJson(response: FullResponse, target: RequestTarget, what = 'not JSON'): NodeApiError {
+		const text = typeof response.body === 'string' ? firstLine(response.body) : JSON.stringify(response.body ?? '').slice(0, 200);
+		return new NodeApiError(
+			this.ctx.getNode(),
+			{ message: text, httpCode: String(response.statusCode) } as JsonObject,
+			{
+				message: `Storefront answered ${response.statusCode} with an unexpected body (${what}): ${text}`,
+				httpCode: String(response.statusCode),
+				itemIndex: target.itemIndex,
+			},
+		);
+	}
+
+	private connectionError(
+		method: string,
+		url: string,
+		code: string | undefined,
+		error: unknown,
+		target: RequestTarget,
+	): NodeApiError {
+		const reason = code ?? (isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error');
+		return new NodeApiError(
+			this.ctx.getNode(),
+			{ message: `Could not reach the Storefront API: ${reason}`, ...(code ? { code } : {}) } as JsonObject,
+			{
+				message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
+				description: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
+				itemIndex: target.itemIndex,
+			},
+		);
+	}
+}
