@@ -1,0 +1,198 @@
+// Runs a trigger node's webhook() and lifecycle hooks through n8n-core's real WebhookContext / HookContext: a
+// real n8n-workflow Workflow, real parameter resolution, real credential lookup through additionalData's
+// credentialsHelper, and an express-like request carrying the raw body Buffer the way n8n's body parser leaves
+// it (rawBody = the bytes, body = their JSON parse when the content type is JSON, as n8n's parseBody does).
+import { mkdtempSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeType,
+	INodeTypes,
+	IWebhookData,
+	IWebhookResponseData,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+// n8n-core's InstanceSettings writes a config file under the user folder when first used: keep it out of $HOME.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'sf-n8n-user-'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const core = require('n8n-core') as typeof import('n8n-core');
+
+export const WEBHOOK_BASE_URL = 'https://n8n.example.test/webhook';
+export const WEBHOOK_TEST_BASE_URL = 'https://n8n.example.test/webhook-test';
+
+export interface Delivery {
+	/** The exact request body bytes. */
+	body: Buffer | string;
+	/** Request headers (any case; stored lower-cased as Node.js does). */
+	headers?: Record<string, string | string[]>;
+}
+
+export interface Outcome {
+	/** What webhook() returned. */
+	result: IWebhookResponseData;
+	/** Status and body the node wrote itself through getResponseObject(), if it did. */
+	status?: number;
+	body?: unknown;
+	/** The items the workflow would run with (empty when it would not run). */
+	items: IDataObject[];
+}
+
+export interface TriggerHarness {
+	deliver(delivery: Delivery): Promise<Outcome>;
+	/** Runs webhookMethods.default[method] through a real HookContext (activation). */
+	hook(method: 'checkExists' | 'create' | 'delete'): Promise<boolean>;
+	staticData(): IDataObject;
+}
+
+export interface HarnessOptions {
+	nodeType: INodeType;
+	parameters?: INode['parameters'];
+	credentials?: ICredentialDataDecryptedObject;
+	mode?: WorkflowExecuteMode;
+}
+
+/** A response object with the express methods trigger nodes use; records what was sent. */
+function captureResponse() {
+	const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
+	const res = {
+		statusCode: 200,
+		headersSent: false,
+		status(code: number) {
+			this.statusCode = code;
+			return this;
+		},
+		json(body: unknown) {
+			sent.status = this.statusCode;
+			sent.body = body;
+			this.headersSent = true;
+			return this;
+		},
+		send(body: unknown) {
+			return this.json(body);
+		},
+		end() {
+			sent.status ??= this.statusCode;
+			this.headersSent = true;
+			return this;
+		},
+		set(name: string, value: string) {
+			sent.headers[name.toLowerCase()] = value;
+			return this;
+		},
+	};
+	return { res, sent };
+}
+
+function buildRequest(delivery: Delivery) {
+	const rawBody = Buffer.isBuffer(delivery.body) ? delivery.body : Buffer.from(delivery.body, 'utf8');
+	const headers: Record<string, string | string[]> = {};
+	for (const [name, value] of Object.entries(delivery.headers ?? {})) headers[name.toLowerCase()] = value;
+	headers['content-type'] ??= 'application/json';
+	headers['content-length'] = String(rawBody.length);
+	let body: unknown;
+	if (String(headers['content-type']).includes('json') && rawBody.length > 0) {
+		// n8n answers 422 itself when a JSON body does not parse; the node never sees that request.
+		body = JSON.parse(rawBody.toString('utf8'));
+	}
+	return {
+		method: 'POST',
+		url: '/webhook',
+		headers,
+		rawBody,
+		body,
+		params: {},
+		query: {},
+		header(name: string) {
+			return headers[name.toLowerCase()];
+		},
+	};
+}
+
+export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
+	const { nodeType } = options;
+	const description = nodeType.description;
+	const typeName = `n8n-nodes-storefront.${description.name}`;
+	const nodeTypes: INodeTypes = {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	};
+	const node: INode = {
+		id: 'trigger-node-id',
+		name: description.defaults.name ?? description.displayName,
+		type: typeName,
+		typeVersion: Array.isArray(description.version) ? description.version[0] : description.version,
+		position: [0, 0],
+		webhookId: '3f4c2b1a-0000-4000-8000-000000000001',
+		parameters: options.parameters ?? {},
+		credentials: { storefrontApi: { id: 'cred-1', name: 'Storefront account' } },
+	};
+	const staticData: IDataObject = {};
+	const workflow = new Workflow({
+		id: 'wf-trigger-test',
+		name: 'Storefront trigger test',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData,
+	});
+	const mode = options.mode ?? 'webhook';
+	const credentials = options.credentials ?? {};
+
+	const baseAdditionalData = () =>
+		({
+			credentialsHelper: {
+				// The credential type declares no node restriction (no supportedNodes), so any node may use it.
+				isCredentialUsableByNode: () => true,
+				getDecrypted: async (_data: unknown, _nodeCredentials: unknown, type: string) => {
+					if (type !== 'storefrontApi') throw new Error(`Unexpected credential type ${type}`);
+					return { ...credentials };
+				},
+			},
+			webhookBaseUrl: WEBHOOK_BASE_URL,
+			webhookTestBaseUrl: WEBHOOK_TEST_BASE_URL,
+			webhookWaitingBaseUrl: 'https://n8n.example.test/webhook-waiting',
+			formWaitingBaseUrl: 'https://n8n.example.test/form-waiting',
+			variables: {},
+			restApiUrl: 'https://n8n.example.test/rest',
+			instanceBaseUrl: 'https://n8n.example.test',
+			executionId: undefined,
+		}) as unknown as IWorkflowExecuteAdditionalData;
+
+	const webhookDescription = description.webhooks![0];
+	const webhookData: IWebhookData = {
+		httpMethod: 'POST',
+		node: node.name,
+		path: String(webhookDescription.path),
+		webhookDescription,
+		workflowId: workflow.id,
+		workflowExecuteAdditionalData: baseAdditionalData(),
+		isTest: mode === 'manual',
+	};
+
+	return {
+		async deliver(delivery) {
+			const { res, sent } = captureResponse();
+			const additionalData = baseAdditionalData();
+			additionalData.httpRequest = buildRequest(delivery) as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
+			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+			const context = new core.WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
+			const result = await nodeType.webhook!.call(context);
+			const items = (result.workflowData?.[0] ?? []).map((item) => item.json);
+			return { result, status: sent.status, body: sent.body, items };
+		},
+		async hook(method) {
+			const context = new core.HookContext(workflow, node, baseAdditionalData(), mode, 'activate', webhookData);
+			const group = nodeType.webhookMethods!.default as Record<string, (this: unknown) => Promise<boolean>>;
+			return await group[method].call(context);
+		},
+		staticData: () => workflow.getStaticData('node', node),
+	};
+}
