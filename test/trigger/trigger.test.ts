@@ -1,0 +1,408 @@
+// The Storefront Trigger's webhook() and lifecycle run through n8n-core's real WebhookContext / HookContext
+// (test/helpers/webhook.ts) with real raw-body Buffers. Signatures are computed here with node:crypto directly.
+import { createHmac } from 'crypto';
+
+import { EVENT_KINDS } from '../../nodes/shared/constants';
+import { SEEN_EVENT_IDS_LIMIT, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
+
+const SECRET = 'whsec_Trigger-Test-7f3a91';
+const ALL_KINDS = EVENT_KINDS.map((kind) => kind.value);
+
+const sampleData: Record<string, object> = {
+	'order.created': {
+		order_id: 'ord_00042',
+		store_id: 'store_001',
+		total: 59.98,
+		currency: 'EUR',
+		status: 'pending',
+		items: [{ product_id: 'prod_00001', name: 'Café mug', quantity: 2, price: 29.99 }],
+	},
+	'order.updated': { order_id: 'ord_00042', store_id: 'store_001', status: 'processing', previous_status: 'pending' },
+	'payment.completed': { payment_id: 'pay_1', order_id: 'ord_00042', store_id: 'store_001', amount: 59.98, currency: 'EUR', method: 'card' },
+	'product.created': { product_id: 'prod_00099', store_id: 'store_001', name: 'Tea', sku: 'TEA-1', price: 4.5, stock: 10 },
+	'inventory.low': { product_id: 'prod_00001', store_id: 'store_001', name: 'Café mug', sku: 'MUG-1', stock: 4, threshold: 5 },
+};
+
+let counter = 0;
+function event(type: string, overrides: Record<string, unknown> = {}) {
+	counter += 1;
+	return {
+		id: `evt_${String(counter).padStart(6, '0')}`,
+		type,
+		created_at: new Date().toISOString(),
+		data: sampleData[type] ?? { anything: true },
+		...overrides,
+	};
+}
+
+const sign = (body: Buffer | string, secret = SECRET) =>
+	`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A delivery as the service sends it: compact JSON bytes, signature and the informational headers. */
+function signed(payload: unknown, extraHeaders: Record<string, string> = {}): Delivery {
+	const body = Buffer.from(JSON.stringify(payload), 'utf8');
+	const type = (payload as { type?: string }).type ?? '';
+	return {
+		body,
+		headers: {
+			'Content-Type': 'application/json',
+			'X-Service-Signature': sign(body),
+			'X-Service-Event': type,
+			'X-Service-Delivery': 'dlv_1',
+			'X-Service-Attempt': '1',
+			...extraHeaders,
+		},
+	};
+}
+
+function trigger(parameters: Record<string, unknown> = { events: ['*'] }, credentials: Record<string, unknown> = { webhookSecret: SECRET }) {
+	return createTriggerHarness({
+		nodeType: new StorefrontTrigger(),
+		parameters: parameters as never,
+		credentials: { baseUrl: 'https://api.example.test/v1', apiKey: 'sf_test_key_never_shown', ...credentials } as never,
+	});
+}
+
+function expectRan(outcome: Outcome) {
+	expect(outcome.status).toBeUndefined(); // the node left the answer to n8n…
+	expect(outcome.result.webhookResponse).toEqual({ received: true }); // …which sends this ack at once
+	expect(outcome.items).toHaveLength(1);
+	return outcome.items[0];
+}
+
+function expectNoRun(outcome: Outcome, status: number) {
+	expect(outcome.result).toEqual({ noWebhookResponse: true });
+	expect(outcome.status).toBe(status);
+	expect(outcome.items).toEqual([]);
+	return outcome.body as { received?: boolean; skipped?: string; error?: { code: string; message: string } };
+}
+
+describe('description', () => {
+	const { description } = new StorefrontTrigger();
+
+	it('is a webhook trigger on the Storefront credentials', () => {
+		expect(description).toMatchObject({
+			name: 'storefrontTrigger',
+			displayName: 'Storefront Trigger',
+			group: ['trigger'],
+			inputs: [],
+			credentials: [{ name: 'storefrontApi', required: true }],
+			webhooks: [{ name: 'default', httpMethod: 'POST', path: 'webhook', responseMode: 'onReceived' }],
+		});
+	});
+
+	it('offers every event kind from the shared list plus "*"', () => {
+		const events = description.properties.find((property) => property.name === 'events')!;
+		const values = (events.options as Array<{ value: string }>).map((option) => option.value);
+		expect(values.sort()).toEqual(['*', ...ALL_KINDS].sort());
+	});
+
+	it('explains which URL to paste into the dashboard', () => {
+		const notice = description.properties.find((property) => property.type === 'notice')!;
+		expect(notice.displayName).toMatch(/Production URL/);
+		expect(notice.displayName).toMatch(/Test URL/);
+		expect(notice.displayName).toMatch(/dashboard/);
+	});
+});
+
+describe('verified events', () => {
+	it.each(ALL_KINDS)('%s becomes exactly one item {id, type, created_at, data}', async (kind) => {
+		const payload = event(kind);
+		const item = expectRan(await trigger().deliver(signed(payload)));
+		expect(item).toEqual(payload);
+		expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+	});
+
+	it('keeps order.created data exactly as the spec shapes it', async () => {
+		const payload = event('order.created');
+		const item = expectRan(await trigger({ events: ['order.created'] }).deliver(signed(payload)));
+		expect(item.data).toEqual(sampleData['order.created']);
+	});
+
+	it('passes data of an unknown shape through unchanged', async () => {
+		const payload = event('order.updated', { data: { nested: { list: [1, 'two', null] }, flag: false } });
+		expect(expectRan(await trigger().deliver(signed(payload))).data).toEqual(payload.data);
+	});
+
+	it('keeps only the four envelope keys', async () => {
+		const payload = { ...event('order.created'), extra: 'not part of the envelope' };
+		expect(expectRan(await trigger().deliver(signed(payload)))).not.toHaveProperty('extra');
+	});
+
+	it('accepts an upper-case hex signature', async () => {
+		const delivery = signed(event('order.created'));
+		const headers = delivery.headers as Record<string, string>;
+		headers['X-Service-Signature'] = `sha256=${headers['X-Service-Signature'].slice(7).toUpperCase()}`;
+		expectRan(await trigger().deliver(delivery));
+	});
+
+	it('verifies the bytes as sent, not a re-serialisation (escapes and whitespace survive)', async () => {
+		const raw = Buffer.from(
+			'{ "id": "evt_raw_1", "type": "product.created", "created_at": "2026-11-22T10:15:00.000Z",\n  "data": {"name": "Caf\\u00e9"} }',
+		);
+		const item = expectRan(
+			await trigger().deliver({ body: raw, headers: { 'x-service-signature': sign(raw), 'content-type': 'application/json' } }),
+		);
+		expect(item).toMatchObject({ id: 'evt_raw_1', data: { name: 'Café' } });
+	});
+
+	it('takes the event from the body n8n already parsed: the raw bytes are never parsed a second time', async () => {
+		const delivery = signed(event('payment.completed'));
+		const rawText = (delivery.body as Buffer).toString('utf8');
+		const parse = jest.spyOn(JSON, 'parse');
+		try {
+			expectRan(await trigger().deliver(delivery));
+			// Exactly once: the harness's stand-in for n8n's own body parser.
+			expect(parse.mock.calls.filter(([text]) => text === rawText)).toHaveLength(1);
+		} finally {
+			parse.mockRestore();
+		}
+	});
+
+	it('parses the raw bytes itself when n8n did not (a non-JSON content type)', async () => {
+		const payload = event('inventory.low');
+		const delivery = signed(payload, { 'Content-Type': 'text/plain' });
+		expect(expectRan(await trigger().deliver(delivery))).toEqual(payload);
+	});
+});
+
+describe('event filter', () => {
+	it('runs only for the selected kinds and acknowledges the others with 200 and no run', async () => {
+		const node = trigger({ events: ['order.created', 'inventory.low'] });
+		expectRan(await node.deliver(signed(event('order.created'))));
+		expectRan(await node.deliver(signed(event('inventory.low'))));
+		for (const kind of ['order.updated', 'payment.completed', 'product.created']) {
+			const body = expectNoRun(await node.deliver(signed(event(kind))), 200);
+			expect(body).toEqual({ received: true, skipped: 'event_type_not_selected' });
+		}
+	});
+
+	it('runs an unknown future kind under "*" only', async () => {
+		expectRan(await trigger({ events: ['*'] }).deliver(signed(event('refund.created'))));
+		expectNoRun(await trigger({ events: ALL_KINDS }).deliver(signed(event('refund.created'))), 200);
+	});
+
+	it('runs nothing when no event is selected', async () => {
+		expectNoRun(await trigger({ events: [] }).deliver(signed(event('order.created'))), 200);
+	});
+
+	it('checks the signature before the filter: an unselected kind with a bad signature is still 401', async () => {
+		const delivery = signed(event('order.updated'));
+		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(delivery.body, 'wrong');
+		expect(expectNoRun(await trigger({ events: ['order.created'] }).deliver(delivery), 401).error?.code).toBe(
+			'invalid_signature',
+		);
+	});
+});
+
+describe('rejected deliveries: 401, no run', () => {
+	const withSignature = (signature: string | undefined) => {
+		const delivery = signed(event('order.created'));
+		const headers = delivery.headers as Record<string, string>;
+		delete headers['X-Service-Signature'];
+		if (signature !== undefined) headers['X-Service-Signature'] = signature;
+		return delivery;
+	};
+
+	it.each([
+		['no signature header', () => withSignature(undefined)],
+		['a signature made with another secret', () => withSignature(sign(Buffer.from('x'), 'another'))],
+		['the right secret over other bytes', () => withSignature(sign(Buffer.from('{"id":"evt_other"}')))],
+		['no sha256= prefix', () => withSignature(sign(Buffer.from('x')).slice(7))],
+		['a truncated digest', () => withSignature(sign(Buffer.from('x')).slice(0, -2))],
+		['a non-hex digest', () => withSignature(`sha256=${'z'.repeat(64)}`)],
+	])('%s', async (_case, build) => {
+		const body = expectNoRun(await trigger().deliver(build()), 401);
+		expect(body.error?.code).toBe('invalid_signature');
+		expect(body.error?.message).toMatch(/X-Service-Signature/);
+	});
+
+	it('a body changed in one byte after signing', async () => {
+		const delivery = signed(event('order.created', { data: { total: 10 } }));
+		const tampered = Buffer.from((delivery.body as Buffer).toString('utf8').replace('"total":10', '"total":90'));
+		const outcome = await trigger().deliver({ ...delivery, body: tampered });
+		expect(expectNoRun(outcome, 401).error?.code).toBe('invalid_signature');
+	});
+
+	it('fails closed without a webhook secret, even for a body signed with the empty key', async () => {
+		const payload = event('order.created');
+		const body = Buffer.from(JSON.stringify(payload));
+		for (const webhookSecret of ['', undefined]) {
+			const node = trigger({ events: ['*'] }, { webhookSecret });
+			const outcome = await node.deliver({ body, headers: { 'x-service-signature': sign(body, '') } });
+			expect(expectNoRun(outcome, 401).error?.code).toBe('webhook_secret_missing');
+		}
+	});
+});
+
+describe('verified but not an event: 400, no run', () => {
+	const raw = (text: string, contentType = 'text/plain'): Delivery => ({
+		body: Buffer.from(text),
+		headers: { 'x-service-signature': sign(text), 'content-type': contentType },
+	});
+
+	it.each([
+		['not JSON', raw('this is not json')],
+		['an empty body', raw('')],
+		['a JSON array', raw('[{"id":"evt_1","type":"order.created"}]', 'application/json')],
+		['a JSON string', raw('"evt_1"', 'application/json')],
+		['no id', raw('{"type":"order.created","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json')],
+		['no type', raw('{"id":"evt_1","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json')],
+		['an empty id', raw('{"id":"","type":"order.created","data":{}}', 'application/json')],
+		['a numeric id', raw('{"id":17,"type":"order.created","data":{}}', 'application/json')],
+	])('%s', async (_case, delivery) => {
+		expect(expectNoRun(await trigger().deliver(delivery), 400).error?.code).toBe('invalid_event');
+	});
+});
+
+describe('replay window (Reject Events Older Than)', () => {
+	const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+	const windowed = () => trigger({ events: ['*'], options: { rejectOlderThanMinutes: 10 } });
+
+	it('runs events inside the window, including a small clock lead of the sender', async () => {
+		expectRan(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(9) }))));
+		expectRan(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-4) }))));
+	});
+
+	it('refuses an event older than the window', async () => {
+		const body = expectNoRun(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(11) }))), 400);
+		expect(body.error?.code).toBe('event_outside_window');
+	});
+
+	it('refuses an event dated more than the clock-skew allowance in the future', async () => {
+		const body = expectNoRun(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-6) }))), 400);
+		expect(body.error?.code).toBe('event_outside_window');
+	});
+
+	it.each([
+		['missing', undefined],
+		['not a date', 'yesterday'],
+		['a number', 1763806500000],
+	])('refuses an event whose created_at is %s', async (_case, createdAt) => {
+		const payload = event('order.created', { created_at: createdAt });
+		expect(expectNoRun(await windowed().deliver(signed(payload)), 400).error?.code).toBe('invalid_created_at');
+	});
+
+	it('is off by default: an old event runs', async () => {
+		expectRan(await trigger().deliver(signed(event('order.created', { created_at: '2020-01-01T00:00:00.000Z' }))));
+	});
+});
+
+describe('duplicates (Drop Duplicate Events)', () => {
+	const deduping = () => trigger({ events: ['*'], options: { dropDuplicates: true } });
+
+	it('runs an event once and acknowledges its redelivery without a run', async () => {
+		const node = deduping();
+		const payload = event('payment.completed');
+		expectRan(await node.deliver(signed(payload)));
+		const body = expectNoRun(await node.deliver(signed(payload, { 'X-Service-Attempt': '2' })), 200);
+		expect(body).toEqual({ received: true, skipped: 'duplicate_event' });
+		expectRan(await node.deliver(signed(event('payment.completed'))));
+	});
+
+	it('does not remember ids of deliveries it refused', async () => {
+		const node = deduping();
+		const payload = event('order.created');
+		const forged = signed(payload);
+		(forged.headers as Record<string, string>)['X-Service-Signature'] = sign(forged.body, 'forger');
+		expectNoRun(await node.deliver(forged), 401);
+		expectNoRun(await trigger({ events: ['order.updated'], options: { dropDuplicates: true } }).deliver(signed(payload)), 200);
+		expectRan(await node.deliver(signed(payload)));
+	});
+
+	it(`keeps a bounded list of the ${SEEN_EVENT_IDS_LIMIT} most recent ids in the workflow static data`, async () => {
+		const node = deduping();
+		const old = Array.from({ length: SEEN_EVENT_IDS_LIMIT }, (_, i) => `evt_old_${i}`);
+		node.staticData().seenEventIds = [...old];
+		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_newest' }))));
+		const seen = node.staticData().seenEventIds as string[];
+		expect(seen).toHaveLength(SEEN_EVENT_IDS_LIMIT);
+		expect(seen[seen.length - 1]).toBe('evt_newest');
+		expect(seen).not.toContain('evt_old_0'); // the oldest is forgotten…
+		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_old_0' })))); // …so it runs again
+		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_old_999' }))), 200); // recent: dropped
+	});
+
+	it('is off by default: a redelivery runs again', async () => {
+		const node = trigger();
+		const payload = event('order.created');
+		expectRan(await node.deliver(signed(payload)));
+		expectRan(await node.deliver(signed(payload)));
+		expect(node.staticData().seenEventIds).toBeUndefined();
+	});
+});
+
+describe('Include Headers', () => {
+	it('adds the request headers without the signature or credentials', async () => {
+		const delivery = signed(event('order.created'), { Authorization: 'Bearer proxy-token', Cookie: 'sid=1' });
+		const item = expectRan(await trigger({ events: ['*'], options: { includeHeaders: true } }).deliver(delivery));
+		expect(item.headers).toMatchObject({
+			'content-type': 'application/json',
+			'x-service-event': 'order.created',
+			'x-service-delivery': 'dlv_1',
+			'x-service-attempt': '1',
+		});
+		expect(item.headers).not.toHaveProperty('x-service-signature');
+		expect(item.headers).not.toHaveProperty('authorization');
+		expect(item.headers).not.toHaveProperty('cookie');
+	});
+
+	it('adds no headers by default', async () => {
+		expect(expectRan(await trigger().deliver(signed(event('order.created'))))).not.toHaveProperty('headers');
+	});
+});
+
+describe('secrets never leave the node', () => {
+	it('neither the webhook secret, the API key nor the expected digest appear in any answer or item', async () => {
+		const node = trigger({ events: ['order.created'], options: { includeHeaders: true, dropDuplicates: true, rejectOlderThanMinutes: 5 } });
+		const good = signed(event('order.created'));
+		const bad = signed(event('order.created'));
+		const expectedDigest = sign(bad.body).slice(7);
+		(bad.headers as Record<string, string>)['X-Service-Signature'] = sign(bad.body, 'x');
+		const outcomes = [
+			await node.deliver(good),
+			await node.deliver(good),
+			await node.deliver(bad),
+			await node.deliver(signed(event('order.updated'))),
+			await node.deliver(signed(event('order.created', { created_at: '2001-01-01T00:00:00Z' }))),
+			await node.deliver({ body: 'nope', headers: { 'x-service-signature': sign('nope'), 'content-type': 'text/plain' } }),
+			await trigger({ events: ['*'] }, { webhookSecret: '' }).deliver(good),
+		];
+		const everything = JSON.stringify(outcomes.map(({ result, body, status }) => ({ result, body, status })));
+		expect(everything).not.toContain(SECRET);
+		expect(everything).not.toContain('sf_test_key_never_shown');
+		expect(everything).not.toContain(expectedDigest);
+		expect(outcomes.map((outcome) => outcome.status ?? 'ran')).toEqual(['ran', 200, 401, 200, 400, 400, 401]);
+	});
+});
+
+describe('lifecycle (no registration API: activation checks the secret)', () => {
+	it('activates with a secret and records the URL it listens on; delete cleans it', async () => {
+		const node = trigger();
+		expect(await node.hook('checkExists')).toBe(false);
+		expect(await node.hook('create')).toBe(true);
+		expect(node.staticData().activatedUrl).toMatch(new RegExp(`^${WEBHOOK_BASE_URL}/.+/webhook$`));
+		expect(await node.hook('checkExists')).toBe(true);
+		expect(await node.hook('delete')).toBe(true);
+		expect(node.staticData().activatedUrl).toBeUndefined();
+		expect(await node.hook('checkExists')).toBe(false);
+	});
+
+	it('keeps the remembered event ids across deactivation', async () => {
+		const node = trigger({ events: ['*'], options: { dropDuplicates: true } });
+		const payload = event('order.created');
+		await node.hook('create');
+		expectRan(await node.deliver(signed(payload)));
+		await node.hook('delete');
+		await node.hook('create');
+		expectNoRun(await node.deliver(signed(payload)), 200);
+	});
+
+	it.each([['an empty secret', ''], ['no secret', undefined]])('refuses to activate with %s', async (_case, webhookSecret) => {
+		const node = trigger({ events: ['*'] }, { webhookSecret });
+		await expect(node.hook('checkExists')).rejects.toThrow(/no Webhook Secret/);
+		await expect(node.hook('create')).rejects.toThrow(/no Webhook Secret/);
+		expect(node.staticData().activatedUrl).toBeUndefined();
+	});
+});
