@@ -1,0 +1,174 @@
+// @ts-check
+// A small client for n8n's internal REST API (the one the editor uses, under /rest), enough to set an
+// instance up without clicks: owner account, login, credentials, workflows, activation, executions and the
+// node-type catalogue. Paths and bodies follow n8n 2.41's controllers (packages/cli/src/controllers,
+// workflows/, credentials/, executions/).
+'use strict';
+
+const crypto = require('node:crypto');
+
+class N8nApiError extends Error {
+	/** @param {string} method @param {string} path @param {number} status @param {unknown} body */
+	constructor(method, path, status, body) {
+		const text = typeof body === 'string' ? body : JSON.stringify(body);
+		super(`${method} ${path} → ${status}: ${text.slice(0, 500)}`);
+		this.status = status;
+		this.body = body;
+	}
+}
+
+class N8nClient {
+	/** @param {string} baseUrl e.g. http://127.0.0.1:5678 */
+	constructor(baseUrl) {
+		this.baseUrl = baseUrl.replace(/\/$/, '');
+		this.cookie = '';
+		// n8n binds the auth cookie to the browser id sent along with the login.
+		this.browserId = crypto.randomUUID();
+	}
+
+	/**
+	 * @param {string} method
+	 * @param {string} path  below /rest
+	 * @param {unknown} [body]
+	 * @returns {Promise<any>} the `data` of n8n's `{data: …}` envelope
+	 */
+	async request(method, path, body) {
+		/** @type {Record<string, string>} */
+		const headers = { accept: 'application/json', 'browser-id': this.browserId };
+		if (this.cookie) headers.cookie = this.cookie;
+		if (body !== undefined) headers['content-type'] = 'application/json';
+		const res = await fetch(`${this.baseUrl}/rest${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+		if (setCookie) this.cookie = setCookie.split(';')[0];
+		const text = await res.text();
+		let parsed;
+		try {
+			parsed = text ? JSON.parse(text) : undefined;
+		} catch {
+			parsed = text;
+		}
+		if (!res.ok) throw new N8nApiError(method, path, res.status, parsed);
+		return parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed;
+	}
+
+	/** The public settings the editor loads first; `userManagement.showSetupOnFirstLoad` is true until an owner exists. */
+	settings() {
+		return this.request('GET', '/settings');
+	}
+
+	/**
+	 * Create the owner on a fresh instance, or log in when it already exists (a second `npm start`).
+	 * @param {{email: string, password: string, firstName: string, lastName: string}} owner
+	 */
+	async ensureOwner(owner) {
+		const settings = await this.settings();
+		if (settings.userManagement?.showSetupOnFirstLoad) {
+			await this.request('POST', '/owner/setup', owner);
+			return { created: true };
+		}
+		await this.login(owner.email, owner.password);
+		return { created: false };
+	}
+
+	/** @param {string} email @param {string} password */
+	login(email, password) {
+		return this.request('POST', '/login', { emailOrLdapLoginId: email, password });
+	}
+
+	/** @param {{name: string, type: string, data: Record<string, unknown>}} credential */
+	createCredential(credential) {
+		return this.request('POST', '/credentials', credential);
+	}
+
+	/** @param {{filter?: object}} [o] */
+	listCredentials({ filter } = {}) {
+		const query = filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
+		return this.request('GET', `/credentials${query}`);
+	}
+
+	/**
+	 * Run the credential type's `test` request inside n8n, as the editor's "Retest" button does.
+	 * @param {{id?: string, name: string, type: string, data: Record<string, unknown>}} credential
+	 * @returns {Promise<{status: 'OK' | 'Error', message: string}>}
+	 */
+	testCredential(credential) {
+		return this.request('POST', '/credentials/test', { credentials: credential });
+	}
+
+	/** @param {object} workflow {name, nodes, connections, settings?} */
+	createWorkflow(workflow) {
+		return this.request('POST', '/workflows', workflow);
+	}
+
+	/** @param {{filter?: object}} [o] */
+	listWorkflows({ filter } = {}) {
+		const query = filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
+		return this.request('GET', `/workflows${query}`);
+	}
+
+	/** @param {string} id */
+	getWorkflow(id) {
+		return this.request('GET', `/workflows/${id}`);
+	}
+
+	/** @param {string} id */
+	deleteWorkflow(id) {
+		return this.request('DELETE', `/workflows/${id}`);
+	}
+
+	/**
+	 * n8n 2.x publishes a workflow version: activation names the `versionId` to make live.
+	 * @param {string} id
+	 */
+	async activateWorkflow(id) {
+		const workflow = await this.getWorkflow(id);
+		return this.request('POST', `/workflows/${id}/activate`, { versionId: workflow.versionId });
+	}
+
+	/** @param {string} id */
+	deactivateWorkflow(id) {
+		return this.request('POST', `/workflows/${id}/deactivate`, {});
+	}
+
+	/**
+	 * @param {{workflowId?: string, status?: string[], limit?: number}} [o]
+	 * @returns {Promise<{count: number, estimated: boolean, results: any[]}>}
+	 */
+	listExecutions({ workflowId, status, limit = 100 } = {}) {
+		/** @type {Record<string, unknown>} */
+		const filter = {};
+		if (workflowId) filter.workflowId = workflowId;
+		if (status) filter.status = status;
+		const query = new URLSearchParams({ filter: JSON.stringify(filter), limit: String(limit) });
+		return this.request('GET', `/executions?${query}`);
+	}
+
+	/** @param {string} id  the execution with its run data (n8n's flatted format, see runData()) */
+	getExecution(id) {
+		return this.request('GET', `/executions/${id}`);
+	}
+
+	/** Every node type description n8n serves to the editor (the same list as /types/nodes.json). */
+	async nodeTypes() {
+		const res = await fetch(`${this.baseUrl}/types/nodes.json`, {
+			headers: { cookie: this.cookie, 'browser-id': this.browserId },
+		});
+		if (!res.ok) throw new N8nApiError('GET', '/types/nodes.json', res.status, await res.text());
+		return /** @type {Promise<any[]>} */ (res.json());
+	}
+
+	/** Every credential type description n8n serves to the editor. */
+	async credentialTypes() {
+		const res = await fetch(`${this.baseUrl}/types/credentials.json`, {
+			headers: { cookie: this.cookie, 'browser-id': this.browserId },
+		});
+		if (!res.ok) throw new N8nApiError('GET', '/types/credentials.json', res.status, await res.text());
+		return /** @type {Promise<any[]>} */ (res.json());
+	}
+}
+
+module.exports = { N8nClient, N8nApiError };
