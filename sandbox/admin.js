@@ -1,0 +1,163 @@
+'use strict';
+// The admin API under /__admin: the sandbox's "dashboard" (webhook registration, keys) and test controls
+// (reset, simulations, faults, compat modes, logs). Local development tool: no auth, contract-style errors.
+const { PLANS, DEFAULT_SIZES } = require('./catalog');
+const { ApiError, validationError } = require('./errors');
+const { DEFAULT_COMPAT, mergeCompat } = require('./compat');
+const { sendJson, sendEmpty, readJson } = require('./http');
+const { isPlainObject } = require('./state');
+
+const ENDPOINTS = [
+	'GET /__admin',
+	'POST /__admin/reset {seed?, sizes?}',
+	'GET|PUT /__admin/webhook {url, secret}',
+	'POST /__admin/simulate/checkout {customer_id?, items?: [{product_id, quantity}]}',
+	'POST /__admin/simulate/payment {order_id, method?}',
+	'POST /__admin/simulate/stock {product_id, stock}',
+	'GET|POST|DELETE /__admin/faults',
+	'GET|PUT|DELETE /__admin/compat',
+	'POST /__admin/keys {key, plan} · DELETE /__admin/keys/{key}',
+	'GET|DELETE /__admin/requests',
+	'GET|DELETE /__admin/deliveries',
+	'GET|DELETE /__admin/events',
+	'GET|POST /__admin/snapshot',
+];
+
+function checkSizes(sizes, details) {
+	if (sizes === undefined) return;
+	if (!isPlainObject(sizes)) return void details.push({ field: 'sizes', message: 'must be an object' });
+	for (const [k, v] of Object.entries(sizes)) {
+		if (!(k in DEFAULT_SIZES)) details.push({ field: `sizes.${k}`, message: 'is not a size (products, orders, customers)' });
+		else if (!Number.isInteger(v) || v < 0 || v > 1_000_000) details.push({ field: `sizes.${k}`, message: 'must be an integer 0-1000000' });
+	}
+}
+
+const isUrl = (s) => {
+	try {
+		return ['http:', 'https:'].includes(new URL(s).protocol);
+	} catch {
+		return false;
+	}
+};
+
+/** {"METHOD /path": (sb, body, param) → [status, value] } */
+const ROUTES = {
+	'GET /': (sb) => [
+		200,
+		{
+			base_url: sb.baseUrl,
+			store_id: sb.state.store.id,
+			counts: { products: sb.state.products.size, orders: sb.state.orders.size, customers: sb.state.customers.size },
+			webhook: { url: sb.webhooks.url, secret_set: Boolean(sb.webhooks.secret) },
+			compat: sb.compat,
+			faults: sb.faults.list,
+			pending_deliveries: sb.webhooks.pending(),
+			endpoints: ENDPOINTS,
+		},
+	],
+	'POST /reset': (sb, body = {}) => {
+		const details = [];
+		if (body.seed !== undefined && !Number.isInteger(body.seed)) details.push({ field: 'seed', message: 'must be an integer' });
+		checkSizes(body.sizes, details);
+		if (details.length) throw validationError(details);
+		sb.reset(body.seed ?? sb.state.seed, { ...sb.state.sizes, ...body.sizes });
+		return [200, { reset: true, seed: sb.state.seed, sizes: sb.state.sizes }];
+	},
+	'GET /webhook': (sb) => [200, { url: sb.webhooks.url, secret: sb.webhooks.secret }],
+	'PUT /webhook': (sb, body = {}) => {
+		const details = [];
+		for (const key of Object.keys(body)) if (!['url', 'secret'].includes(key)) details.push({ field: key, message: 'is not a webhook setting' });
+		if (body.url !== undefined && body.url !== null && (typeof body.url !== 'string' || !isUrl(body.url)))
+			details.push({ field: 'url', message: 'must be an http(s) URL or null' });
+		if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === ''))
+			details.push({ field: 'secret', message: 'must be a non-empty string' });
+		if (details.length) throw validationError(details);
+		if (body.url !== undefined) sb.webhooks.url = body.url;
+		if (body.secret !== undefined) sb.webhooks.secret = body.secret;
+		return [200, { url: sb.webhooks.url, secret: sb.webhooks.secret }];
+	},
+	'POST /simulate/checkout': (sb, body) => [201, sb.state.checkout(body)],
+	'POST /simulate/payment': (sb, body) => [200, sb.state.pay(body ?? {})],
+	'POST /simulate/stock': (sb, body) => [200, sb.state.setStock(body ?? {})],
+	'GET /faults': (sb) => [200, sb.faults.list],
+	'POST /faults': (sb, body) => [201, sb.faults.add(body)],
+	'DELETE /faults': (sb) => {
+		sb.faults.clear();
+		return [204];
+	},
+	'GET /compat': (sb) => [200, sb.compat],
+	'PUT /compat': (sb, body = {}) => {
+		sb.setCompat(mergeCompat(sb.compat, body));
+		return [200, sb.compat];
+	},
+	'DELETE /compat': (sb) => {
+		sb.setCompat({ ...DEFAULT_COMPAT });
+		return [200, sb.compat];
+	},
+	'POST /keys': (sb, body = {}) => {
+		const details = [];
+		if (typeof body.key !== 'string' || !/^\S{8,200}$/.test(body.key)) details.push({ field: 'key', message: 'must be 8-200 characters without spaces' });
+		if (!(body.plan in PLANS)) details.push({ field: 'plan', message: `must be one of: ${Object.keys(PLANS).join(', ')}` });
+		if (details.length) throw validationError(details);
+		sb.keys.set(body.key, body.plan);
+		return [201, { key: body.key, plan: body.plan }];
+	},
+	'DELETE /keys/*': (sb, _, key) => {
+		if (!sb.keys.delete(key)) throw new ApiError(404, 'not_found', 'No such API key');
+		return [204];
+	},
+	'GET /requests': (sb) => [200, sb.requests],
+	'DELETE /requests': (sb) => {
+		sb.requests.length = 0;
+		return [204];
+	},
+	'GET /deliveries': (sb) => [200, sb.webhooks.deliveries],
+	'DELETE /deliveries': (sb) => {
+		sb.webhooks.clear();
+		return [204];
+	},
+	'GET /events': (sb) => [200, sb.webhooks.events],
+	'DELETE /events': (sb) => {
+		sb.webhooks.clear();
+		return [204];
+	},
+	'GET /snapshot': (sb) => [200, sb.snapshotData()],
+	'POST /snapshot': (sb, body = {}) => {
+		const file = body.path ?? sb.snapshotPath;
+		if (typeof file !== 'string' || file === '')
+			throw validationError([{ field: 'path', message: 'is required when the sandbox was started without a snapshot file' }]);
+		sb.saveSnapshot(file);
+		return [200, { saved: file }];
+	},
+};
+
+async function handleAdmin(sb, req, res, path) {
+	try {
+		const sub = path.slice('/__admin'.length) || '/';
+		let handler = ROUTES[`${req.method} ${sub}`];
+		let param;
+		if (!handler && sub.startsWith('/keys/')) {
+			handler = ROUTES[`${req.method} /keys/*`];
+			param = decodeURIComponent(sub.slice('/keys/'.length));
+		}
+		if (!handler) {
+			const allowed = Object.keys(ROUTES).filter((k) => k.split(' ')[1] === sub).map((k) => k.split(' ')[0]);
+			if (allowed.length) throw new ApiError(405, 'method_not_allowed', `Method ${req.method} is not allowed on ${path}`, undefined, { Allow: allowed.join(', ') });
+			throw new ApiError(404, 'not_found', `No admin endpoint ${req.method} ${path}`);
+		}
+		const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req) : undefined;
+		if (body !== undefined && !isPlainObject(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
+		const [status, value] = handler(sb, body, param);
+		if (req.method !== 'GET') sb.persist();
+		if (status === 204) sendEmpty(res, 204);
+		else sendJson(res, status, value);
+	} catch (err) {
+		if (!(err instanceof ApiError)) {
+			sb.log(`admin error: ${err.stack}`);
+			err = new ApiError(500, 'internal_error', err.message);
+		}
+		sendJson(res, err.status, { error: err.details ? { code: err.code, message: err.message, details: err.details } : { code: err.code, message: err.message } }, err.headers);
+	}
+}
+
+module.exports = { handleAdmin, ENDPOINTS };

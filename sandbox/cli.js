@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run sandbox`: the sandbox on 127.0.0.1:4010 (flags below), printing what a user needs to connect n8n.
+const { parseArgs } = require('util');
+const { startSandbox, catalog } = require('./index');
+
+const USAGE = `Usage: npm run sandbox -- [options]
+  --port <n>              port (default 4010; 0 = random)
+  --host <addr>           interface (default 127.0.0.1)
+  --seed <n>              data seed (default ${catalog.DEFAULT_SEED})
+  --products <n>          seeded products (default ${catalog.DEFAULT_SIZES.products})
+  --orders <n>            seeded orders (default ${catalog.DEFAULT_SIZES.orders})
+  --customers <n>         seeded customers (default ${catalog.DEFAULT_SIZES.customers})
+  --webhook-url <url>     receiver for webhooks (e.g. an n8n Storefront Trigger's production URL)
+  --webhook-secret <s>    signing secret (default ${catalog.DEFAULT_WEBHOOK_SECRET})
+  --snapshot <file>       keep state in this JSON file across restarts
+  --quiet                 no request log
+  --help`;
+
+function main() {
+	let values;
+	try {
+		({ values } = parseArgs({
+			options: {
+				port: { type: 'string', default: '4010' },
+				host: { type: 'string', default: '127.0.0.1' },
+				seed: { type: 'string' },
+				products: { type: 'string' },
+				orders: { type: 'string' },
+				customers: { type: 'string' },
+				'webhook-url': { type: 'string' },
+				'webhook-secret': { type: 'string' },
+				snapshot: { type: 'string' },
+				quiet: { type: 'boolean', default: false },
+				help: { type: 'boolean', default: false },
+			},
+		}));
+	} catch (err) {
+		console.error(`${err.message}\n\n${USAGE}`);
+		process.exit(2);
+	}
+	if (values.help) return console.log(USAGE);
+
+	const int = (name) => {
+		if (values[name] === undefined) return undefined;
+		const n = Number(values[name]);
+		if (!Number.isInteger(n) || n < 0) {
+			console.error(`--${name} must be a whole number >= 0 (got "${values[name]}")`);
+			process.exit(2);
+		}
+		return n;
+	};
+	const sizes = {};
+	for (const name of ['products', 'orders', 'customers']) if (int(name) !== undefined) sizes[name] = int(name);
+	const webhook = {};
+	if (values['webhook-url']) webhook.url = values['webhook-url'];
+	if (values['webhook-secret']) webhook.secret = values['webhook-secret'];
+
+	startSandbox({
+		port: int('port'),
+		host: values.host,
+		seed: int('seed'),
+		sizes,
+		webhook,
+		snapshot: values.snapshot,
+		quiet: values.quiet,
+	}).then(
+		(sb) => {
+			const others = catalog.DEFAULT_KEYS.slice(1).map((k) => `${k.key} (${k.plan})`).join(', ');
+			console.log(
+				[
+					'Storefront sandbox is running.',
+					`  Base URL        ${sb.baseUrl}`,
+					`  API key         ${sb.apiKey} (business plan; also ${others})`,
+					`  Webhook secret  ${sb.webhookSecret}`,
+					`  Webhook URL     ${sb.webhookUrl ?? '(none yet: --webhook-url or PUT /__admin/webhook)'}`,
+					`  Admin URL       ${sb.adminUrl}  (see sandbox/README.md)`,
+					`  Store           ${sb.storeId}: ${sb.state.products.size} products, ${sb.state.orders.size} orders, ${sb.state.customers.size} customers`,
+					...(values.snapshot ? [`  Snapshot        ${values.snapshot}`] : []),
+					'Press Ctrl+C to stop.',
+				].join('\n'),
+			);
+			const shutdown = () => sb.stop().then(() => process.exit(0));
+			process.once('SIGINT', shutdown);
+			process.once('SIGTERM', shutdown);
+		},
+		(err) => {
+			console.error(`Could not start the sandbox: ${err.message}`);
+			process.exit(1);
+		},
+	);
+}
+
+main();

@@ -1,0 +1,146 @@
+// Typed access to the sandbox (sandbox/index.js, plain JavaScript) for every suite: start it on a random port
+// with small data, talk to its API and admin API over real HTTP. See sandbox/README.md.
+import * as http from 'http';
+import * as path from 'path';
+
+export type Plan = 'starter' | 'pro' | 'business';
+
+export interface SandboxOptions {
+	host?: string;
+	/** 0 (default) = a random free port. */
+	port?: number;
+	seed?: number;
+	sizes?: Partial<{ products: number; orders: number; customers: number }>;
+	keys?: Array<{ key: string; plan: Plan }>;
+	webhook?: { url?: string | null; secret?: string };
+	delivery?: Partial<{ attempts: number; baseDelayMs: number; timeoutMs: number }>;
+	lowStockThreshold?: number;
+	snapshot?: string;
+	/** Defaults to true here (tests stay silent). */
+	quiet?: boolean;
+}
+
+export interface SandboxEvent {
+	id: string;
+	type: string;
+	created_at: string;
+	data: Record<string, unknown>;
+}
+
+export interface DeliveryAttempt {
+	attempt: number;
+	at: string;
+	status: number | null;
+	ok: boolean;
+	error: string | null;
+	response: string | null;
+	ms: number;
+}
+
+export interface Delivery {
+	id: string;
+	event_id: string;
+	type: string;
+	url: string;
+	status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+	attempts: DeliveryAttempt[];
+}
+
+export interface AdminResponse<T = any> {
+	status: number;
+	body: T;
+}
+
+/** Live in-process data; read-only use please (change state through the API or the admin API). */
+export interface SandboxState {
+	store: Record<string, any> & { id: string; currency: string };
+	products: Map<string, Record<string, any>>;
+	orders: Map<string, Record<string, any>>;
+	customers: Map<string, Record<string, any>>;
+	seed: number;
+	sizes: { products: number; orders: number; customers: number };
+	threshold: number;
+}
+
+export interface Sandbox {
+	/** e.g. http://127.0.0.1:41234/v1 */
+	baseUrl: string;
+	/** e.g. http://127.0.0.1:41234/__admin */
+	adminUrl: string;
+	origin: string;
+	port: number;
+	apiKey: string;
+	webhookSecret: string;
+	webhookUrl: string | null;
+	storeId: string;
+	state: SandboxState;
+	events: SandboxEvent[];
+	deliveries: Delivery[];
+	/** Resolves when no webhook delivery is pending. */
+	idle(): Promise<void>;
+	admin<T = any>(method: string, adminPath: string, body?: unknown): Promise<AdminResponse<T>>;
+	stop(): Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sandboxModule = require(path.join(__dirname, '..', '..', 'sandbox')) as {
+	startSandbox(opts: SandboxOptions): Promise<Sandbox>;
+};
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+	// Small data by default: tests stay fast; pass `sizes` for more.
+	return sandboxModule.startSandbox({ quiet: true, ...opts, sizes: { products: 120, orders: 60, customers: 30, ...opts.sizes } });
+}
+
+export interface HttpResult {
+	status: number;
+	headers: http.IncomingHttpHeaders;
+	/** The exact body bytes received. */
+	raw: Buffer;
+	text: string;
+	/** Parsed JSON, or undefined when the body is empty or not JSON. */
+	json: any;
+}
+
+/** A plain HTTP request (no retries, no keep-alive) that reports status, headers and raw body. */
+export function request(
+	method: string,
+	url: string,
+	options: { headers?: Record<string, string>; body?: string | Buffer | object } = {},
+): Promise<HttpResult> {
+	const headers: Record<string, string | number> = { ...options.headers };
+	let payload: Buffer | undefined;
+	if (options.body !== undefined) {
+		if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) payload = Buffer.from(options.body);
+		else {
+			payload = Buffer.from(JSON.stringify(options.body));
+			if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+		}
+		headers['Content-Length'] = payload.length;
+	}
+	return new Promise((resolve, reject) => {
+		const req = http.request(url, { method, headers, agent: false }, (res) => {
+			const chunks: Buffer[] = [];
+			res.on('data', (c: Buffer) => chunks.push(c));
+			res.on('end', () => {
+				const raw = Buffer.concat(chunks);
+				const text = raw.toString('utf8');
+				let json: any;
+				try {
+					json = text ? JSON.parse(text) : undefined;
+				} catch {
+					json = undefined;
+				}
+				resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text, json });
+			});
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.end(payload);
+	});
+}
+
+/** An API call with the sandbox's demo key (or another key). */
+export function api(sb: Sandbox, method: string, apiPath: string, body?: string | Buffer | object, key = sb.apiKey): Promise<HttpResult> {
+	return request(method, sb.baseUrl + apiPath, { headers: { Authorization: `Bearer ${key}` }, body });
+}
