@@ -142,17 +142,23 @@ export function backoffMs(attempt: number, baseMs: number): number {
 	return Math.round(delay / 2 + (Math.random() * delay) / 2);
 }
 
+const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+
+/** Readable text of a non-JSON body: its first line, or for an HTML page its first two distinct text lines. */
 function firstLine(text: string): string {
-	const titled = /<title[^>]*>([^<]*)<\/title>/i.exec(text);
-	if (titled?.[1]?.trim()) return titled[1].trim();
-	const stripped = text
-		.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-		.replace(/<[^>]+>/g, '\n');
-	const line = stripped
-		.split(/\r?\n/)
-		.map((part) => part.trim())
-		.find((part) => part.length > 0);
-	return (line ?? '').slice(0, 300);
+	const isHtml = /<(html|body|head|title|p|h1)\b/i.test(text);
+	const stripped = isHtml ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n') : text;
+	const lines = [
+		...new Set(
+			stripped
+				.split(/\r?\n/)
+				.map((part) => part.trim())
+				.filter((part) => part.length > 0),
+		),
+	];
+	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
+	const decoded = isHtml ? line.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity) : line;
+	return decoded.slice(0, 300);
 }
 
 function fieldErrors(list: unknown): string | undefined {

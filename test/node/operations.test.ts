@@ -1,0 +1,202 @@
+// Every operation of the Storefront node, run through n8n-core's WorkflowExecute against the sandbox.
+import { jsonOf, useSandbox } from './context';
+
+const ctx = useSandbox();
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+const fromList = (value: string) => ({ __rl: true, mode: 'list', value });
+
+describe('store', () => {
+	test('get returns the store', async () => {
+		const { items, error } = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_001' } });
+		expect(error).toBeUndefined();
+		expect(jsonOf(items)).toEqual([expect.objectContaining({ id: 'store_001', currency: ctx.sb.state.store.currency })]);
+		expect(items[0].pairedItem).toEqual({ item: 0 });
+		const log = await ctx.requests();
+		expect(log.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/stores/store_001']);
+	});
+
+	test('an unknown store fails with 404 naming the store id', async () => {
+		const { error } = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_999' } });
+		expect(error?.message).toContain('Store "store_999" was not found');
+		expect((error as any).httpCode).toBe('404');
+	});
+
+	test('path ids are URL-encoded', async () => {
+		await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'a/b c' } });
+		const [logged] = await ctx.requests();
+		expect(logged.path).toBe('/v1/stores/a%2Fb%20c');
+	});
+});
+
+describe('product', () => {
+	test('getAll with a limit returns that many products in one request', async () => {
+		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 7 } });
+		expect(items).toHaveLength(7);
+		expect(items[0].json.id).toBe('prod_00001');
+		const log = await ctx.requests();
+		expect(log).toHaveLength(1);
+		expect(log[0].query).toMatchObject({ page: '1', limit: '7' });
+	});
+
+	test('create sends name, price and the additional fields, and returns the created product', async () => {
+		const { items, error } = await ctx.run({
+			parameters: {
+				resource: 'product',
+				operation: 'create',
+				name: 'Linen Shirt',
+				price: 49.9,
+				additionalFields: {
+					sku: 'LIN-001',
+					stock: 12,
+					category: 'Apparel',
+					currency: 'eur',
+					status: 'draft',
+					images: 'https://example.com/a.jpg, https://example.com/b.jpg',
+					extraFields: '{"description": "Made of linen"}',
+				},
+			},
+		});
+		expect(error).toBeUndefined();
+		const created = items[0].json;
+		expect(created).toMatchObject({
+			name: 'Linen Shirt',
+			price: 49.9,
+			sku: 'LIN-001',
+			stock: 12,
+			category: 'Apparel',
+			currency: 'EUR',
+			status: 'draft',
+			description: 'Made of linen',
+			images: ['https://example.com/a.jpg', 'https://example.com/b.jpg'],
+		});
+		expect(ctx.sb.state.products.get(String(created.id))).toMatchObject({ sku: 'LIN-001' });
+		const log = await ctx.requests();
+		expect(log.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /v1/products 201']);
+	});
+
+	test('update changes only the given fields', async () => {
+		const before = { ...ctx.sb.state.products.get('prod_00002') };
+		const { items, error } = await ctx.run({
+			parameters: {
+				resource: 'product',
+				operation: 'update',
+				productId: byId('prod_00002'),
+				updateFields: { price: 12.5, stock: 3 },
+			},
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].json).toMatchObject({ id: 'prod_00002', price: 12.5, stock: 3, name: before.name, sku: before.sku });
+		expect(ctx.sb.state.products.get('prod_00002')).toMatchObject({ price: 12.5, stock: 3 });
+	});
+
+	test('delete returns {deleted: true, id} for the 204 answer', async () => {
+		const { items } = await ctx.run({
+			parameters: { resource: 'product', operation: 'delete', productId: fromList('prod_00003') },
+		});
+		expect(jsonOf(items)).toEqual([{ deleted: true, id: 'prod_00003' }]);
+		expect(ctx.sb.state.products.has('prod_00003')).toBe(false);
+		const log = await ctx.requests();
+		expect(log.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['DELETE /v1/products/prod_00003 204']);
+	});
+
+	test('deleting an unknown product names the product and id', async () => {
+		const { error } = await ctx.run({
+			parameters: { resource: 'product', operation: 'delete', productId: byId('prod_99999') },
+		});
+		expect(error?.message).toContain('Product "prod_99999" was not found');
+	});
+
+	test('a service validation error (422) reports the field errors', async () => {
+		const { error } = await ctx.run({
+			parameters: {
+				resource: 'product',
+				operation: 'create',
+				name: 'Odd',
+				price: 1,
+				additionalFields: { extraFields: '{"colour": "red"}' },
+			},
+		});
+		expect((error as any).httpCode).toBe('422');
+		expect(error?.message).toContain('colour');
+	});
+});
+
+describe('order', () => {
+	test('getAll with a status filter returns every order in that status', async () => {
+		const expected = [...ctx.sb.state.orders.values()].filter((o) => o.status === 'pending').map((o) => o.id);
+		expect(expected.length).toBeGreaterThan(0);
+		const { items } = await ctx.run({
+			parameters: { resource: 'order', operation: 'getAll', returnAll: true, filters: { status: 'pending' } },
+		});
+		expect(items.map((i) => i.json.id).sort()).toEqual([...expected].sort());
+		for (const logged of await ctx.requests()) expect(logged.query.status).toBe('pending');
+	});
+
+	test('get returns one order per input item, each paired with its item', async () => {
+		const { items } = await ctx.run({
+			items: [{ orderId: 'ord_00001' }, { orderId: 'ord_00002' }],
+			parameters: { resource: 'order', operation: 'get', orderId: byId('={{ $json.orderId }}') },
+		});
+		expect(items.map((i) => [i.json.id, i.pairedItem])).toEqual([
+			['ord_00001', { item: 0 }],
+			['ord_00002', { item: 1 }],
+		]);
+	});
+
+	test('updateStatus moves an order along an allowed transition', async () => {
+		const pending = [...ctx.sb.state.orders.values()].find((o) => o.status === 'pending')!;
+		const { items, error } = await ctx.run({
+			parameters: { resource: 'order', operation: 'updateStatus', orderId: byId(pending.id), status: 'processing' },
+		});
+		expect(error).toBeUndefined();
+		expect(items[0].json).toMatchObject({ id: pending.id, status: 'processing' });
+		expect(ctx.sb.state.orders.get(pending.id)!.status).toBe('processing');
+	});
+
+	test('updateStatus sends a status given by expression; a forbidden transition reports 409 with the service message', async () => {
+		const pending = [...ctx.sb.state.orders.values()].find((o) => o.status === 'pending')!;
+		const { error } = await ctx.run({
+			parameters: { resource: 'order', operation: 'updateStatus', orderId: byId(pending.id), status: '={{ "deliv" + "ered" }}' },
+		});
+		expect((error as any).httpCode).toBe('409');
+		expect(error?.message).toMatch(/pending/);
+		expect(error?.message).toMatch(/delivered/);
+	});
+
+	test('updateStatus passes a custom status unchanged to the service', async () => {
+		const pending = [...ctx.sb.state.orders.values()].find((o) => o.status === 'pending')!;
+		const { error } = await ctx.run({
+			parameters: { resource: 'order', operation: 'updateStatus', orderId: byId(pending.id), status: 'on_hold' },
+		});
+		expect((error as any).httpCode).toBe('422');
+		const [logged] = await ctx.requests();
+		expect(logged).toMatchObject({ method: 'PUT', path: `/v1/orders/${pending.id}/status` });
+	});
+});
+
+describe('customer', () => {
+	test('getAll with a search returns the matching customers', async () => {
+		const customer = ctx.sb.state.customers.get('cus_00001')!;
+		const term = String(customer.email).split('@')[0];
+		const expected = [...ctx.sb.state.customers.values()]
+			.filter((c) => `${c.name} ${c.email}`.toLowerCase().includes(term.toLowerCase()))
+			.map((c) => c.id);
+		const { items } = await ctx.run({
+			parameters: { resource: 'customer', operation: 'getAll', returnAll: true, filters: { search: term } },
+		});
+		expect(items.map((i) => i.json.id).sort()).toEqual(expected.sort());
+		expect(items.map((i) => i.json.id)).toContain('cus_00001');
+	});
+});
+
+describe('analytics', () => {
+	test('getSummary returns the live summary', async () => {
+		const { items } = await ctx.run({ parameters: { resource: 'analytics', operation: 'getSummary' } });
+		expect(items).toHaveLength(1);
+		expect(items[0].json).toMatchObject({
+			products_count: ctx.sb.state.products.size,
+			orders_count: ctx.sb.state.orders.size,
+			customers_count: ctx.sb.state.customers.size,
+		});
+	});
+});
