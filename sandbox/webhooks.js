@@ -2,10 +2,15 @@
 // Outgoing webhooks (contract rows 13, 14, 16): every event is serialised once, signed over those exact bytes,
 // and POSTed with axios; failures are retried with exponential backoff, resending the same id and bytes.
 const crypto = require('crypto');
+const http = require('http');
+const https = require('https');
 const axios = require('axios');
 const { newId } = require('./state');
 
 const RESPONSE_LOG_CHARS = 500;
+// One connection per attempt, as webhook senders do: no idle sockets keep a receiver (or a test) from closing.
+const httpAgent = new http.Agent({ keepAlive: false });
+const httpsAgent = new https.Agent({ keepAlive: false });
 
 const sign = (secret, body) => 'sha256=' + crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
 
@@ -77,6 +82,8 @@ class Webhooks {
 				timeout: this.policy.timeoutMs,
 				maxRedirects: 0,
 				proxy: false,
+				httpAgent,
+				httpsAgent,
 				validateStatus: () => true,
 				signal: controller.signal,
 			});

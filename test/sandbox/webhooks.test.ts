@@ -1,0 +1,235 @@
+// Webhooks from real state changes, signed over the exact bytes a real local receiver gets (contract rows 13, 14, 16).
+import * as crypto from 'crypto';
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+import { api, startSandbox, type Sandbox } from '../helpers/sandbox';
+
+interface Received {
+	headers: http.IncomingHttpHeaders;
+	raw: Buffer;
+}
+
+/** A local receiver recording raw bodies; `statuses` are answered in turn (then 200). */
+async function receiver(statuses: number[] = []) {
+	const received: Received[] = [];
+	const server = http.createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+			res.writeHead(statuses.shift() ?? 200, { 'Content-Type': 'application/json' });
+			res.end('{"received":true}');
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+	return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+const SECRET = 'whsec_test_secret';
+
+/** Verifies a delivery the way a receiver must: HMAC over the raw bytes, no re-serialisation. */
+function verify(r: Received, secret = SECRET) {
+	const expected = 'sha256=' + crypto.createHmac('sha256', secret).update(r.raw).digest('hex');
+	const got = String(r.headers['x-service-signature']);
+	return got.length === expected.length && crypto.timingSafeEqual(Buffer.from(got), Buffer.from(expected));
+}
+
+let sb: Sandbox;
+let rx: Awaited<ReturnType<typeof receiver>>;
+beforeEach(async () => {
+	rx = await receiver();
+	sb = await startSandbox({ webhook: { url: rx.url, secret: SECRET }, delivery: { attempts: 3, baseDelayMs: 20, timeoutMs: 2000 } });
+});
+afterEach(async () => {
+	await sb.stop();
+	await rx.close();
+});
+
+function onlyEvent(type: string) {
+	const matching = rx.received.filter((r) => r.headers['x-service-event'] === type);
+	expect(matching).toHaveLength(1);
+	const r = matching[0];
+	expect(verify(r)).toBe(true);
+	expect(verify(r, 'whsec_other')).toBe(false);
+	const event = JSON.parse(r.raw.toString('utf8'));
+	expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+	expect(event.type).toBe(type);
+	expect(event.id).toMatch(/^evt_/);
+	expect(new Date(event.created_at).toISOString()).toBe(event.created_at);
+	expect(r.headers['content-type']).toBe('application/json');
+	expect(r.headers['x-service-attempt']).toBe('1');
+	expect(r.headers['x-service-delivery']).toMatch(/^dlv_/);
+	expect(r.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+	// The signed bytes are exactly the compact JSON of the event.
+	expect(r.raw.toString('utf8')).toBe(JSON.stringify(event));
+	return event;
+}
+
+test('order.created from a simulated checkout, with the spec payload', async () => {
+	const product = [...sb.state.products.values()].find((p) => p.status === 'active' && p.stock > 20)!;
+	const customer = [...sb.state.customers.values()][0];
+	const res = await sb.admin('POST', '/simulate/checkout', { customer_id: customer.id, items: [{ product_id: product.id, quantity: 2 }] });
+	expect(res.status).toBe(201);
+	await sb.idle();
+	const event = onlyEvent('order.created');
+	expect(event.data).toEqual({
+		order_id: res.body.id,
+		store_id: 'store_001',
+		total: Math.round(product.price * 2 * 100) / 100,
+		currency: 'USD',
+		status: 'pending',
+		items: [{ product_id: product.id, name: product.name, quantity: 2, price: product.price }],
+	});
+	expect(res.body.customer_id).toBe(customer.id);
+	expect(sb.state.products.get(product.id)!.stock).toBe(product.stock); // same object, decremented
+});
+
+test('order.updated on a status change, with previous_status; none for a no-op', async () => {
+	const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
+	await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'pending' });
+	await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' });
+	await sb.idle();
+	const event = onlyEvent('order.updated');
+	expect(event.data).toMatchObject({ order_id: order.id, status: 'processing', previous_status: 'pending', total: order.total, items: order.items });
+});
+
+test('payment.completed from a simulated payment; paying twice → 409', async () => {
+	const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
+	const paid = await sb.admin('POST', '/simulate/payment', { order_id: order.id, method: 'paypal' });
+	expect(paid.status).toBe(200);
+	expect(paid.body.order.paid_at).toEqual(expect.any(String));
+	expect((await api(sb, 'GET', `/orders/${order.id}`)).json.paid_at).toBe(paid.body.order.paid_at);
+	expect((await sb.admin('POST', '/simulate/payment', { order_id: order.id })).status).toBe(409);
+	expect((await sb.admin('POST', '/simulate/payment', { order_id: 'ord_99999' })).status).toBe(404);
+	await sb.idle();
+	const event = onlyEvent('payment.completed');
+	expect(event.data).toEqual({
+		payment_id: paid.body.payment.payment_id,
+		order_id: order.id,
+		store_id: 'store_001',
+		amount: order.total,
+		currency: 'USD',
+		method: 'paypal',
+	});
+});
+
+test('product.created from POST /products', async () => {
+	const created = (await api(sb, 'POST', '/products', { name: 'Webhook Mug', price: 9.5, sku: 'MUG-1', category: 'Kitchen', stock: 12 })).json;
+	await sb.idle();
+	expect(onlyEvent('product.created').data).toEqual({
+		product_id: created.id,
+		store_id: 'store_001',
+		name: 'Webhook Mug',
+		sku: 'MUG-1',
+		category: 'Kitchen',
+		price: 9.5,
+		currency: 'USD',
+		stock: 12,
+		status: 'active',
+	});
+});
+
+test('inventory.low when stock crosses the threshold: admin stock, PUT /products, and checkout', async () => {
+	const [a, b, c] = [...sb.state.products.values()].filter((p) => p.status === 'active' && p.stock > 10);
+	// From above to at-or-below the threshold (5): fires; staying below: does not.
+	await sb.admin('POST', '/simulate/stock', { product_id: a.id, stock: 5 });
+	await sb.admin('POST', '/simulate/stock', { product_id: a.id, stock: 2 });
+	await sb.idle();
+	expect(onlyEvent('inventory.low').data).toEqual({ product_id: a.id, store_id: 'store_001', name: a.name, sku: a.sku, stock: 5, threshold: 5 });
+
+	await api(sb, 'PUT', `/products/${b.id}`, { stock: 1 });
+	await api(sb, 'PUT', `/products/${c.id}`, { stock: 7 });
+	await sb.admin('POST', '/simulate/checkout', { items: [{ product_id: c.id, quantity: 3 }] });
+	await sb.idle();
+	const low = rx.received.filter((r) => r.headers['x-service-event'] === 'inventory.low').map((r) => JSON.parse(r.raw.toString()).data);
+	expect(low.map((d) => [d.product_id, d.stock])).toEqual([
+		[a.id, 5],
+		[b.id, 1],
+		[c.id, 4],
+	]);
+	expect(rx.received.every((r) => verify(r))).toBe(true);
+});
+
+test('checkout validation writes nothing: unknown product, too little stock, bad quantity, unknown customer', async () => {
+	const p = [...sb.state.products.values()].find((x) => x.status === 'active' && x.stock > 0)!;
+	const orders = sb.state.orders.size;
+	const res = await sb.admin('POST', '/simulate/checkout', {
+		customer_id: 'cus_99999',
+		items: [
+			{ product_id: p.id, quantity: p.stock + 1 },
+			{ product_id: 'prod_99999', quantity: 1 },
+			{ product_id: p.id, quantity: 0 },
+		],
+	});
+	expect(res.status).toBe(422);
+	expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(['customer_id', 'items[0].quantity', 'items[1].product_id', 'items[2].quantity']);
+	expect(sb.state.orders.size).toBe(orders);
+	expect(sb.state.products.get(p.id)!.stock).toBe(p.stock);
+	expect(sb.events).toHaveLength(0);
+});
+
+test('a failing receiver is retried with backoff, same event id and bytes, until it answers 2xx', async () => {
+	await rx.close();
+	rx = await receiver([500, 503]);
+	await sb.admin('PUT', '/webhook', { url: rx.url });
+	await api(sb, 'POST', '/products', { name: 'Retry', price: 1 });
+	await sb.idle();
+	expect(rx.received).toHaveLength(3);
+	expect(rx.received.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+	expect(new Set(rx.received.map((r) => r.raw.toString('hex'))).size).toBe(1);
+	expect(new Set(rx.received.map((r) => r.headers['x-service-delivery'])).size).toBe(1);
+	expect(rx.received.every((r) => verify(r))).toBe(true);
+
+	const log = (await sb.admin('GET', '/deliveries')).body;
+	expect(log).toHaveLength(1);
+	expect(log[0]).toMatchObject({ status: 'delivered', event_id: JSON.parse(rx.received[0].raw.toString()).id, type: 'product.created', url: rx.url });
+	expect(log[0].attempts.map((a: { status: number }) => a.status)).toEqual([500, 503, 200]);
+	// Exponential backoff: the waits are at least 1x and 2x the base delay (20 ms).
+	const starts = log[0].attempts.map((a: { at: string }) => Date.parse(a.at));
+	expect(starts[1] - starts[0]).toBeGreaterThanOrEqual(19);
+	expect(starts[2] - starts[1]).toBeGreaterThanOrEqual(39);
+	expect(log[0].attempts[2].response).toBe('{"received":true}');
+	expect(JSON.stringify(log)).not.toContain(SECRET);
+});
+
+test('an unreachable receiver is given up after the configured attempts', async () => {
+	await rx.close(); // nothing listens there any more
+	await api(sb, 'POST', '/products', { name: 'Nobody home', price: 1 });
+	await sb.idle();
+	const [delivery] = (await sb.admin('GET', '/deliveries')).body;
+	expect(delivery.status).toBe('failed');
+	expect(delivery.attempts).toHaveLength(3);
+	expect(delivery.attempts[0].error).toMatch(/ECONNREFUSED/);
+	rx = await receiver(); // for afterEach
+});
+
+test('a receiver that does not answer in time counts as a failure', async () => {
+	const silent = http.createServer(() => undefined); // never responds
+	await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+	await sb.stop();
+	sb = await startSandbox({
+		webhook: { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, secret: SECRET },
+		delivery: { attempts: 2, baseDelayMs: 10, timeoutMs: 150 },
+	});
+	await api(sb, 'POST', '/products', { name: 'Slow receiver', price: 1 });
+	await sb.idle();
+	const [delivery] = sb.deliveries;
+	expect(delivery.status).toBe('failed');
+	expect(delivery.attempts.map((a) => a.error)).toEqual([expect.stringMatching(/timeout/i), expect.stringMatching(/timeout/i)]);
+	silent.closeAllConnections();
+	await new Promise<void>((resolve) => silent.close(() => resolve()));
+});
+
+test('webhook settings: GET/PUT /__admin/webhook, validation, no URL = events recorded but not sent', async () => {
+	expect((await sb.admin('GET', '/webhook')).body).toEqual({ url: rx.url, secret: SECRET });
+	expect((await sb.admin('PUT', '/webhook', { url: 'ftp://x' })).status).toBe(422);
+	expect((await sb.admin('PUT', '/webhook', { secret: '' })).status).toBe(422);
+	expect((await sb.admin('PUT', '/webhook', { url: null, secret: 'whsec_new' })).body).toEqual({ url: null, secret: 'whsec_new' });
+	expect(sb.webhookSecret).toBe('whsec_new');
+	await api(sb, 'POST', '/products', { name: 'Silent', price: 1 });
+	const events = (await sb.admin('GET', '/events')).body;
+	expect(events.map((e: { type: string }) => e.type)).toEqual(['product.created']);
+	expect((await sb.admin('GET', '/deliveries')).body).toEqual([]);
+	expect(rx.received).toHaveLength(0);
+});
