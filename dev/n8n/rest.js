@@ -6,6 +6,7 @@
 'use strict';
 
 const crypto = require('node:crypto');
+const path = require('node:path');
 
 class N8nApiError extends Error {
 	/** @param {string} method @param {string} path @param {number} status @param {unknown} body */
@@ -171,4 +172,24 @@ class N8nClient {
 	}
 }
 
-module.exports = { N8nClient, N8nApiError };
+/**
+ * The run data of an execution fetched with getExecution(): n8n stores it in the `flatted` format (JSON
+ * with shared references), so parse it with n8n's own copy of that library.
+ * @param {any} execution
+ * @returns {Record<string, Array<{error?: any, data?: {main: Array<Array<{json: any}> | null>}}>>}
+ */
+function runData(execution) {
+	const { CACHE_DIR } = require('./runtime');
+	const flatted = require(path.join(CACHE_DIR, 'node_modules', 'flatted'));
+	const data = typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
+	return data.resultData.runData;
+}
+
+/** Items a node output in an execution: output `index` (0 = main / "true" branch) of its first run. */
+function nodeOutput(/** @type {any} */ execution, /** @type {string} */ nodeName, index = 0) {
+	const runs = runData(execution)[nodeName];
+	if (!runs) return undefined;
+	return (runs[0].data?.main[index] ?? []).map((item) => item.json);
+}
+
+module.exports = { N8nClient, N8nApiError, runData, nodeOutput };

@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// @ts-check
+// `npm start`: the whole thing running locally, in one command.
+//   build the package → start the Storefront sandbox on 127.0.0.1:4010 → prepare the pinned n8n (first run:
+//   minutes) → start n8n on 127.0.0.1:5678 with this package installed → owner account, sandbox credential
+//   and the demo workflows from examples/, activated → the order-intake workflow's production webhook URL
+//   registered in the sandbox → print what to open and try. Ctrl-C stops everything.
+// Data (n8n's SQLite database, the sandbox snapshot, n8n.log) lives in .n8n-demo/ (git-ignored), so a second
+// `npm start` reuses it. Ports and folder can be moved with DEMO_N8N_PORT, DEMO_SANDBOX_PORT and DEMO_DIR.
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const DEMO_DIR = path.resolve(ROOT, process.env.DEMO_DIR || '.n8n-demo');
+const N8N_PORT = Number(process.env.DEMO_N8N_PORT || 5678);
+const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
+const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
+const CREDENTIAL_NAME = 'Storefront sandbox';
+const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json'];
+
+const step = (/** @type {string} */ text) => console.log(`\n▸ ${text}`);
+
+async function main() {
+	const started = Date.now();
+	fs.mkdirSync(DEMO_DIR, { recursive: true });
+
+	if (!process.argv.includes('--no-build')) {
+		step('Building the package (npm run build)');
+		const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+		if (build.status !== 0) throw new Error('npm run build failed');
+	}
+
+	step('Preparing the pinned n8n runtime (.cache/n8n)');
+	require('../dev/n8n/prepare').prepare({ log: (line) => console.log(`  ${line}`) });
+	const runtime = require('../dev/n8n/runtime');
+	const { N8nClient } = require('../dev/n8n/rest');
+	const setup = require('../dev/n8n/instance');
+	const { startSandbox } = require('../sandbox');
+
+	/** @type {Array<() => Promise<void>>} */
+	const cleanups = [];
+	let stopping = false;
+	const shutdown = async (/** @type {number} */ code) => {
+		if (stopping) return;
+		stopping = true;
+		console.log('\nStopping n8n and the sandbox…');
+		for (const cleanup of cleanups.reverse()) {
+			try {
+				await cleanup();
+			} catch (error) {
+				console.error(`  ${/** @type {Error} */ (error).message}`);
+			}
+		}
+		console.log('Stopped.');
+		process.exit(code);
+	};
+	process.on('SIGINT', () => void shutdown(0));
+	process.on('SIGTERM', () => void shutdown(0));
+
+	try {
+		step(`Starting the Storefront sandbox on 127.0.0.1:${SANDBOX_PORT}`);
+		const sandbox = await startSandbox({
+			host: '127.0.0.1',
+			port: SANDBOX_PORT,
+			snapshot: path.join(DEMO_DIR, 'sandbox.json'),
+			log: (/** @type {string} */ line) => fs.appendFileSync(path.join(DEMO_DIR, 'sandbox.log'), `${line}\n`),
+		});
+		cleanups.push(() => sandbox.stop());
+
+		step(`Starting n8n on 127.0.0.1:${N8N_PORT} (log: ${path.relative(ROOT, DEMO_DIR)}/n8n.log)`);
+		const n8n = await runtime.startN8n({
+			port: N8N_PORT,
+			userFolder: DEMO_DIR,
+			logFile: path.join(DEMO_DIR, 'n8n.log'),
+			logLevel: 'info',
+		});
+		cleanups.push(() => n8n.stop());
+		n8n.exited.then(({ code }) => {
+			if (!stopping) {
+				console.error(`n8n exited unexpectedly (code ${code}); see ${path.join(DEMO_DIR, 'n8n.log')}`);
+				void shutdown(1);
+			}
+		});
+
+		step('Setting up the instance (owner, credential, workflows)');
+		const client = new N8nClient(n8n.url);
+		const owner = await client.ensureOwner(OWNER);
+		console.log(`  owner ${OWNER.email} ${owner.created ? 'created' : 'exists, logged in'}`);
+		const credential = await setup.ensureCredential(client, {
+			name: CREDENTIAL_NAME,
+			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+		});
+		const test = await client.testCredential({
+			id: credential.id,
+			name: CREDENTIAL_NAME,
+			type: runtime.TYPES.credential,
+			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+		});
+		console.log(`  credential "${CREDENTIAL_NAME}" ${credential.created ? 'created' : 'updated'}; test: ${test.status}`);
+
+		/** @type {Array<{name: string, id: string, url?: string}>} */
+		const workflows = [];
+		for (const file of EXAMPLES) {
+			const example = setup.bindCredential(setup.loadExample(file), credential);
+			const workflow = await setup.ensureWorkflow(client, example);
+			const hasTrigger = workflow.nodes.some((/** @type {any} */ n) => n.type === runtime.TYPES.trigger);
+			const url = hasTrigger ? setup.productionWebhookUrl(n8n.url, workflow) : undefined;
+			await setup.activate(client, workflow.id, url);
+			workflows.push({ name: workflow.name, id: workflow.id, url });
+			console.log(`  "${workflow.name}" ${workflow.created ? 'imported' : 'exists'}, active`);
+		}
+
+		// The service takes one webhook URL per store (its dashboard setting): the order-intake workflow's.
+		const intake = workflows[0];
+		const lowStock = workflows[1];
+		const res = await fetch(`${sandbox.adminUrl}/webhook`, {
+			method: 'PUT',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ url: intake.url, secret: sandbox.webhookSecret }),
+		});
+		if (!res.ok) throw new Error(`registering the webhook in the sandbox failed: ${res.status} ${await res.text()}`);
+		console.log(`  sandbox webhook → ${intake.url}`);
+
+		const admin = sandbox.adminUrl;
+		const json = "-H 'content-type: application/json'";
+		console.log(`
+══════════════════════════════════════════════════════════════════════════════
+ Storefront demo is running (set up in ${((Date.now() - started) / 1000).toFixed(0)} s). Ctrl-C stops everything.
+
+ n8n editor   ${n8n.url}
+              login ${OWNER.email} / ${OWNER.password}
+ workflows    ${workflows.map((w) => `${w.name}: ${n8n.url}/workflow/${w.id}`).join('\n              ')}
+ sandbox API  ${sandbox.baseUrl}  (API key ${sandbox.apiKey}, webhook secret ${sandbox.webhookSecret})
+
+ Try it:
+   1. Simulate a checkout (the sandbox sends a signed order.created to n8n):
+        curl -s -X POST ${admin}/simulate/checkout ${json} -d '{}'
+      The order-intake workflow fetches the order and, under 1000, sets it to "processing":
+        curl -s ${sandbox.baseUrl}/orders/<order id> -H 'Authorization: Bearer ${sandbox.apiKey}'
+      Each run is listed under Executions in the editor.
+   2. A forged delivery is refused with 401 and runs nothing:
+        curl -i -X POST ${intake.url} ${json} -H 'X-Service-Signature: sha256=00' -d '{"id":"evt_x","type":"order.created"}'
+   3. Low stock: point the sandbox's webhook at the low-stock workflow, then drop a product's stock:
+        curl -s -X PUT ${admin}/webhook ${json} -d '{"url":"${lowStock.url}"}'
+        curl -s -X POST ${admin}/simulate/stock ${json} -d '{"product_id":"prod_00001","stock":2}'
+   4. Deliveries the sandbox made and n8n's answers:  curl -s ${admin}/deliveries
+══════════════════════════════════════════════════════════════════════════════`);
+	} catch (error) {
+		console.error(`\n✗ ${/** @type {Error} */ (error).message}`);
+		await shutdown(1);
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
