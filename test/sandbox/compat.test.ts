@@ -1,0 +1,210 @@
+// Compat modes (PUT /__admin/compat): the tolerated alternatives of docs/api-contract.md rows 4, 5, 6 and 10,
+// which the node's tests rely on, plus pagination walks that must see every item exactly once.
+import { api, startSandbox, type Sandbox } from '../helpers/sandbox';
+
+let sb: Sandbox;
+beforeAll(async () => {
+	sb = await startSandbox({ seed: 11, sizes: { products: 53, orders: 41, customers: 23 } });
+});
+afterAll(() => sb.stop());
+afterEach(async () => {
+	expect((await sb.admin('DELETE', '/compat')).body).toEqual({
+		list_envelope: 'resource',
+		pagination: 'full',
+		page_size_cap: null,
+		ignore_page: false,
+		error_style: 'contract',
+		wrap_single: null,
+	});
+});
+
+const compat = async (settings: object) => expect((await sb.admin('PUT', '/compat', settings)).status).toBe(200);
+const ids = (list: Array<{ id: string }>) => list.map((x) => x.id);
+
+/** Follows next_page from page 1 and returns every id seen. */
+async function walk(p: string, key: string, limit: number) {
+	const seen: string[] = [];
+	let page: number | null = 1;
+	let pages = 0;
+	while (page !== null) {
+		const res = await api(sb, 'GET', `${p}${p.includes('?') ? '&' : '?'}limit=${limit}&page=${page}`);
+		expect(res.status).toBe(200);
+		seen.push(...ids(res.json[key]));
+		expect(res.json.pagination.total_pages).toBe(Math.ceil(res.json.pagination.total / limit));
+		page = res.json.pagination.next_page;
+		expect(res.json.pagination.has_more).toBe(page !== null);
+		if (++pages > 100) throw new Error('pagination does not end');
+	}
+	return seen;
+}
+
+describe('pagination walks see every item exactly once', () => {
+	test.each([1, 7, 53, 100])('products, limit %i', async (limit) => {
+		expect(await walk('/products', 'products', limit)).toEqual([...sb.state.products.keys()]);
+	});
+
+	test('with filters: products by category and search, orders by status, customers by search', async () => {
+		const products = [...sb.state.products.values()];
+		const category = products[0].category as string;
+		expect(await walk(`/products?category=${encodeURIComponent(category)}`, 'products', 3)).toEqual(
+			ids(products.filter((p) => p.category === category) as Array<{ id: string }>),
+		);
+		expect(await walk('/products?search=a', 'products', 4)).toEqual(
+			ids(products.filter((p) => [p.name, p.sku, p.description].some((f) => String(f).toLowerCase().includes('a'))) as Array<{ id: string }>),
+		);
+		for (const status of ['pending', 'delivered']) {
+			expect(await walk(`/orders?status=${status}`, 'orders', 5)).toEqual(
+				ids([...sb.state.orders.values()].filter((o) => o.status === status) as Array<{ id: string }>),
+			);
+		}
+		expect(await walk('/customers?search=e', 'customers', 6)).toEqual(
+			ids([...sb.state.customers.values()].filter((c) => `${c.name} ${c.email}`.toLowerCase().includes('e')) as Array<{ id: string }>),
+		);
+	});
+});
+
+describe('list envelopes', () => {
+	test.each([
+		['data', 'data'],
+		['items', 'items'],
+	])('%s', async (envelope, key) => {
+		await compat({ list_envelope: envelope });
+		const res = await api(sb, 'GET', '/orders?limit=2');
+		expect(Object.keys(res.json).sort()).toEqual([key, 'pagination'].sort());
+		expect(ids(res.json[key])).toEqual(['ord_00001', 'ord_00002']);
+	});
+
+	test('array: a bare JSON array, no pagination data', async () => {
+		await compat({ list_envelope: 'array' });
+		const res = await api(sb, 'GET', '/customers?limit=3&page=2');
+		expect(Array.isArray(res.json)).toBe(true);
+		expect(ids(res.json)).toEqual(['cus_00004', 'cus_00005', 'cus_00006']);
+	});
+
+	test('a cached page is not served after the envelope changes', async () => {
+		expect(Object.keys((await api(sb, 'GET', '/products?limit=5')).json)).toContain('products');
+		await compat({ list_envelope: 'items' });
+		expect(Object.keys((await api(sb, 'GET', '/products?limit=5')).json)).toContain('items');
+	});
+});
+
+describe('pagination styles', () => {
+	test('has_more: a top-level boolean only', async () => {
+		await compat({ pagination: 'has_more' });
+		expect((await api(sb, 'GET', '/products?limit=50')).json.has_more).toBe(true);
+		const last = (await api(sb, 'GET', '/products?limit=50&page=2')).json;
+		expect(Object.keys(last).sort()).toEqual(['has_more', 'products']);
+		expect(last.has_more).toBe(false);
+	});
+
+	test('next_page: under meta, null on the last page', async () => {
+		await compat({ pagination: 'next_page' });
+		expect((await api(sb, 'GET', '/products?limit=50')).json.meta).toEqual({ next_page: 2 });
+		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({ next_page: null });
+	});
+
+	test('total_pages: page and total_pages under meta', async () => {
+		await compat({ pagination: 'total_pages' });
+		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({ page: 2, total_pages: 2 });
+	});
+
+	test('none: only the list', async () => {
+		await compat({ pagination: 'none' });
+		expect(Object.keys((await api(sb, 'GET', '/products?limit=50')).json)).toEqual(['products']);
+	});
+
+	test('page_size_cap: fewer items than asked on every page, metadata tells the real size', async () => {
+		await compat({ page_size_cap: 10 });
+		const res = (await api(sb, 'GET', '/products?limit=100&page=2')).json;
+		expect(ids(res.products)).toEqual([...sb.state.products.keys()].slice(10, 20));
+		expect(res.pagination).toMatchObject({ page: 2, limit: 10, total: 53, total_pages: 6, next_page: 3 });
+		expect((await api(sb, 'GET', '/products?limit=5')).json.products).toHaveLength(5);
+	});
+
+	test('ignore_page: every page is page 1', async () => {
+		await compat({ ignore_page: true });
+		const one = (await api(sb, 'GET', '/products?limit=10&page=1')).json;
+		const two = (await api(sb, 'GET', '/products?limit=10&page=2')).json;
+		expect(two).toEqual(one);
+		expect(two.pagination.page).toBe(1);
+	});
+
+	test('invalid settings → 422, nothing changes', async () => {
+		const res = await sb.admin('PUT', '/compat', { list_envelope: 'tree', pagination: 'cursor', page_size_cap: 0, ignore_page: 'yes', error_style: 'xml', wrap_single: 'box', extra: 1 });
+		expect(res.status).toBe(422);
+		expect(res.body.error.details).toHaveLength(7);
+		expect((await sb.admin('GET', '/compat')).body.list_envelope).toBe('resource');
+	});
+});
+
+describe('error styles', () => {
+	const notFound = () => api(sb, 'GET', '/orders/ord_99999');
+	const invalid = () => api(sb, 'POST', '/products', { price: 'x' });
+
+	test('message', async () => {
+		await compat({ error_style: 'message' });
+		expect((await notFound()).json).toEqual({ message: 'Order ord_99999 not found' });
+	});
+
+	test('string', async () => {
+		await compat({ error_style: 'string' });
+		expect((await notFound()).json).toEqual({ error: 'Order ord_99999 not found' });
+	});
+
+	test('errors: field details, or the message alone', async () => {
+		await compat({ error_style: 'errors' });
+		expect((await notFound()).json).toEqual({ errors: [{ message: 'Order ord_99999 not found' }] });
+		const res = await invalid();
+		expect(res.status).toBe(422);
+		expect(res.json).toEqual({
+			errors: [
+				{ field: 'name', message: 'is required' },
+				{ field: 'price', message: 'must be a number >= 0' },
+			],
+		});
+	});
+
+	test('text: plain text, the message on the first line', async () => {
+		await compat({ error_style: 'text' });
+		const res = await notFound();
+		expect(res.status).toBe(404);
+		expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+		expect(res.text.split('\n')[0]).toBe('Order ord_99999 not found');
+	});
+
+	test('html: a proxy-style error page', async () => {
+		await compat({ error_style: 'html' });
+		await sb.admin('POST', '/faults', { status: 502 });
+		const res = await api(sb, 'GET', '/products');
+		expect(res.status).toBe(502);
+		expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+		expect(res.text).toContain('<title>502 Bad Gateway</title>');
+		expect(res.text).toContain('<p>Bad gateway (injected fault)</p>');
+	});
+
+	test('the styles apply to 401 and 429 too', async () => {
+		await compat({ error_style: 'string' });
+		expect((await api(sb, 'GET', '/products', undefined, 'sf_wrong')).json).toEqual({ error: 'Missing or invalid API key' });
+	});
+});
+
+describe('wrapped single resources', () => {
+	test('resource: {store|product|order: …}', async () => {
+		await compat({ wrap_single: 'resource' });
+		expect((await api(sb, 'GET', '/stores/store_001')).json.store.id).toBe('store_001');
+		expect((await api(sb, 'GET', '/orders/ord_00001')).json.order.id).toBe('ord_00001');
+		const created = await api(sb, 'POST', '/products', { name: 'Wrapped', price: 2 });
+		expect(created.status).toBe(201);
+		expect(created.json.product.name).toBe('Wrapped');
+		const updated = await api(sb, 'PUT', `/products/${created.json.product.id}`, { price: 3 });
+		expect(updated.json.product.price).toBe(3);
+		const order = [...sb.state.orders.values()].find((o) => o.status === 'pending')!;
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).json.order.status).toBe('processing');
+	});
+
+	test('data: {data: …}; lists are not affected', async () => {
+		await compat({ wrap_single: 'data' });
+		expect((await api(sb, 'GET', '/orders/ord_00002')).json.data.id).toBe('ord_00002');
+		expect((await api(sb, 'GET', '/orders?limit=1')).json.orders).toHaveLength(1);
+	});
+});
