@@ -102,6 +102,9 @@ describe('verifySignature: forgeries', () => {
 		['non-hex first digit (Buffer.from would decode nothing)', `g${OPENSSL_DIGEST.slice(1)}`],
 		['base64 instead of hex', Buffer.from(OPENSSL_DIGEST, 'hex').toString('base64')],
 		['surrounding spaces', ` ${OPENSSL_DIGEST} `],
+		['a space in the middle (still 64 characters)', `${OPENSSL_DIGEST.slice(0, 31)} ${OPENSSL_DIGEST.slice(32)}`],
+		['a non-ASCII character (still 64 characters)', `${OPENSSL_DIGEST.slice(0, 63)}é`],
+		['a 0x prefix (still 64 characters)', `0x${OPENSSL_DIGEST.slice(2)}`],
 	])('rejects a digest that is %s as bad_digest', (_case, hex) => {
 		expect(verifySignature(OPENSSL_BODY, header(hex), SECRET)).toEqual({ valid: false, reason: 'bad_digest' });
 	});
