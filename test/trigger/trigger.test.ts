@@ -6,7 +6,7 @@ import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { SEEN_EVENT_IDS_LIMIT, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
 
-const SECRET = 'whsec_Trigger-Test-7f3a91';
+const SECRET = 'whsec_trigger_test';
 const ALL_KINDS = EVENT_KINDS.map((kind) => kind.value);
 
 const sampleData: Record<string, object> = {
