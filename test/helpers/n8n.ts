@@ -276,7 +276,13 @@ export async function runWorkflow(
 		},
 	});
 	const execute = new core.WorkflowExecute(additionalData, 'manual', runExecutionData);
-	await execute.processRunExecutionData(workflow);
+	try {
+		await execute.processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n refuses to start a workflow whose nodes have issues (e.g. a required parameter left empty).
+		const run = { data: runExecutionData, mode: 'manual', status: 'error', startedAt: new Date() } as unknown as IRun;
+		return { run, outputs: {}, error: error as ExecutionError };
+	}
 	const run = await done;
 	const outputs: WorkflowResult['outputs'] = {};
 	for (const [name, tasks] of Object.entries(run.data.resultData.runData)) {

@@ -232,6 +232,20 @@ function networkCode(error: unknown): string | undefined {
 	return undefined;
 }
 
+/**
+ * A NodeApiError keeping our message as written: NodeApiError swaps any message that mentions a network code
+ * (ECONNRESET, EPERM…) for a generic sentence, which would hide the service's own words.
+ */
+function nodeApiError(
+	ctx: Context,
+	response: IDataObject,
+	options: { message: string; description?: string; httpCode?: string; itemIndex?: number },
+): NodeApiError {
+	const error = new NodeApiError(ctx.getNode(), response as JsonObject, options);
+	error.message = options.message;
+	return error;
+}
+
 export class StorefrontClient {
 	private lastRequestAt = 0;
 
@@ -405,23 +419,24 @@ export class StorefrontClient {
 			message = `${target.resourceLabel} "${target.id}" was not found: ${service}`;
 			description = `Check the ${target.resourceLabel.toLowerCase()} ID; it may have been deleted.`;
 		} else if (status === 429) {
-			message = `Storefront rate limit exceeded (429) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${service}`;
-			description = `Storefront plans allow ${RATE_LIMIT_PLANS}. Wait a minute, lower the pace with the "Max Requests per Minute" option, or move to a larger plan.`;
+			message = `Storefront rate limit exceeded (429) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${service}. Plan limits: ${RATE_LIMIT_PLANS}.`;
+			description =
+				'Wait for the limit window to pass, lower the pace with the "Max Requests per Minute" option, or move to a larger plan.';
 		} else {
 			message = `Storefront API error ${status}: ${service}`;
 		}
-		return new NodeApiError(
-			this.ctx.getNode(),
-			{ message: service, httpCode: String(status), ...(code ? { code } : {}) } as JsonObject,
+		return nodeApiError(
+			this.ctx,
+			{ message: service, httpCode: String(status), ...(code ? { code } : {}) },
 			{ message, description, httpCode: String(status), itemIndex: target.itemIndex },
 		);
 	}
 
 	private notJson(response: FullResponse, target: RequestTarget, what = 'not JSON'): NodeApiError {
 		const text = typeof response.body === 'string' ? firstLine(response.body) : JSON.stringify(response.body ?? '').slice(0, 200);
-		return new NodeApiError(
-			this.ctx.getNode(),
-			{ message: text, httpCode: String(response.statusCode) } as JsonObject,
+		return nodeApiError(
+			this.ctx,
+			{ message: text, httpCode: String(response.statusCode) },
 			{
 				message: `Storefront answered ${response.statusCode} with an unexpected body (${what}): ${text}`,
 				httpCode: String(response.statusCode),
@@ -438,9 +453,9 @@ export class StorefrontClient {
 		target: RequestTarget,
 	): NodeApiError {
 		const reason = code ?? (isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error');
-		return new NodeApiError(
-			this.ctx.getNode(),
-			{ message: `Could not reach the Storefront API: ${reason}`, ...(code ? { code } : {}) } as JsonObject,
+		return nodeApiError(
+			this.ctx,
+			{ message: `Could not reach the Storefront API: ${reason}` },
 			{
 				message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
 				description: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',

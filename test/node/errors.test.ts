@@ -1,0 +1,148 @@
+// API errors in every body style the contract admits, parameter errors before any request, continue-on-fail in
+// both modes with correct pairedItem, and no secret in any error or output.
+import { createServer } from 'net';
+import type { INodeParameters } from 'n8n-workflow';
+
+import { exposed, useSandbox } from './context';
+
+const ctx = useSandbox();
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+
+describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])('error style "%s"', (style) => {
+	test('a 404 carries the status and the service message', async () => {
+		await ctx.admin('PUT', '/compat', { error_style: style });
+		const { error } = await ctx.run({ parameters: { resource: 'order', operation: 'get', orderId: byId('ord_missing') } });
+		expect((error as any).httpCode).toBe('404');
+		expect(error?.message).toContain('Order "ord_missing" was not found');
+		expect(error?.message).toContain('Order ord_missing not found');
+	});
+
+	test('a 422 carries the service message', async () => {
+		await ctx.admin('PUT', '/compat', { error_style: style });
+		const { error } = await ctx.run({
+			parameters: { resource: 'product', operation: 'create', name: 'X', price: 1, additionalFields: { extraFields: '{"colour":"red"}' } },
+		});
+		expect((error as any).httpCode).toBe('422');
+		// The field-level detail where the style carries it, the summary sentence otherwise.
+		expect(error?.message).toMatch(style === 'errors' ? /colour/ : /failed validation|colour/);
+	});
+});
+
+test('a wrong API key fails with 401 and says to check the API key', async () => {
+	const { error } = await ctx.run({
+		credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_wrong_key' },
+		parameters: { resource: 'analytics', operation: 'getSummary' },
+	});
+	expect((error as any).httpCode).toBe('401');
+	expect(error?.message).toContain('Missing or invalid API key');
+	expect(`${error?.message} ${(error as any).description}`).toMatch(/check the API key/i);
+});
+
+describe('invalid parameters fail before any request, naming the parameter', () => {
+	test.each([
+		['invalid JSON in Extra Fields', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { extraFields: '{"a": ' } }, 'Extra Fields (JSON)'],
+		['a JSON array in Extra Fields', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { extraFields: '[1,2]' } }, 'Extra Fields (JSON)'],
+		['a negative price', { resource: 'product', operation: 'create', name: 'A', price: -1 }, '"Price" (price)'],
+		['an empty name', { resource: 'product', operation: 'create', name: '  ', price: 1 }, '"Name" (name)'],
+		['a fractional stock', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { stock: 1.5 } }, 'Inventory Quantity'],
+		['a bad currency', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { currency: 'dollars' } }, '"Currency"'],
+		['an empty product id', { resource: 'product', operation: 'delete', productId: byId('={{ "" }}') }, '"Product" (productId)'],
+		['an empty order id', { resource: 'order', operation: 'get', orderId: byId(' ') }, '"Order" (orderId)'],
+		['an update with no field', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: {} }, '"Update Fields" (updateFields)'],
+		['invalid JSON in an update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { extraFields: 'nope' } }, 'Extra Fields (JSON)'],
+		['a negative price in an update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { price: -3 } }, '"Price" (updateFields.price)'],
+		['an empty store id', { resource: 'store', operation: 'get', storeId: '={{ " " }}' }, '"Store ID" (storeId)'],
+		['an empty status', { resource: 'order', operation: 'updateStatus', orderId: byId('ord_00001'), status: '={{ "" }}' }, '"Status" (status)'],
+		// Left empty in the editor, n8n itself refuses to run the node: no request either.
+		['a required parameter left empty', { resource: 'product', operation: 'delete', productId: byId('') }, 'Parameter "Product" is required'],
+		['a zero limit', { resource: 'customer', operation: 'getAll', limit: 0 }, '"Limit" (limit)'],
+	])('%s', async (_case, parameters, named) => {
+		const { error } = await ctx.run({ parameters });
+		expect(error?.message).toContain(named);
+		expect(await ctx.requests()).toEqual([]);
+	});
+});
+
+describe('continue on fail', () => {
+	const items = [{ id: 'ord_00001' }, { id: 'ord_nope' }, { id: '' }, { id: 'ord_00002' }];
+	const parameters = { resource: 'order', operation: 'get', orderId: byId('={{ $json.id }}') };
+
+	test('continueRegularOutput: failed items become error items in place, the others go on', async () => {
+		const { items: out, error } = await ctx.run({ items, parameters, onError: 'continueRegularOutput' });
+		expect(error).toBeUndefined();
+		expect(out.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(out[0].json.id).toBe('ord_00001');
+		expect(String(out[1].json.error)).toContain('Order "ord_nope" was not found');
+		expect(String(out[2].json.error)).toContain('"Order" (orderId) is empty');
+		expect(out[3].json.id).toBe('ord_00002');
+	});
+
+	test('continueErrorOutput: failed items go to the error output with their pairedItem', async () => {
+		const { items: out, errorItems, error } = await ctx.run({ items, parameters, onError: 'continueErrorOutput' });
+		expect(error).toBeUndefined();
+		expect(out.map((item) => [item.json.id, item.pairedItem])).toEqual([
+			['ord_00001', { item: 0 }],
+			['ord_00002', { item: 3 }],
+		]);
+		expect(errorItems.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+		expect(String(errorItems[0].json.error)).toContain('ord_nope');
+		expect(String(errorItems[1].json.error)).toContain('is empty');
+	});
+
+	test('without it the first failure stops the node with the item index', async () => {
+		const { error, items: out } = await ctx.run({ items, parameters });
+		expect(out).toEqual([]);
+		expect((error as any).context?.itemIndex).toBe(1);
+	});
+});
+
+describe('secrets never reach errors or output', () => {
+	const SECRET = 'sf_live_9f8e7d6c5b4a_do_not_leak';
+
+	beforeEach(async () => {
+		await ctx.admin('POST', '/keys', { key: SECRET, plan: 'business' });
+	});
+
+	async function closedPortUrl(): Promise<string> {
+		const server = createServer();
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as { port: number };
+		await new Promise((resolve) => server.close(resolve));
+		return `http://127.0.0.1:${port}/v1`;
+	}
+
+	test.each([
+		['404', async () => ({ parameters: { resource: 'order', operation: 'get', orderId: byId('ord_gone') } })],
+		['429 after retries', async () => {
+			await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 5 });
+			return { parameters: { resource: 'analytics', operation: 'getSummary', options: { maxRetries: 1, retryDelay: 1 } } };
+		}],
+		['a dropped POST', async () => {
+			await ctx.admin('POST', '/faults', { type: 'drop', count: 2 });
+			return { parameters: { resource: 'product', operation: 'create', name: 'A', price: 1 } };
+		}],
+		['a refused connection', async () => ({
+			baseUrl: await closedPortUrl(),
+			parameters: { resource: 'store', operation: 'get', storeId: 'store_001', options: { maxRetries: 1, retryDelay: 1 } },
+		})],
+	])('%s', async (_case, setup) => {
+		const { parameters, baseUrl } = (await setup()) as { parameters: INodeParameters; baseUrl?: string };
+		const credentials = { baseUrl: baseUrl ?? ctx.sb.baseUrl, apiKey: SECRET };
+		const failed = await ctx.run({ parameters, credentials });
+		expect(failed.error).toBeDefined();
+		expect(exposed(failed.error)).not.toContain(SECRET);
+		expect(exposed(failed.run)).not.toContain(SECRET);
+		const continued = await ctx.run({ parameters, credentials, continueOnFail: true });
+		expect(continued.items[0].json.error).toBeDefined();
+		expect(exposed(continued.items)).not.toContain(SECRET);
+		expect(exposed(continued.run)).not.toContain(SECRET);
+	});
+
+	test('the key is really sent (so its absence above means something)', async () => {
+		const { items } = await ctx.run({
+			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: SECRET },
+			parameters: { resource: 'store', operation: 'get', storeId: 'store_001' },
+		});
+		expect(items[0].json.id).toBe('store_001');
+	});
+});

@@ -1,0 +1,148 @@
+// Return All / Limit over the contract's pagination and the tolerated alternatives (envelopes, end signals,
+// silent page-size caps, a service ignoring `page`), counting requests in the sandbox's request log.
+import { useSandbox } from './context';
+
+const ctx = useSandbox();
+const PRODUCTS = 250;
+const allProducts = { resource: 'product', operation: 'getAll', returnAll: true };
+
+function ids(items: Array<{ json: { id?: unknown } }>) {
+	return items.map((item) => String(item.json.id));
+}
+
+function expectAllProducts(items: Array<{ json: { id?: unknown } }>, count = PRODUCTS) {
+	const got = ids(items);
+	expect(got).toHaveLength(count);
+	expect(new Set(got).size).toBe(count);
+	expect(got).toEqual([...ctx.sb.state.products.keys()].slice(0, count));
+}
+
+test('Return All walks every page at the largest page size: ceil(N/100) requests', async () => {
+	const { items } = await ctx.run({ parameters: allProducts });
+	expectAllProducts(items);
+	const log = await ctx.requests();
+	expect(log.map((r) => [r.query.page, r.query.limit])).toEqual([
+		['1', '100'],
+		['2', '100'],
+		['3', '100'],
+	]);
+});
+
+test('Return All keeps the filters on every page', async () => {
+	await ctx.admin('POST', '/reset', { sizes: { products: 1200 } });
+	const category = String(ctx.sb.state.products.get('prod_00001')!.category);
+	const expected = [...ctx.sb.state.products.values()]
+		.filter((p) => String(p.category).toLowerCase() === category.toLowerCase())
+		.map((p) => p.id);
+	expect(expected.length).toBeGreaterThan(100);
+	const { items } = await ctx.run({ parameters: { ...allProducts, filters: { category, search: '' } } });
+	expect(ids(items)).toEqual(expected);
+	const log = await ctx.requests();
+	expect(log).toHaveLength(Math.ceil(expected.length / 100));
+	for (const logged of log) {
+		expect(logged.query.category).toBe(category);
+		expect(logged.query).not.toHaveProperty('search');
+	}
+});
+
+describe.each(['resource', 'data', 'items', 'array'])('list envelope "%s"', (envelope) => {
+	test('Return All unwraps every page', async () => {
+		await ctx.admin('PUT', '/compat', { list_envelope: envelope });
+		const { items, error } = await ctx.run({ parameters: allProducts });
+		expect(error).toBeUndefined();
+		expectAllProducts(items);
+		expect(await ctx.requests()).toHaveLength(3);
+	});
+});
+
+describe.each(['full', 'has_more', 'next_page', 'total_pages', 'none'])('end signal "%s"', (pagination) => {
+	test('stops after the last page', async () => {
+		await ctx.admin('PUT', '/compat', { pagination });
+		const { items } = await ctx.run({ parameters: allProducts });
+		expectAllProducts(items);
+		expect(await ctx.requests()).toHaveLength(3);
+	});
+
+	test('an exact multiple of the page size costs at most one extra request', async () => {
+		await ctx.admin('POST', '/reset', { sizes: { products: 200 } });
+		await ctx.admin('DELETE', '/requests');
+		await ctx.admin('PUT', '/compat', { pagination });
+		const { items } = await ctx.run({ parameters: allProducts });
+		expectAllProducts(items, 200);
+		const log = await ctx.requests();
+		// Without an explicit end signal only the empty third page proves the end.
+		expect(log).toHaveLength(pagination === 'none' ? 3 : 2);
+	});
+});
+
+describe('a service that silently caps the page size', () => {
+	test.each(['full', 'none'])('Return All still gets everything (end signal "%s")', async (pagination) => {
+		await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination });
+		const { items } = await ctx.run({ parameters: allProducts });
+		expectAllProducts(items);
+		const log = await ctx.requests();
+		// 40+40+40+40+40+40+10: ceil(250/40) pages; the short last page ends it even without a signal.
+		expect(log).toHaveLength(7);
+	});
+
+	test('Limit fetches only the pages it needs', async () => {
+		await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination: 'none' });
+		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 90 } });
+		expectAllProducts(items, 90);
+		expect(await ctx.requests()).toHaveLength(3);
+	});
+});
+
+test.each(['full', 'none'])('a service ignoring `page` ends at the first repeated page (end signal "%s")', async (pagination) => {
+	await ctx.admin('PUT', '/compat', { ignore_page: true, pagination });
+	const { items, error } = await ctx.run({ parameters: allProducts });
+	expect(error).toBeUndefined();
+	expectAllProducts(items, 100);
+	expect(await ctx.requests()).toHaveLength(2);
+});
+
+describe('Limit', () => {
+	test('a limit above one page takes only what it needs from the last page', async () => {
+		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 150 } });
+		expectAllProducts(items, 150);
+		expect((await ctx.requests()).map((r) => r.query.limit)).toEqual(['100', '100']);
+	});
+
+	test('a limit beyond the total returns everything', async () => {
+		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 1000 } });
+		expectAllProducts(items);
+		expect(await ctx.requests()).toHaveLength(3);
+	});
+});
+
+describe.each(['resource', 'data'])('single resources wrapped as "%s"', (wrap) => {
+	test('are unwrapped for get, create, update and status changes', async () => {
+		await ctx.admin('PUT', '/compat', { wrap_single: wrap });
+		const store = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_001' } });
+		expect(store.items[0].json).toMatchObject({ id: 'store_001' });
+		const order = await ctx.run({
+			parameters: { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: 'ord_00001' } },
+		});
+		expect(order.items[0].json).toMatchObject({ id: 'ord_00001' });
+		const created = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Wrapped', price: 2 } });
+		expect(created.items[0].json).toMatchObject({ name: 'Wrapped', price: 2 });
+		expect(created.items[0].json.id).toEqual(expect.any(String));
+		const updated = await ctx.run({
+			parameters: {
+				resource: 'product',
+				operation: 'update',
+				productId: { __rl: true, mode: 'id', value: 'prod_00001' },
+				updateFields: { name: 'Renamed' },
+			},
+		});
+		expect(updated.items[0].json).toMatchObject({ id: 'prod_00001', name: 'Renamed' });
+	});
+});
+
+test('customers and orders are unwrapped from other envelopes too', async () => {
+	await ctx.admin('PUT', '/compat', { list_envelope: 'items', pagination: 'has_more' });
+	const customers = await ctx.run({ parameters: { resource: 'customer', operation: 'getAll', returnAll: true } });
+	expect(ids(customers.items)).toEqual([...ctx.sb.state.customers.keys()]);
+	const orders = await ctx.run({ parameters: { resource: 'order', operation: 'getAll', returnAll: true } });
+	expect(ids(orders.items)).toEqual([...ctx.sb.state.orders.keys()]);
+});
