@@ -3,9 +3,9 @@
 // (reset, simulations, faults, compat modes, logs). Local development tool: no auth, contract-style errors.
 const { PLANS, DEFAULT_SIZES } = require('./catalog');
 const { ApiError, validationError } = require('./errors');
-const { DEFAULT_COMPAT, mergeCompat } = require('./compat');
-const { sendJson, sendEmpty, readJson } = require('./http');
-const { isPlainObject } = require('./state');
+const { DEFAULT_COMPAT, mergeCompat, errorPayload } = require('./compat');
+const { sendJson, sendEmpty, sendRaw, readJson } = require('./http');
+const { isPlainObject, isHttpUrl } = require('./state');
 
 const ENDPOINTS = [
 	'GET /__admin',
@@ -31,14 +31,6 @@ function checkSizes(sizes, details) {
 		else if (!Number.isInteger(v) || v < 0 || v > 1_000_000) details.push({ field: `sizes.${k}`, message: 'must be an integer 0-1000000' });
 	}
 }
-
-const isUrl = (s) => {
-	try {
-		return ['http:', 'https:'].includes(new URL(s).protocol);
-	} catch {
-		return false;
-	}
-};
 
 /** {"METHOD /path": (sb, body, param) → [status, value] } */
 const ROUTES = {
@@ -67,7 +59,7 @@ const ROUTES = {
 	'PUT /webhook': (sb, body = {}) => {
 		const details = [];
 		for (const key of Object.keys(body)) if (!['url', 'secret'].includes(key)) details.push({ field: key, message: 'is not a webhook setting' });
-		if (body.url !== undefined && body.url !== null && (typeof body.url !== 'string' || !isUrl(body.url)))
+		if (body.url !== undefined && body.url !== null && (typeof body.url !== 'string' || !isHttpUrl(body.url)))
 			details.push({ field: 'url', message: 'must be an http(s) URL or null' });
 		if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === ''))
 			details.push({ field: 'secret', message: 'must be a non-empty string' });
@@ -156,7 +148,8 @@ async function handleAdmin(sb, req, res, path) {
 			sb.log(`admin error: ${err.stack}`);
 			err = new ApiError(500, 'internal_error', err.message);
 		}
-		sendJson(res, err.status, { error: err.details ? { code: err.code, message: err.message, details: err.details } : { code: err.code, message: err.message } }, err.headers);
+		const payload = errorPayload(DEFAULT_COMPAT, err); // the admin API always answers in the contract's style
+		sendRaw(res, err.status, payload.type, payload.text, err.headers);
 	}
 }
 

@@ -472,4 +472,4 @@ class State {
 
 const newId = (prefix) => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
 
-module.exports = { State, newId, isPlainObject };
+module.exports = { State, newId, isPlainObject, isHttpUrl };
