@@ -1,0 +1,55 @@
+// "From List" searches of the Product and Order resource locators, through n8n-core's LoadOptionsContext.
+import { runListSearch } from '../helpers/n8n';
+import { useSandbox } from './context';
+
+const ctx = useSandbox();
+
+describe('searchProducts', () => {
+	test('pages through every product with the pagination token', async () => {
+		const seen: string[] = [];
+		let token: string | undefined;
+		let pages = 0;
+		do {
+			const result = await runListSearch('searchProducts', ctx.credentials, { paginationToken: token });
+			seen.push(...result.results.map((r) => String(r.value)));
+			token = result.paginationToken as string | undefined;
+			pages++;
+		} while (token && pages < 10);
+		expect(pages).toBe(3);
+		expect(seen).toEqual([...ctx.sb.state.products.keys()]);
+	});
+
+	test('uses the search box text as the API search filter', async () => {
+		const product = ctx.sb.state.products.get('prod_00042')!;
+		const result = await runListSearch('searchProducts', ctx.credentials, { filter: String(product.sku) });
+		expect(result.results.map((r) => r.value)).toContain('prod_00042');
+		expect(result.results[0].name).toContain(String(product.name));
+		const [logged] = await ctx.requests();
+		expect(logged.query).toMatchObject({ search: String(product.sku), page: '1' });
+	});
+});
+
+describe('searchOrders', () => {
+	test('a status typed in the search box lists only orders in that status', async () => {
+		const shipped = [...ctx.sb.state.orders.values()].filter((o) => o.status === 'shipped').map((o) => o.id);
+		expect(shipped.length).toBeGreaterThan(0);
+		const result = await runListSearch('searchOrders', ctx.credentials, { filter: 'Shipped' });
+		expect(result.results.map((r) => r.value)).toEqual(shipped);
+		expect(result.results[0].name).toContain('shipped');
+		const [logged] = await ctx.requests();
+		expect(logged.query.status).toBe('shipped');
+	});
+
+	test('other text matches order ids', async () => {
+		const result = await runListSearch('searchOrders', ctx.credentials, { filter: 'ord_0001' });
+		const values = result.results.map((r) => String(r.value));
+		expect(values.length).toBeGreaterThan(0);
+		for (const value of values) expect(value).toContain('ord_0001');
+	});
+
+	test('without a filter it lists orders and reports no further page at the end', async () => {
+		const result = await runListSearch('searchOrders', ctx.credentials);
+		expect(result.results).toHaveLength(ctx.sb.state.orders.size);
+		expect(result.paginationToken).toBeUndefined();
+	});
+});
