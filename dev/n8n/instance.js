@@ -111,7 +111,7 @@ async function deactivate(client, id, webhookUrl) {
 async function waitForExecutions(client, workflowId, predicate, timeoutMs = 30_000) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const { results } = await client.listExecutions({ workflowId, limit: 250 });
+		const { results } = await client.listExecutions({ workflowId, limit: 100 });
 		const finished = results.filter((/** @type {any} */ e) => e.status !== 'running' && e.status !== 'new');
 		if (predicate(finished)) return finished;
 		if (Date.now() > deadline) {
