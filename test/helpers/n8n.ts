@@ -108,6 +108,11 @@ const nodeTypeMap: Record<string, AnyNodeType> = {
 	...loadTriggerNode(),
 };
 
+/** Adds or replaces a node type (e.g. the compiled node from dist/, or a benchmark's baseline node). */
+export function registerNodeType(type: string, nodeType: AnyNodeType): void {
+	nodeTypeMap[type] = nodeType;
+}
+
 export const nodeTypes: INodeTypes = {
 	getByName: (type) => {
 		const found = nodeTypeMap[type];
