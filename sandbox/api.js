@@ -3,7 +3,7 @@
 // anything else), injected faults, rate limit (429), route (404/405), body (413/415/400), validation (422/409).
 const { ORDER_STATUSES, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } = require('./catalog');
 const { ApiError } = require('./errors');
-const { listBody, singleBody, errorPayload } = require('./compat');
+const { listJson, singleBody, errorPayload } = require('./compat');
 const { sendRaw, sendJson, sendEmpty, readJson } = require('./http');
 
 const intParam = (q, name, def, min, max, details) => {
@@ -37,12 +37,13 @@ function page(sb, resource, all, query) {
 	const limit = compat.page_size_cap ? Math.min(query.limit, compat.page_size_cap) : query.limit;
 	const pageNo = compat.ignore_page ? 1 : query.page;
 	const start = (pageNo - 1) * limit;
-	return listBody(compat, resource, all.slice(start, start + limit), { page: pageNo, limit, total: all.length });
+	const items = all.slice(start, start + limit).map((record) => sb.state.jsonOf(record));
+	return { status: 200, text: listJson(compat, resource, items, { page: pageNo, limit, total: all.length }) };
 }
 
 const json = (status, value) => ({ status, value });
 
-/** [path pattern, {METHOD: handler(sb, params, query string, body) → {status, value}}] */
+/** [path pattern, {METHOD: handler(sb, params, query string, body) → {status, value} | {status, text}}] */
 const ROUTES = [
 	[/^\/stores\/([^/]+)$/, { GET: (sb, [id]) => json(200, singleBody(sb.compat, 'store', sb.state.getStore(id))) }],
 	[
@@ -50,7 +51,7 @@ const ROUTES = [
 		{
 			GET: (sb, _, search) => {
 				const q = listQuery(search, ['category', 'search']);
-				return json(200, page(sb, 'products', sb.state.listProducts(q), q));
+				return page(sb, 'products', sb.state.listProducts(q), q);
 			},
 			POST: (sb, _, __, body) => json(201, singleBody(sb.compat, 'product', sb.state.createProduct(body))),
 		},
@@ -70,7 +71,7 @@ const ROUTES = [
 		{
 			GET: (sb, _, search) => {
 				const q = listQuery(search, ['status']);
-				return json(200, page(sb, 'orders', sb.state.listOrders(q), q));
+				return page(sb, 'orders', sb.state.listOrders(q), q);
 			},
 		},
 	],
@@ -84,7 +85,7 @@ const ROUTES = [
 		{
 			GET: (sb, _, search) => {
 				const q = listQuery(search, ['search']);
-				return json(200, page(sb, 'customers', sb.state.listCustomers(q), q));
+				return page(sb, 'customers', sb.state.listCustomers(q), q);
 			},
 		},
 	],
@@ -161,9 +162,9 @@ async function handleApi(sb, req, res, path, search) {
 			sendEmpty(res, 204, headers);
 			return 204;
 		}
-		if (cache) {
-			const bytes = Buffer.from(JSON.stringify(result.value), 'utf8');
-			if (cache.size < 1000) cache.set(cacheKey, bytes);
+		if (result.text !== undefined) {
+			const bytes = Buffer.from(result.text, 'utf8');
+			if (cache && cache.size < 1000) cache.set(cacheKey, bytes);
 			sendRaw(res, result.status, 'application/json', bytes, headers);
 		} else sendJson(res, result.status, result.value, headers);
 		return result.status;

@@ -42,17 +42,24 @@ function mergeCompat(current, body) {
 }
 
 /**
- * The body of a list response.
+ * The JSON text of a list response, the page's records given as JSON texts (joined, not re-serialised).
  * @param {string} resource 'products' | 'orders' | 'customers'
- * @param {object[]} items the page
+ * @param {string[]} items the page's records as JSON
  * @param {{page: number, limit: number, total: number}} p
  */
-function listBody(compat, resource, items, p) {
-	if (compat.list_envelope === 'array') return items;
+function listJson(compat, resource, items, p) {
+	const list = `[${items.join(',')}]`;
+	if (compat.list_envelope === 'array') return list;
 	const key = compat.list_envelope === 'resource' ? resource : compat.list_envelope;
+	const rest = JSON.stringify(listMeta(compat, p));
+	return `{${JSON.stringify(key)}:${list}${rest === '{}' ? '}' : ',' + rest.slice(1)}`;
+}
+
+/** The pagination fields that follow the list, in the current pagination style. */
+function listMeta(compat, p) {
 	const totalPages = Math.ceil(p.total / p.limit);
 	const hasMore = p.page < totalPages;
-	const body = { [key]: items };
+	const body = {};
 	switch (compat.pagination) {
 		case 'full':
 			body.pagination = { page: p.page, limit: p.limit, total: p.total, total_pages: totalPages, has_more: hasMore, next_page: hasMore ? p.page + 1 : null };
@@ -104,4 +111,4 @@ function errorPayload(compat, err) {
 }
 const json = (value) => ({ type: 'application/json', text: JSON.stringify(value) });
 
-module.exports = { DEFAULT_COMPAT, mergeCompat, listBody, singleBody, errorPayload };
+module.exports = { DEFAULT_COMPAT, mergeCompat, listJson, singleBody, errorPayload };

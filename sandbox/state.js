@@ -95,6 +95,17 @@ class State {
 	changed() {
 		this.rev++;
 		this.lists = new Map();
+		this.json = new Map();
+	}
+
+	/** A record's JSON text, memoised until the next change: list pages are joined from these. */
+	jsonOf(record) {
+		let text = this.json.get(record.id);
+		if (text === undefined) {
+			text = JSON.stringify(record);
+			this.json.set(record.id, text);
+		}
+		return text;
 	}
 
 	/** A list of values in id order, memoised until the next change (the hot path of GET /products). */
