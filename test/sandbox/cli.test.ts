@@ -1,0 +1,57 @@
+// `npm run sandbox` (sandbox/cli.js) as a real child process: prints what n8n's credentials need, serves the
+// API, and saves its snapshot when stopped.
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { request } from '../helpers/sandbox';
+
+const cli = path.join(__dirname, '..', '..', 'sandbox', 'cli.js');
+
+test('starts on the given port, prints base URL, key, secret and admin URL, stops cleanly on SIGTERM', async () => {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sf-cli-'));
+	const snapshot = path.join(dir, 'state.json');
+	const child = spawn(
+		process.execPath,
+		[cli, '--port', '0', '--products', '25', '--orders', '5', '--customers', '3', '--webhook-secret', 'whsec_cli', '--snapshot', snapshot, '--quiet'],
+		{ stdio: ['ignore', 'pipe', 'pipe'] },
+	);
+	try {
+		let out = '';
+		await new Promise<void>((resolve, reject) => {
+			child.stdout.on('data', (c: Buffer) => {
+				out += c.toString();
+				if (out.includes('Press Ctrl+C')) resolve();
+			});
+			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+		});
+		const baseUrl = /Base URL +(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out)![1];
+		expect(out).toMatch(/API key +sf_test_demo/);
+		expect(out).toMatch(/Webhook secret +whsec_cli/);
+		expect(out).toContain(`Admin URL       ${baseUrl.replace(/\/v1$/, '/__admin')}`);
+		expect(out).toContain('25 products, 5 orders, 3 customers');
+
+		const res = await request('GET', `${baseUrl}/products?limit=100`, { headers: { Authorization: 'Bearer sf_test_demo' } });
+		expect(res.json.products).toHaveLength(25);
+		await request('POST', `${baseUrl}/products`, { headers: { Authorization: 'Bearer sf_test_demo' }, body: { name: 'From CLI test', price: 1 } });
+
+		const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+		child.kill('SIGTERM');
+		expect(await exited).toBe(0);
+		const saved = JSON.parse(fs.readFileSync(snapshot, 'utf8'));
+		expect(saved.products.map((p: { name: string }) => p.name)).toContain('From CLI test');
+		expect(saved.webhook.secret).toBe('whsec_cli');
+	} finally {
+		if (child.exitCode === null) child.kill('SIGKILL');
+		fs.rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+test('a bad flag prints the usage and exits with 2', async () => {
+	const child = spawn(process.execPath, [cli, '--products', 'many'], { stdio: ['ignore', 'pipe', 'pipe'] });
+	let err = '';
+	child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+	const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+	expect(code).toBe(2);
+	expect(err).toContain('--products must be a whole number');
+});
