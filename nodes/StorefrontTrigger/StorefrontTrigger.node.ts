@@ -11,7 +11,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 
-/** How many accepted event ids "Drop Duplicate Events" remembers (most recent first out last). */
+/** How many accepted event ids "Drop Duplicate Events" remembers; the oldest is forgotten first. */
 export const SEEN_EVENT_IDS_LIMIT = 1000;
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
