@@ -114,7 +114,7 @@ async function startSandbox(opts = {}) {
 			handleApi(sb, req, res, p.slice(3), search).then((status) => {
 				const ms = Math.round((performance.now() - started) * 100) / 100;
 				sb.record({ at: new Date().toISOString(), method: req.method, path: p, query: Object.fromEntries(new URLSearchParams(search)), status, ms });
-				if (!opts.quiet && opts.logRequests !== false) log(`${req.method} ${url} → ${status} (${ms} ms)`);
+				if (!opts.quiet) log(`${req.method} ${url} → ${status} (${ms} ms)`);
 			});
 		} else if (p === '/__admin' || p.startsWith('/__admin/')) {
 			handleAdmin(sb, req, res, p);

@@ -102,7 +102,11 @@ export interface HttpResult {
 	json: any;
 }
 
-/** A plain HTTP request (no retries, no keep-alive) that reports status, headers and raw body. */
+/**
+ * A plain HTTP request (no retries, no keep-alive) that reports status, headers and raw body. An object body is
+ * sent as JSON with `Content-Type: application/json`; a string or Buffer body is sent as is, with only the
+ * headers given (so the sandbox answers 415 unless a JSON content type is set).
+ */
 export function request(
 	method: string,
 	url: string,
