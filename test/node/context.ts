@@ -20,7 +20,7 @@ export interface SandboxContext {
 	/** Runs the node against this sandbox; fast retries unless the test sets its own options. */
 	run(options: Omit<RunNodeOptions, 'credentials'> & { credentials?: RunNodeOptions['credentials'] }): Promise<RunNodeResult>;
 	requests(): Promise<LoggedRequest[]>;
-	admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+	admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
 export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, orders: 60, customers: 30 }): SandboxContext {
@@ -42,7 +42,7 @@ export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, ord
 	ctx.admin = async (method, path, body) => {
 		const response = await ctx.sb.admin(method, path, body);
 		if (response.status >= 300) throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-		return response.body;
+		return response.body as never;
 	};
 	ctx.requests = async () => (await ctx.sb.admin('GET', '/requests')).body as LoggedRequest[];
 	ctx.run = async (options) => {
@@ -52,6 +52,9 @@ export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, ord
 	};
 	return ctx;
 }
+
+/** The HTTP status a NodeApiError carries ('404', …). */
+export const httpCodeOf = (error: unknown) => (error as { httpCode?: string | null } | undefined)?.httpCode;
 
 export const jsonOf = (items: INodeExecutionData[]) => items.map((item) => item.json);
 

@@ -3,7 +3,7 @@
 import { createServer } from 'net';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { exposed, useSandbox } from './context';
+import { exposed, useSandbox, httpCodeOf } from './context';
 
 const ctx = useSandbox();
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -12,7 +12,7 @@ describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])('erro
 	test('a 404 carries the status and the service message', async () => {
 		await ctx.admin('PUT', '/compat', { error_style: style });
 		const { error } = await ctx.run({ parameters: { resource: 'order', operation: 'get', orderId: byId('ord_missing') } });
-		expect((error as any).httpCode).toBe('404');
+		expect(httpCodeOf(error)).toBe('404');
 		expect(error?.message).toContain('Order "ord_missing" was not found');
 		expect(error?.message).toContain('Order ord_missing not found');
 	});
@@ -22,7 +22,7 @@ describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])('erro
 		const { error } = await ctx.run({
 			parameters: { resource: 'product', operation: 'create', name: 'X', price: 1, additionalFields: { extraFields: '{"colour":"red"}' } },
 		});
-		expect((error as any).httpCode).toBe('422');
+		expect(httpCodeOf(error)).toBe('422');
 		// The field-level detail where the style carries it, the summary sentence otherwise.
 		expect(error?.message).toMatch(style === 'errors' ? /colour/ : /failed validation|colour/);
 	});
@@ -33,9 +33,9 @@ test('a wrong API key fails with 401 and says to check the API key', async () =>
 		credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_wrong_key' },
 		parameters: { resource: 'analytics', operation: 'getSummary' },
 	});
-	expect((error as any).httpCode).toBe('401');
+	expect(httpCodeOf(error)).toBe('401');
 	expect(error?.message).toContain('Missing or invalid API key');
-	expect(`${error?.message} ${(error as any).description}`).toMatch(/check the API key/i);
+	expect(`${error?.message} ${(error as { description?: string } | undefined)?.description}`).toMatch(/check the API key/i);
 });
 
 describe('invalid parameters fail before any request, naming the parameter', () => {
@@ -92,15 +92,15 @@ describe('continue on fail', () => {
 	test('without it the first failure stops the node with the item index', async () => {
 		const { error, items: out } = await ctx.run({ items, parameters });
 		expect(out).toEqual([]);
-		expect((error as any).context?.itemIndex).toBe(1);
+		expect((error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(1);
 	});
 });
 
 describe('secrets never reach errors or output', () => {
-	const SECRET = 'sf_live_9f8e7d6c5b4a_do_not_leak';
+	const LEAK_CANARY = 'sf_live_9f8e7d6c5b4a_do_not_leak';
 
 	beforeEach(async () => {
-		await ctx.admin('POST', '/keys', { key: SECRET, plan: 'business' });
+		await ctx.admin('POST', '/keys', { key: LEAK_CANARY, plan: 'business' });
 	});
 
 	async function closedPortUrl(): Promise<string> {
@@ -127,20 +127,20 @@ describe('secrets never reach errors or output', () => {
 		})],
 	])('%s', async (_case, setup) => {
 		const { parameters, baseUrl } = (await setup()) as { parameters: INodeParameters; baseUrl?: string };
-		const credentials = { baseUrl: baseUrl ?? ctx.sb.baseUrl, apiKey: SECRET };
+		const credentials = { baseUrl: baseUrl ?? ctx.sb.baseUrl, apiKey: LEAK_CANARY };
 		const failed = await ctx.run({ parameters, credentials });
 		expect(failed.error).toBeDefined();
-		expect(exposed(failed.error)).not.toContain(SECRET);
-		expect(exposed(failed.run)).not.toContain(SECRET);
+		expect(exposed(failed.error)).not.toContain(LEAK_CANARY);
+		expect(exposed(failed.run)).not.toContain(LEAK_CANARY);
 		const continued = await ctx.run({ parameters, credentials, continueOnFail: true });
 		expect(continued.items[0].json.error).toBeDefined();
-		expect(exposed(continued.items)).not.toContain(SECRET);
-		expect(exposed(continued.run)).not.toContain(SECRET);
+		expect(exposed(continued.items)).not.toContain(LEAK_CANARY);
+		expect(exposed(continued.run)).not.toContain(LEAK_CANARY);
 	});
 
 	test('the key is really sent (so its absence above means something)', async () => {
 		const { items } = await ctx.run({
-			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: SECRET },
+			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: LEAK_CANARY },
 			parameters: { resource: 'store', operation: 'get', storeId: 'store_001' },
 		});
 		expect(items[0].json.id).toBe('store_001');

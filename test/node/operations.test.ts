@@ -1,5 +1,5 @@
 // Every operation of the Storefront node, run through n8n-core's WorkflowExecute against the sandbox.
-import { jsonOf, useSandbox } from './context';
+import { jsonOf, useSandbox, httpCodeOf } from './context';
 
 const ctx = useSandbox();
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
@@ -18,7 +18,7 @@ describe('store', () => {
 	test('an unknown store fails with 404 naming the store id', async () => {
 		const { error } = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_999' } });
 		expect(error?.message).toContain('Store "store_999" was not found');
-		expect((error as any).httpCode).toBe('404');
+		expect(httpCodeOf(error)).toBe('404');
 	});
 
 	test('path ids are URL-encoded', async () => {
@@ -116,7 +116,7 @@ describe('product', () => {
 				additionalFields: { extraFields: '{"colour": "red"}' },
 			},
 		});
-		expect((error as any).httpCode).toBe('422');
+		expect(httpCodeOf(error)).toBe('422');
 		expect(error?.message).toContain('colour');
 	});
 });
@@ -158,7 +158,7 @@ describe('order', () => {
 		const { error } = await ctx.run({
 			parameters: { resource: 'order', operation: 'updateStatus', orderId: byId(pending.id), status: '={{ "deliv" + "ered" }}' },
 		});
-		expect((error as any).httpCode).toBe('409');
+		expect(httpCodeOf(error)).toBe('409');
 		expect(error?.message).toMatch(/pending/);
 		expect(error?.message).toMatch(/delivered/);
 	});
@@ -168,7 +168,7 @@ describe('order', () => {
 		const { error } = await ctx.run({
 			parameters: { resource: 'order', operation: 'updateStatus', orderId: byId(pending.id), status: 'on_hold' },
 		});
-		expect((error as any).httpCode).toBe('422');
+		expect(httpCodeOf(error)).toBe('422');
 		const [logged] = await ctx.requests();
 		expect(logged).toMatchObject({ method: 'PUT', path: `/v1/orders/${pending.id}/status` });
 	});

@@ -1,6 +1,6 @@
 // Rate limits and transient faults: what is retried (429 always; 502/503/504 and dropped connections only for
 // GET, PUT and DELETE), what is not (POST after it may have reached the service), and the final errors.
-import { useSandbox } from './context';
+import { useSandbox, httpCodeOf } from './context';
 
 const ctx = useSandbox();
 const getProducts = { resource: 'product', operation: 'getAll', limit: 5 };
@@ -41,7 +41,7 @@ describe('429 rate limit', () => {
 	test('after the last retry it fails naming the rate limit and the plans', async () => {
 		await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 10 });
 		const { error } = await ctx.run({ parameters: { ...getProducts, options: { maxRetries: 2, retryDelay: 1 } } });
-		expect((error as any).httpCode).toBe('429');
+		expect(httpCodeOf(error)).toBe('429');
 		expect(error?.message).toContain('rate limit');
 		expect(error?.message).toContain('Starter 100/min');
 		expect(error?.message).toContain('Pro 500/min');
@@ -57,7 +57,7 @@ describe('429 rate limit', () => {
 			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_test_tiny' },
 			parameters: { ...getProducts, options: { maxRetries: 0 } },
 		});
-		expect((error as any).httpCode).toBe('429');
+		expect(httpCodeOf(error)).toBe('429');
 		expect(error?.message).toMatch(/Rate limit of 100 requests per minute exceeded \(Starter plan\)/);
 		expect(error?.message).toContain('Starter 100/min');
 	});
@@ -116,7 +116,7 @@ describe('502/503/504 and dropped connections', () => {
 		const before = ctx.sb.state.products.size;
 		await ctx.admin('POST', '/faults', { status: 503, count: 1, method: 'POST' });
 		const { error } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 } });
-		expect((error as any).httpCode).toBe('503');
+		expect(httpCodeOf(error)).toBe('503');
 		expect(await statuses()).toEqual(['POST 503']);
 		expect(ctx.sb.state.products.size).toBe(before);
 	});
@@ -131,7 +131,7 @@ describe('502/503/504 and dropped connections', () => {
 	test('a 500 is not retried (a service bug, not a transient fault)', async () => {
 		await ctx.admin('POST', '/faults', { status: 500, count: 1 });
 		const { error } = await ctx.run({ parameters: getProducts });
-		expect((error as any).httpCode).toBe('500');
+		expect(httpCodeOf(error)).toBe('500');
 		expect(error?.message).toContain('Internal server error (injected fault)');
 		expect(await statuses()).toEqual(['GET 500']);
 	});
@@ -139,7 +139,7 @@ describe('502/503/504 and dropped connections', () => {
 	test('retries stop at Max Retries', async () => {
 		await ctx.admin('POST', '/faults', { status: 503, count: 5 });
 		const { error } = await ctx.run({ parameters: { ...getProducts, options: { maxRetries: 1, retryDelay: 1 } } });
-		expect((error as any).httpCode).toBe('503');
+		expect(httpCodeOf(error)).toBe('503');
 		expect(await statuses()).toEqual(['GET 503', 'GET 503']);
 	});
 });

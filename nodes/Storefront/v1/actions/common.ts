@@ -20,8 +20,8 @@ export function returnAllAndLimit(noun: string): INodeProperties[] {
 			name: 'returnAll',
 			type: 'boolean',
 			default: false,
-			description: `Whether to return every matching ${noun} (walks all pages, ${MAX_PAGE_SIZE} per request) or only up to a given limit`,
-			hint: `Turn on to fetch every ${noun}; large stores can take many requests`,
+			description: 'Whether to return all results or only up to a given limit',
+			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
 		},
 		{
 			displayName: 'Limit',

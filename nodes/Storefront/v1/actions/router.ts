@@ -1,5 +1,5 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ClientSettings } from '../transport';
 import { StorefrontClient } from '../transport';
@@ -56,9 +56,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				});
 				continue;
 			}
-			if (error instanceof NodeOperationError || (error as { context?: IDataObject }).context?.itemIndex !== undefined) {
-				throw error;
-			}
+			// Both constructors hand back an error of their own class unchanged (item index included).
+			if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
 			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 		}
 	}
