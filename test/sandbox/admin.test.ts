@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Admin API, deterministic seeding and snapshot restore.
 import * as fs from 'fs';
 import * as os from 'os';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // `npm run sandbox` (sandbox/cli.js) as a real child process: prints what n8n's credentials need, serves the
 // API, and saves its snapshot when stopped.
 import { spawn } from 'child_process';

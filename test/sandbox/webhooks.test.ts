@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Webhooks from real state changes, signed over the exact bytes a real local receiver gets (contract rows 13, 14, 16).
 import * as crypto from 'crypto';
 import * as http from 'http';
