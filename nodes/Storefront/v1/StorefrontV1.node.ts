@@ -15,102 +15,99 @@ import { router } from './actions/router';
 import * as store from './actions/store';
 import { listSearch } from './methods';
 
-// The icon comes from the base description (Storefront.node.ts): n8n resolves `file:` icons of every version
-// relative to the main node file, which this rule cannot see through the spread.
-// eslint-disable-next-line @n8n/community-nodes/icon-validation
 export class StorefrontV1 implements INodeType {
-	description: INodeTypeDescription;
+	constructor(private readonly baseDescription: INodeTypeBaseDescription) {}
 
-	constructor(baseDescription: INodeTypeBaseDescription) {
-		this.description = {
-			...baseDescription,
-			version: 1,
-			subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-			defaults: { name: 'Storefront' },
-			inputs: [NodeConnectionTypes.Main],
-			outputs: [NodeConnectionTypes.Main],
-			usableAsTool: true,
-			credentials: [{ name: 'storefrontApi', required: true }],
-			properties: [
-				{
-					displayName: 'Resource',
-					name: 'resource',
-					type: 'options',
-					noDataExpression: true,
-					options: [
-						{
-							name: 'Analytics',
-							value: 'analytics',
-							description: 'Store-wide totals: counts, revenue, average order value',
-						},
-						{
-							name: 'Customer',
-							value: 'customer',
-							description: 'People who bought from the store',
-						},
-						{
-							name: 'Order',
-							value: 'order',
-							description: 'Purchases: read them and move them through their statuses',
-						},
-						{
-							name: 'Product',
-							value: 'product',
-							description: 'Items for sale: list, create, update, delete',
-						},
-						{
-							name: 'Store',
-							value: 'store',
-							description: "The store's own settings: name, domain, currency, plan",
-						},
-					],
-					default: 'product',
-				},
-				...analytics.description,
-				...customer.description,
-				...order.description,
-				...product.description,
-				...store.description,
-				{
-					displayName: 'Options',
-					name: 'options',
-					type: 'collection',
-					placeholder: 'Add Option',
-					default: {},
-					description: 'Request behaviour for this node: pacing and retries',
-					options: [
-						{
-							displayName: 'Max Requests per Minute',
-							name: 'maxRequestsPerMinute',
-							type: 'number',
-							typeOptions: { minValue: 0 },
-							default: 0,
-							description:
-								'Cap on the pace of this node\'s own requests, to stay under a plan\'s rate limit (Starter 100/min, Pro 500/min). 0 means no cap.',
-						},
-						{
-							displayName: 'Max Retries',
-							name: 'maxRetries',
-							type: 'number',
-							typeOptions: { minValue: 0 },
-							default: 5,
-							description:
-								'How often to retry a request refused for the rate limit (429) or hit by a temporary fault (502/503/504, connection reset; never for Create)',
-						},
-						{
-							displayName: 'Retry Delay (Ms)',
-							name: 'retryDelay',
-							type: 'number',
-							typeOptions: { minValue: 0 },
-							default: 1000,
-							description:
-								'First wait before a retry when the service does not say how long to wait; doubles on each further retry, with jitter',
-						},
-					],
-				},
-			],
-		};
-	}
+	description: INodeTypeDescription = {
+		...this.baseDescription,
+		// n8n resolves `file:` icons of every version relative to Storefront.node.ts, where the files are.
+		icon: this.baseDescription.icon,
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		defaults: { name: 'Storefront' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [{ name: 'storefrontApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Analytics',
+						value: 'analytics',
+						description: 'Store-wide totals: counts, revenue, average order value',
+					},
+					{
+						name: 'Customer',
+						value: 'customer',
+						description: 'People who bought from the store',
+					},
+					{
+						name: 'Order',
+						value: 'order',
+						description: 'Purchases: read them and move them through their statuses',
+					},
+					{
+						name: 'Product',
+						value: 'product',
+						description: 'Items for sale: list, create, update, delete',
+					},
+					{
+						name: 'Store',
+						value: 'store',
+						description: "The store's own settings: name, domain, currency, plan",
+					},
+				],
+				default: 'product',
+			},
+			...analytics.description,
+			...customer.description,
+			...order.description,
+			...product.description,
+			...store.description,
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				description: 'Request behaviour for this node: pacing and retries',
+				options: [
+					{
+						displayName: 'Max Requests per Minute',
+						name: 'maxRequestsPerMinute',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description:
+							"Cap on the pace of this node's own requests, to stay under a plan's rate limit (Starter 100/min, Pro 500/min). 0 means no cap.",
+					},
+					{
+						displayName: 'Max Retries',
+						name: 'maxRetries',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 5,
+						description:
+							'How often to retry a request refused for the rate limit (429) or hit by a temporary fault (502/503/504, connection reset; never for Create)',
+					},
+					{
+						displayName: 'Retry Delay (Ms)',
+						name: 'retryDelay',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 1000,
+						description:
+							'First wait before a retry when the service does not say how long to wait; doubles on each further retry, with jitter',
+					},
+				],
+			},
+		],
+	};
 
 	methods = { listSearch };
 
