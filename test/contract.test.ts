@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The nodes and the sandbox each keep their own copy of the contract's lists (a real service has its own);
 // these assertions keep the two copies equal, so neither can drift from docs/api-contract.md alone.
 import { readFileSync } from 'fs';

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The Storefront API credentials as n8n applies them. `authenticate`: a node request through n8n-core's
 // httpRequestWithAuthentication, with the generic block resolved by the workflow's expression engine.
 // `test`: the request n8n's credential dialog sends, run the way n8n's CredentialsTester runs it — a throw-away

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Runs workflows with this package's nodes through n8n-core's real WorkflowExecute, the way n8n's own
 // NodeTestHarness (packages/core/nodes-testing) does: a real n8n-workflow Workflow, real parameter and expression
 // resolution, real httpRequestWithAuthentication. The credentials helper applies a credential type's generic

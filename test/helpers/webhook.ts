@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Runs a trigger node's webhook() and lifecycle hooks through n8n-core's real WebhookContext / HookContext: a
 // real n8n-workflow Workflow, real parameter resolution, real credential lookup through additionalData's
 // credentialsHelper, and an express-like request carrying the raw body Buffer the way n8n's body parser leaves

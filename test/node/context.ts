@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Shared set-up of the node suites: one sandbox per file on a random port, reset before every test.
 import type { INodeExecutionData } from 'n8n-workflow';
 import { inspect } from 'util';

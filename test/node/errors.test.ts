@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // API errors in every body style the contract admits, parameter errors before any request, continue-on-fail in
 // both modes with correct pairedItem, and no secret in any error or output.
 import { createServer } from 'net';

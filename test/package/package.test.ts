@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The published artefact as n8n sees it: what `npm pack` ships, what n8n's static analyser says of it, and what
 // `require('n8n-nodes-storefront')` and the manifest's n8n section point at. Needs `npm run build` (npm test does it).
 import { execFileSync } from 'child_process';

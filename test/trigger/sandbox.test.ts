@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // End to end with the sandbox: its real signed deliveries (axios POSTs of the exact signed bytes) reach a real
 // local HTTP receiver, which hands the raw bytes and headers to the trigger's webhook() running in n8n-core's
 // WebhookContext and answers the way n8n does (the node's own answer, or 200 with its webhookResponse).
