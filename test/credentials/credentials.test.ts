@@ -13,11 +13,10 @@ import type {
 import { createRunExecutionData, NodeConnectionTypes, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
+import { core } from '../helpers/core';
 import { HarnessCredentialsHelper, runNode } from '../helpers/n8n';
 import { startSandbox, type Sandbox } from '../helpers/sandbox';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const core = require('n8n-core') as typeof import('n8n-core');
 
 const credentialType = new StorefrontApi();
 let sb: Sandbox;

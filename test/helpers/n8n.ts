@@ -1,12 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Runs workflows with this package's nodes through n8n-core's real WorkflowExecute, the way n8n's own
 // NodeTestHarness (packages/core/nodes-testing) does: a real n8n-workflow Workflow, real parameter and expression
 // resolution, real httpRequestWithAuthentication. The credentials helper applies a credential type's generic
 // `authenticate` block by resolving its expressions with the workflow's own expression engine, as n8n's
 // CredentialsHelper does; credentials come from memory instead of a database.
-import { mkdtempSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
@@ -38,13 +34,10 @@ import {
 	isExpression,
 } from 'n8n-workflow';
 
+import { core } from './core';
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
 
-// n8n-core's InstanceSettings writes a config file under the user folder when first used: keep it out of $HOME.
-process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'sf-n8n-user-'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const core = require('n8n-core') as typeof import('n8n-core');
 
 export const STOREFRONT_TYPE = 'n8n-nodes-storefront.storefront';
 export const INPUT_TYPE = 'harness.input';

@@ -1,11 +1,7 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Runs a trigger node's webhook() and lifecycle hooks through n8n-core's real WebhookContext / HookContext: a
 // real n8n-workflow Workflow, real parameter resolution, real credential lookup through additionalData's
 // credentialsHelper, and an express-like request carrying the raw body Buffer the way n8n's body parser leaves
 // it (rawBody = the bytes, body = their JSON parse when the content type is JSON, as n8n's parseBody does).
-import { mkdtempSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -19,10 +15,7 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-// n8n-core's InstanceSettings writes a config file under the user folder when first used: keep it out of $HOME.
-process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'sf-n8n-user-'));
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const core = require('n8n-core') as typeof import('n8n-core');
+import { core } from './core';
 
 export const WEBHOOK_BASE_URL = 'https://n8n.example.test/webhook';
 export const WEBHOOK_TEST_BASE_URL = 'https://n8n.example.test/webhook-test';
