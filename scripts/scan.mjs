@@ -51,5 +51,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 		}
 		console.log(`tarball: ${result.files.length} files, runtime dependencies: ${result.runtimeDependencies.length}`);
 	}
-	process.exit(result.source.passed && result.tarball.passed && result.runtimeDependencies.length === 0 ? 0 : 1);
+	// With --json the verdict is in the output (callers assert on it); otherwise in the exit code.
+	const passed = result.source.passed && result.tarball.passed && result.runtimeDependencies.length === 0;
+	process.exit(passed || process.argv.includes('--json') ? 0 : 1);
 }

@@ -18,8 +18,12 @@ type ScanResult = {
 let scan: ScanResult;
 
 beforeAll(() => {
+	// Without jest's NODE_ENV=test: eslint-plugin-n8n-nodes-base switches its file-name rules to a test mode then.
+	const env = { ...process.env };
+	delete env.NODE_ENV;
 	const out = execFileSync(process.execPath, [path.join(root, 'scripts/scan.mjs'), '--json'], {
 		cwd: root,
+		env,
 		encoding: 'utf8',
 		maxBuffer: 64 * 1024 * 1024,
 	});
