@@ -177,7 +177,15 @@ async function startN8n(o) {
 	};
 	child.stdout.on('data', onData);
 	child.stderr.on('data', onData);
-	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	// Never leave an n8n behind when the process that started it ends (a crashed test run, Ctrl-C twice).
+	const killOnExit = () => child.kill('SIGKILL');
+	process.once('exit', killOnExit);
+	const exited = new Promise((resolve) =>
+		child.once('exit', (code, signal) => {
+			process.removeListener('exit', killOnExit);
+			resolve({ code, signal });
+		}),
+	);
 	const url = `http://127.0.0.1:${port}`;
 	const stop = async (timeoutMs = 20_000) => {
 		if (child.exitCode === null && child.signalCode === null) {

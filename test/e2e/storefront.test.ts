@@ -185,6 +185,38 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 	});
 });
 
+describe('the other examples', () => {
+	it('low-stock alert: a product that runs out is hidden from the shop, one running low raises a restock alert', async () => {
+		const lowStock = await createWorkflow(env, instance.loadExample('low-stock-alert.json'));
+		await registerWebhook(env, lowStock.url);
+		const [soldOut, runningLow] = [...env.sandbox.state.products.values()].filter(
+			(p) => p.status === 'active' && p.stock > env.sandbox.state.threshold + 2,
+		);
+		await env.sandbox.admin('POST', '/simulate/stock', { product_id: soldOut.id, stock: 0 });
+		await env.sandbox.admin('POST', '/simulate/stock', { product_id: runningLow.id, stock: 2 });
+
+		await eventually(() => (env.sandbox.state.products.get(soldOut.id)?.status === 'draft' ? true : undefined), 'the sold-out product to become draft');
+		const executions = await instance.waitForExecutions(env.client, lowStock.id, (l) => l.length === 2);
+		const alerts = [];
+		for (const execution of executions) {
+			expect(execution.status).toBe('success');
+			alerts.push(...(rest.nodeOutput(await env.client.getExecution(execution.id), 'Restock Alert') ?? []));
+		}
+		expect(alerts).toHaveLength(1);
+		expect(alerts[0]).toMatchObject({ id: runningLow.id, stock: 2 });
+		expect(alerts[0].alert).toContain(runningLow.sku);
+		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
+	});
+
+	it('analytics summary: imports and activates (its schedule trigger is accepted by n8n)', async () => {
+		const summary = await createWorkflow(env, instance.loadExample('analytics-summary.json'));
+		const stored = await env.client.getWorkflow(summary.id);
+		expect(stored.active).toBe(true);
+		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.scheduleTrigger', runtime.TYPES.action, 'n8n-nodes-base.set']);
+		await instance.deactivate(env.client, summary.id);
+	});
+});
+
 describe('Storefront Trigger deliveries', () => {
 	let wf: Awaited<ReturnType<typeof triggerWorkflow>>;
 
