@@ -137,9 +137,10 @@ async function main() {
 
  Try it:
    1. Simulate a checkout (the sandbox sends a signed order.created to n8n):
-        curl -s -X POST ${admin}/simulate/checkout ${json} -d '{}'
-      The order-intake workflow fetches the order and, under 1000, sets it to "processing":
+        curl -s -X POST ${admin}/simulate/checkout ${json} -d '{"items":[{"product_id":"prod_00003","quantity":1}]}'
+      The order-intake workflow fetches the order and, as its total is under 1000, sets it to "processing":
         curl -s ${sandbox.baseUrl}/orders/<order id> -H 'Authorization: Bearer ${sandbox.apiKey}'
+      With "quantity":2 the total passes 1000: the order stays "pending" and the run flags it for review.
       Each run is listed under Executions in the editor.
    2. A forged delivery is refused with 401 and runs nothing:
         curl -i -X POST ${intake.url} ${json} -H 'X-Service-Signature: sha256=00' -d '{"id":"evt_x","type":"order.created"}'
