@@ -18,6 +18,9 @@ class N8nApiError extends Error {
 	}
 }
 
+/** n8n list endpoints take their filter as JSON in the query string. @param {object} [filter] */
+const filterQuery = (filter) => (filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '');
+
 class N8nClient {
 	/** @param {string} baseUrl e.g. http://127.0.0.1:5678 */
 	constructor(baseUrl) {
@@ -87,8 +90,7 @@ class N8nClient {
 
 	/** @param {{filter?: object}} [o] */
 	listCredentials({ filter } = {}) {
-		const query = filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
-		return this.request('GET', `/credentials${query}`);
+		return this.request('GET', `/credentials${filterQuery(filter)}`);
 	}
 
 	/**
@@ -107,18 +109,12 @@ class N8nClient {
 
 	/** @param {{filter?: object}} [o] */
 	listWorkflows({ filter } = {}) {
-		const query = filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
-		return this.request('GET', `/workflows${query}`);
+		return this.request('GET', `/workflows${filterQuery(filter)}`);
 	}
 
 	/** @param {string} id */
 	getWorkflow(id) {
 		return this.request('GET', `/workflows/${id}`);
-	}
-
-	/** @param {string} id */
-	deleteWorkflow(id) {
-		return this.request('DELETE', `/workflows/${id}`);
 	}
 
 	/**
@@ -153,21 +149,22 @@ class N8nClient {
 		return this.request('GET', `/executions/${id}`);
 	}
 
-	/** Every node type description n8n serves to the editor (the same list as /types/nodes.json). */
-	async nodeTypes() {
-		const res = await fetch(`${this.baseUrl}/types/nodes.json`, {
-			headers: { cookie: this.cookie, 'browser-id': this.browserId },
-		});
-		if (!res.ok) throw new N8nApiError('GET', '/types/nodes.json', res.status, await res.text());
-		return /** @type {Promise<any[]>} */ (res.json());
+	/** Every node type description n8n serves to the editor (the static /types/nodes.json). */
+	nodeTypes() {
+		return this.types('nodes');
 	}
 
-	/** Every credential type description n8n serves to the editor. */
-	async credentialTypes() {
-		const res = await fetch(`${this.baseUrl}/types/credentials.json`, {
+	/** Every credential type description n8n serves to the editor (/types/credentials.json). */
+	credentialTypes() {
+		return this.types('credentials');
+	}
+
+	/** @param {'nodes' | 'credentials'} kind @returns {Promise<any[]>} */
+	async types(kind) {
+		const res = await fetch(`${this.baseUrl}/types/${kind}.json`, {
 			headers: { cookie: this.cookie, 'browser-id': this.browserId },
 		});
-		if (!res.ok) throw new N8nApiError('GET', '/types/credentials.json', res.status, await res.text());
+		if (!res.ok) throw new N8nApiError('GET', `/types/${kind}.json`, res.status, await res.text());
 		return /** @type {Promise<any[]>} */ (res.json());
 	}
 }
