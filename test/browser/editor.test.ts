@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
 // The n8n editor in a real browser (Debian's chromium driven by playwright-core) against a real n8n with this
 // package installed: log in, open the demo workflow, open the Storefront node and the Storefront Trigger, check
 // what renders, and save screenshots to artifacts/browser/. Chromium is required: without it the suite fails.

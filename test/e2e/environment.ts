@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
 // One real n8n (the pinned 2.41.1 on Node 24, with this package installed as a community package) plus the
 // sandbox, on random ports and in a temporary folder: shared by the e2e suite and the browser suite.
 import { randomUUID } from 'crypto';

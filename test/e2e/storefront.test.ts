@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- n8n's internal REST API answers untyped JSON */
 // End to end in a real n8n process (pinned 2.41.1, Node 24) with this package installed as a community
 // package, against the sandbox over real HTTP. One n8n for the whole file (starting one takes ~10 s).
 // Needs `npm run build` and `node dev/n8n/prepare.js` first (.ci/run does both).
