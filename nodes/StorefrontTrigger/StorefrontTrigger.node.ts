@@ -122,6 +122,9 @@ export class StorefrontTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty on purpose: n8n answers an on-receipt webhook with `responseData` when it is set and
+				// defaults it to 'firstEntryJson'; empty makes it send our `webhookResponse` ({received: true}).
+				responseData: '',
 				path: 'webhook',
 			},
 		],
