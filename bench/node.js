@@ -12,11 +12,7 @@ const fs = require('fs');
 const http = require('http');
 
 const root = path.join(__dirname, '..');
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-	const i = args.indexOf(`--${name}`);
-	return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const { numberArg: arg } = require('./args');
 const PRODUCTS = arg('products', 10000);
 const ROUNDS = arg('rounds', 5);
 const PAGE = 100;

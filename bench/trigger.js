@@ -15,11 +15,7 @@ const path = require('path');
 const root = path.join(__dirname, '..');
 const { StorefrontTrigger } = require(path.join(root, 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js'));
 
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-	const i = args.indexOf(`--${name}`);
-	return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const { numberArg: arg } = require('./args');
 const ROUNDS = arg('rounds', 300);
 const OPS = arg('ops', 2000);
 const SECRET = 'whsec_demo';

@@ -260,6 +260,30 @@ export function cleanFilters(filters: IDataObject): IDataObject {
 }
 
 /** Get Many: every item, or the first `limit`. */
+/** Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options. */
+export function getManyProperties(noun: string, filters: INodeProperties[]): INodeProperties[] {
+	return [
+		...returnAllAndLimit(noun),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			description: `Narrow the ${noun}s returned; filters apply on every page`,
+			options: filters,
+		},
+	];
+}
+
+/** The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters. */
+export function getManyExecute(resourceKey: string): OperationExecute {
+	return async function (this: IExecuteFunctions, client: StorefrontClient, itemIndex: number) {
+		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+		return await getManyItems(this, client, resourceKey, filters, itemIndex);
+	};
+}
+
 export async function getManyItems(
 	ctx: IExecuteFunctions,
 	client: StorefrontClient,
