@@ -12,7 +12,7 @@
 // round of each is kept, so machine noise hits all three alike. Goals: a ≥ 0.95·b and a ≥ 1.3·c.
 // Run after `npm run build` and `node dev/n8n/prepare.js`:  node bench/n8n.js
 // Knobs: BENCH_DELIVERIES (per round, default 200), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (default 8),
-// BENCH_ENGINES (default "vm,legacy").
+// BENCH_ENGINES (default "vm,vm+lazy,legacy").
 //
 // Why two expression engines: n8n 2.41's default engine ("vm") evaluates expressions in isolated-vm isolates and
 // creates a fresh isolate for every webhook request — except when the start node is n8n's own Webhook node with
@@ -31,7 +31,7 @@ const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 200);
-const ENGINES = (process.env.BENCH_ENGINES || 'vm,legacy').split(',');
+const ENGINES = (process.env.BENCH_ENGINES || 'vm,vm+lazy,legacy').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const WARMUP = 30;
@@ -90,7 +90,7 @@ function workflows(credentials) {
 	const a = {
 		name: 'bench (a) Storefront Trigger',
 		nodes: [
-			node('Storefront Trigger', runtime.TYPES.trigger, 1, { events: ['order.created'], options: {} }, {
+			node('Storefront Trigger', runtime.TYPES.trigger, 1.1, { events: ['order.created'], options: {} }, {
 				webhookId: crypto.randomUUID(),
 				credentials: { storefrontApi: credentials.storefront },
 			}),
@@ -173,6 +173,15 @@ async function round(/** @type {N8nClient} */ client, /** @type {{id: string, ur
 	return count / seconds;
 }
 
+/**
+ * Environment of an engine spec: "vm" and "legacy" are N8N_EXPRESSION_ENGINE values; "vm+lazy" is the vm engine
+ * with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true, which builds an isolate only when an expression is evaluated.
+ */
+function engineEnv(/** @type {string} */ spec) {
+	const [engine, ...flags] = spec.split('+');
+	return { N8N_EXPRESSION_ENGINE: engine, ...(flags.includes('lazy') ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}) };
+}
+
 /** One n8n with the given expression engine; returns the best rate of each workflow. */
 async function measure(/** @type {string} */ engine) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
@@ -180,7 +189,7 @@ async function measure(/** @type {string} */ engine) {
 		userFolder: dir,
 		logFile: path.join(dir, 'n8n.log'),
 		logLevel: 'error',
-		env: { N8N_EXPRESSION_ENGINE: engine },
+		env: engineEnv(engine),
 	});
 	try {
 		const client = new N8nClient(n8n.url);

@@ -103,7 +103,11 @@ export class StorefrontTrigger implements INodeType {
 		name: 'storefrontTrigger',
 		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves exactly as 1. It exists because n8n treats a typeVersion-1 webhook start node as a legacy
+		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery — with the
+		// vm expression engine that alone builds an isolate per request. New nodes get 1.1.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		description: 'Starts the workflow when Storefront sends a signed webhook event',
 		defaults: {

@@ -97,7 +97,7 @@ export function triggerNode(events: string[], options: Record<string, unknown> =
 		id: 'e2e-trigger',
 		name: 'Storefront Trigger',
 		type: runtime.TYPES.trigger,
-		typeVersion: 1,
+		typeVersion: 1.1,
 		position: [0, 0],
 		webhookId: randomUUID(),
 		parameters: { events, options },
