@@ -6,5 +6,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'sf-n8n-user-'));
+// n8n-core logs every node error it handles (continue-on-fail included); the tests assert on those errors instead.
+process.env.N8N_LOG_LEVEL ??= 'silent';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const core = require('n8n-core') as typeof import('n8n-core');
