@@ -79,9 +79,10 @@ async function bareTrigger() {
 	return bare(webhookSecret);
 }
 
-async function nodeOnce(ctx) {
+/** Whether webhook() accepted the delivery as one item; checked before timing, not inside the timed loop. */
+async function accepted(ctx) {
 	const result = await node.webhook.call(ctx);
-	return result.workflowData[0].length === 1;
+	return result.workflowData !== undefined && result.workflowData[0].length === 1;
 }
 
 function realContext() {
@@ -126,8 +127,11 @@ function timeSync(fn, ops) {
 
 async function main() {
 	const makeReal = realContext();
-	const nodeFast = () => nodeOnce(context);
-	const nodeReal = () => nodeOnce(makeReal());
+	// Timed as n8n calls it: webhook() awaited directly, like the bare sides (an extra async wrapper around it
+	// would add a promise hop of its own, ~0.4 µs, to the node's figure only).
+	const nodeFast = () => node.webhook.call(context);
+	const nodeReal = () => node.webhook.call(makeReal());
+	if (!(await accepted(context)) || !(await accepted(makeReal()))) throw new Error('the benchmark delivery was not accepted');
 
 	// Warm-up: let V8 optimise every path before anything is measured.
 	for (let i = 0; i < 20; i++) {
