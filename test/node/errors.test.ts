@@ -97,6 +97,35 @@ describe('continue on fail', () => {
 	});
 });
 
+describe('a 2xx answer without the record is an error, never an empty item', () => {
+	test.each([
+		['Order › Get', { resource: 'order', operation: 'get', orderId: byId('ord_00001') }, 'GET /orders/ord_00001'],
+		['Store › Get', { resource: 'store', operation: 'get', storeId: 'store_001' }, 'GET /stores/store_001'],
+		['Product › Update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { price: 3 } }, 'PUT /products/prod_00001'],
+		['Order › Update Status', { resource: 'order', operation: 'updateStatus', orderId: byId('ord_00001'), status: 'cancelled' }, 'PUT /orders/ord_00001/status'],
+		['Order › Get Many (a list page)', { resource: 'order', operation: 'getAll', returnAll: true }, 'GET /orders'],
+	])('%s: an empty 200 names the endpoint and status', async (_name, parameters, endpoint) => {
+		await ctx.admin('POST', '/faults', { type: 'empty', count: 1 });
+		const { error, items } = await ctx.run({ parameters: parameters as INodeParameters });
+		expect(items).toEqual([]);
+		expect(httpCodeOf(error)).toBe('200');
+		expect((error as Error).message).toContain(`Storefront answered ${endpoint} with 200 and an unexpected body`);
+		expect((error as Error).message).toContain('empty body');
+	});
+
+	test('with continue-on-fail the empty answer is an error item with its pairedItem, and the next item goes on', async () => {
+		await ctx.admin('POST', '/faults', { type: 'empty', count: 1, path: '/orders/ord_00001' });
+		const { items } = await ctx.run({
+			items: [{ id: 'ord_00001' }, { id: 'ord_00002' }],
+			parameters: { resource: 'order', operation: 'get', orderId: byId('={{ $json.id }}') },
+			onError: 'continueRegularOutput',
+		});
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(String(items[0].json.error)).toContain('GET /orders/ord_00001 with 200');
+		expect(items[1].json.id).toBe('ord_00002');
+	});
+});
+
 describe('secrets never reach errors or output', () => {
 	const LEAK_CANARY = 'sf_live_9f8e7d6c5b4a_do_not_leak';
 

@@ -1,0 +1,55 @@
+// Pagination rules (docs/api-contract.md row 6): where the pagination fields are, when a walk ends.
+import type { IDataObject } from 'n8n-workflow';
+
+import { isObject } from './envelope';
+
+export interface Page {
+	items: IDataObject[];
+	/** Next page number, or undefined when this page was the last one. */
+	nextPage: number | undefined;
+}
+
+/** Pagination fields wherever the service puts them: top level, `meta` or `pagination`. */
+export function paginationMeta(body: unknown): IDataObject {
+	if (!isObject(body)) return {};
+	return {
+		...body,
+		...(isObject(body.meta) ? body.meta : {}),
+		...(isObject(body.pagination) ? body.pagination : {}),
+	};
+}
+
+/**
+ * Decides the next page from the contract's end signals (row 6). Explicit signals win; without them only a
+ * short page ends the walk, measured against the first page's size so that a silent size cap is not mistaken
+ * for the end (a short first page costs one more request to tell a cap from the end).
+ */
+export function nextPageNumber(
+	meta: IDataObject,
+	page: number,
+	count: number,
+	firstPageCount: number,
+	collected: number,
+): number | undefined {
+	if (count === 0) return undefined;
+	if (meta.has_more === false) return undefined;
+	if (typeof meta.total === 'number' && collected >= meta.total) return undefined;
+	if ('next_page' in meta) {
+		const next = Number(meta.next_page);
+		if (meta.next_page === null || meta.next_page === undefined || !Number.isInteger(next) || next <= page) {
+			return undefined;
+		}
+		return next;
+	}
+	if (typeof meta.total_pages === 'number') return page >= meta.total_pages ? undefined : page + 1;
+	if (meta.has_more === true) return page + 1;
+	if (page > 1 && count < firstPageCount) return undefined;
+	return page + 1;
+}
+
+/** Cheap fingerprint of a page, to stop when a service ignoring `page` serves the same page again. */
+export function pageSignature(items: IDataObject[]): string {
+	if (items.every((item) => item.id !== undefined)) return items.map((item) => String(item.id)).join('\u0000');
+	return JSON.stringify(items);
+}
+
