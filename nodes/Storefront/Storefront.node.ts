@@ -1,7 +1,7 @@
 import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { StorefrontV1 } from './v1/StorefrontV1.node';
+import { StorefrontV1 } from './v1/StorefrontV1';
 
 export class Storefront extends VersionedNodeType {
 	constructor() {
