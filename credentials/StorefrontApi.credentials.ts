@@ -44,6 +44,15 @@ export class StorefrontApi implements ICredentialType {
 			description:
 				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the Storefront dashboard. The trigger rejects every delivery while it is empty.',
 		},
+		{
+			displayName: 'Previous Webhook Secret',
+			name: 'previousWebhookSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Only while rotating the webhook secret: the old secret. Deliveries signed with either secret are accepted until this is cleared. Leave empty otherwise.',
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -1,7 +1,8 @@
 'use strict';
 // The admin API under /__admin: the sandbox's "dashboard" (webhook registration, keys) and test controls
 // (reset, simulations, faults, compat modes, logs). Local development tool: no auth, contract-style errors.
-const { PLANS, DEFAULT_SIZES } = require('./catalog');
+const crypto = require('crypto');
+const { PLANS, DEFAULT_SIZES, EVENT_KINDS } = require('./catalog');
 const { ApiError, validationError } = require('./errors');
 const { DEFAULT_COMPAT, mergeCompat, errorPayload } = require('./compat');
 const { sendJson, sendEmpty, sendRaw, readJson } = require('./http');
@@ -11,6 +12,8 @@ const ENDPOINTS = [
 	'GET /__admin',
 	'POST /__admin/reset {seed?, sizes?}',
 	'GET|PUT /__admin/webhook {url, secret}',
+	'POST /__admin/webhook/rotate {secret?}',
+	'POST /__admin/simulate/events {count, kinds?}',
 	'POST /__admin/simulate/checkout {customer_id?, items?: [{product_id, quantity}]}',
 	'POST /__admin/simulate/payment {order_id, method?}',
 	'POST /__admin/simulate/stock {product_id, stock}',
@@ -67,6 +70,25 @@ const ROUTES = {
 		if (body.url !== undefined) sb.webhooks.url = body.url;
 		if (body.secret !== undefined) sb.webhooks.secret = body.secret;
 		return [200, { url: sb.webhooks.url, secret: sb.webhooks.secret }];
+	},
+	'POST /webhook/rotate': (sb, body = {}) => {
+		const details = [];
+		for (const key of Object.keys(body)) if (key !== 'secret') details.push({ field: key, message: 'is not a rotation setting' });
+		if (body.secret !== undefined && (typeof body.secret !== 'string' || body.secret === ''))
+			details.push({ field: 'secret', message: 'must be a non-empty string' });
+		if (body.secret === sb.webhooks.secret) details.push({ field: 'secret', message: 'must differ from the current secret' });
+		if (details.length) throw validationError(details);
+		return [200, sb.webhooks.rotate(body.secret ?? `whsec_${crypto.randomBytes(16).toString('hex')}`)];
+	},
+	'POST /simulate/events': (sb, body = {}) => {
+		const details = [];
+		if (!Number.isInteger(body.count) || body.count < 1 || body.count > 100_000)
+			details.push({ field: 'count', message: 'must be an integer 1-100000' });
+		if (body.kinds !== undefined && (!Array.isArray(body.kinds) || !body.kinds.length || body.kinds.some((k) => !EVENT_KINDS.includes(k))))
+			details.push({ field: 'kinds', message: `must be a non-empty list of ${EVENT_KINDS.join(', ')}` });
+		if (details.length) throw validationError(details);
+		const events = sb.state.sampleEvents(body.count, body.kinds ?? EVENT_KINDS).map(([type, data]) => sb.webhooks.emit(type, data));
+		return [201, { count: events.length, ids: events.map((e) => e.id) }];
 	},
 	'POST /simulate/checkout': (sb, body) => [201, sb.state.checkout(body)],
 	'POST /simulate/payment': (sb, body) => [200, sb.state.pay(body ?? {})],

@@ -183,6 +183,11 @@ function injectFault(sb, req, res, fault) {
 		req.socket.destroy();
 		return 'dropped';
 	}
+	if (fault.type === 'empty') {
+		// 200 with nothing in it: a proxy or a broken service that "succeeds" without the record.
+		sendRaw(res, 200, 'application/json', '');
+		return 200;
+	}
 	if (fault.type === 'malformed') {
 		sendRaw(res, 200, 'application/json', '{"data": [{"id": "trunc');
 		return 200;

@@ -406,6 +406,29 @@ class State {
 		return order;
 	}
 
+	/**
+	 * `count` events cycling through `kinds`, with data shaped as the real ones and taken from existing records,
+	 * without changing any record: load for receivers (POST /__admin/simulate/events). Returns [type, data] pairs.
+	 */
+	sampleEvents(count, kinds) {
+		const orders = [...this.orders.values()];
+		const products = [...this.products.values()];
+		const events = [];
+		for (let i = 0; i < count; i++) {
+			const type = kinds[i % kinds.length];
+			const order = orders[i % orders.length];
+			const product = products[i % products.length];
+			if (type === 'order.created') events.push([type, this.orderEventData(order)]);
+			else if (type === 'order.updated') events.push([type, { ...this.orderEventData(order), previous_status: 'pending' }]);
+			else if (type === 'payment.completed')
+				events.push([type, { payment_id: `pay_sample_${i + 1}`, order_id: order.id, store_id: order.store_id, amount: order.total, currency: order.currency, method: 'card' }]);
+			else if (type === 'product.created')
+				events.push([type, { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, category: product.category, price: product.price, currency: product.currency, stock: product.stock }]);
+			else events.push([type, { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, stock: Math.min(product.stock, this.threshold), threshold: this.threshold }]);
+		}
+		return events;
+	}
+
 	/** Admin simulation of a completed payment: sets paid_at, emits payment.completed (the status is unchanged). */
 	pay(body) {
 		requireObjectBody(body);

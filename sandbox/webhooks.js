@@ -28,6 +28,8 @@ class Webhooks {
 		this.deliveries = [];
 		this.timers = new Set();
 		this.inFlight = new Set();
+		/** Attempts waiting for a free slot when `policy.concurrency` attempts are already in flight. */
+		this.queued = [];
 		this.idleWaiters = [];
 		this.stopped = false;
 	}
@@ -59,7 +61,23 @@ class Webhooks {
 		this.attempt(delivery, 1);
 	}
 
+	/**
+	 * Rotates the signing secret, as the service's dashboard does: events from now on are signed with `secret`;
+	 * retries of earlier events keep the secret they were first signed with.
+	 * @param {string} secret
+	 */
+	rotate(secret) {
+		const previous = this.secret;
+		this.secret = secret;
+		return { secret, previous };
+	}
+
 	async attempt(delivery, n) {
+		// At most `policy.concurrency` attempts in flight (a sender's worker pool); the rest wait their turn.
+		if (this.inFlight.size >= (this.policy.concurrency ?? Infinity)) {
+			this.queued.push(() => this.attempt(delivery, n));
+			return;
+		}
 		const controller = new AbortController();
 		const started = Date.now();
 		const record = { attempt: n, at: new Date(started).toISOString(), status: null, ok: false, error: null, response: null, ms: 0 };
@@ -94,6 +112,7 @@ class Webhooks {
 			record.error = err.code ? `${err.code}: ${err.message}` : err.message;
 		} finally {
 			this.inFlight.delete(job);
+			this.queued.shift()?.();
 		}
 		record.ms = Date.now() - started;
 		delivery.attempts.push(record);
@@ -128,6 +147,7 @@ class Webhooks {
 	/** Cancels retries still waiting or running. */
 	cancelAll() {
 		for (const d of this.deliveries) if (d.status === 'pending') d.status = 'cancelled';
+		this.queued = [];
 		for (const timer of this.timers) clearTimeout(timer);
 		this.timers.clear();
 		for (const job of this.inFlight) job.controller.abort();

@@ -10,9 +10,10 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
+import { rememberEvent } from './seenEvents';
 
-/** How many accepted event ids "Drop Duplicate Events" remembers; the oldest is forgotten first. */
-export const SEEN_EVENT_IDS_LIMIT = 1000;
+/** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
+const DEDUPLICATING_VERSION = 1.2;
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 export const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -63,10 +64,19 @@ async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 	}
 }
 
+/** Whether the bytes are well-formed UTF-8: decoding replaces bad sequences with U+FFFD, so they do not survive. */
+const isUtf8 = (bytes: Buffer) => Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+
 /** The parsed event: n8n's own parse of the body when it made one, else (non-JSON content type) the raw bytes. */
 function readEvent(context: IWebhookFunctions, rawBody: Buffer): StorefrontEvent | undefined {
-	const parsed = context.getBodyData();
-	if (isEvent(parsed)) return parsed;
+	// JSON is UTF-8 (RFC 8259). n8n decodes bad bytes silently into U+FFFD, which would alter the event's data.
+	if (!isUtf8(rawBody)) return undefined;
+	// n8n's parse is reused only when it was a JSON parse: it also turns form and XML bodies into objects.
+	const contentType = String(context.getHeaderData()['content-type'] ?? '');
+	if (/[/+]json\b/i.test(contentType)) {
+		const parsed = context.getBodyData();
+		if (isEvent(parsed)) return parsed;
+	}
 	try {
 		const fromRaw: unknown = JSON.parse(rawBody.toString('utf8'));
 		return isEvent(fromRaw) ? fromRaw : undefined;
@@ -84,15 +94,10 @@ function filterHeaders(headers: IDataObject): IDataObject {
 	return kept;
 }
 
-/** Records `id` in the bounded list of accepted ids; false when it was already there (a redelivery). */
+/** Records the event as accepted by this node; false when it was accepted before (a redelivery). */
 function rememberEventId(context: IWebhookFunctions, id: string): boolean {
-	const staticData = context.getWorkflowStaticData('node');
-	const seen = Array.isArray(staticData.seenEventIds) ? (staticData.seenEventIds as string[]) : [];
-	if (seen.includes(id)) return false;
-	seen.push(id);
-	if (seen.length > SEEN_EVENT_IDS_LIMIT) seen.splice(0, seen.length - SEEN_EVENT_IDS_LIMIT);
-	staticData.seenEventIds = seen;
-	return true;
+	const scope = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+	return rememberEvent(context.getWorkflowStaticData('node'), scope, id, Date.now());
 }
 
 const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
@@ -105,9 +110,11 @@ export class StorefrontTrigger implements INodeType {
 		group: ['trigger'],
 		// 1.1 behaves exactly as 1. It exists because n8n treats a typeVersion-1 webhook start node as a legacy
 		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery — with the
-		// vm expression engine that alone builds an isolate per request. New nodes get 1.1.
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// vm expression engine that alone builds an isolate per request.
+		// 1.2 drops duplicate events unless "Drop Duplicate Events" is turned off (1 and 1.1: only when it is
+		// added and on). New nodes get 1.2.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		description: 'Starts the workflow when Storefront sends a signed webhook event',
 		defaults: {
@@ -170,7 +177,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. The last 1000 IDs are kept in the workflow\'s static data; in queue mode with several webhook processors use the Remove Duplicates node instead.',
+							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. On unless turned off (node version 1.2). IDs are remembered for 72 hours, at most 10,000 of them, by the n8n process that accepted them and in the workflow\'s static data; with several webhook processors (queue mode) also use the README\'s queue-mode recipe (Queue mode and scaling).',
 					},
 					{
 						displayName: 'Include Headers',
@@ -187,7 +194,7 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 15,
 						description:
-							'Refuse (HTTP 400) events whose created_at is more than this many minutes in the past, or more than 5 minutes in the future, so a captured delivery cannot be replayed later. Events without a valid created_at are refused too.',
+							'Refuse (HTTP 400) events whose created_at is more than this many minutes in the past, or more than 5 minutes in the future, so a captured delivery cannot be replayed later. Events without a valid created_at are refused too. Careful: this measures from when the event was created, and the service keeps created_at unchanged on every retry, so its late retries (after an n8n outage longer than the window) are refused as well and those events are lost. Drop Duplicate Events already stops replays of accepted events.',
 					},
 				],
 			},
@@ -221,7 +228,10 @@ export class StorefrontTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const { webhookSecret } = await this.getCredentials<{ webhookSecret?: string }>('storefrontApi');
+		const { webhookSecret, previousWebhookSecret } = await this.getCredentials<{
+			webhookSecret?: string;
+			previousWebhookSecret?: string;
+		}>('storefrontApi');
 		const request = this.getRequestObject();
 		if (request.rawBody === undefined && typeof request.readRawBody === 'function') {
 			await request.readRawBody();
@@ -229,7 +239,7 @@ export class StorefrontTrigger implements INodeType {
 		const rawBody = request.rawBody;
 
 		// 1. Authenticity first, over the bytes exactly as received; nothing else is looked at before it passes.
-		const check = verifySignature(rawBody, request.headers[SIGNATURE_HEADER], webhookSecret);
+		const check = verifySignature(rawBody, request.headers[SIGNATURE_HEADER], webhookSecret, previousWebhookSecret);
 		if (!check.valid) {
 			const code = check.reason === 'missing_secret' ? 'webhook_secret_missing' : 'invalid_signature';
 			return reject(this, 401, code, SIGNATURE_FAILURE_MESSAGES[check.reason]);
@@ -238,7 +248,7 @@ export class StorefrontTrigger implements INodeType {
 		// 2. Shape. n8n has already parsed a JSON body from these same bytes: reuse it rather than parse twice.
 		const event = readEvent(this, rawBody);
 		if (event === undefined) {
-			return reject(this, 400, 'invalid_event', 'The body must be a JSON event with string "id" and "type"');
+			return reject(this, 400, 'invalid_event', 'The body must be a UTF-8 JSON event with string "id" and "type"');
 		}
 
 		const events = this.getNodeParameter('events', []) as string[];
@@ -263,7 +273,10 @@ export class StorefrontTrigger implements INodeType {
 			}
 		}
 
-		if (options.dropDuplicates === true && !rememberEventId(this, event.id)) {
+		// Not while listening for a test event: resending the same event from the dashboard must run each time.
+		const dropDuplicates =
+			this.getMode() !== 'manual' && (options.dropDuplicates ?? this.getNode().typeVersion >= DEDUPLICATING_VERSION);
+		if (dropDuplicates && !rememberEventId(this, event.id)) {
 			return respond(this, 200, { received: true, skipped: 'duplicate_event' });
 		}
 

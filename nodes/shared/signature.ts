@@ -36,14 +36,17 @@ const VALID: SignatureCheck = Object.freeze({ valid: true });
 const fail = (reason: SignatureFailure): SignatureCheck => ({ valid: false, reason });
 
 /**
- * Verifies `header` (`sha256=<hex>`, hex in either case) against HMAC-SHA256(secret, rawBody).
- * Fails closed: an empty secret or a missing body never verifies. The digest comparison is constant-time;
- * the format checks before it only look at the attacker's own header, never at the expected digest.
+ * Verifies `header` (`sha256=<hex>`, hex in either case) against HMAC-SHA256(secret, rawBody) and, while a secret
+ * rotation is under way, against HMAC-SHA256(previousSecret, rawBody) too.
+ * Fails closed: an empty secret or a missing body never verifies, and an empty previous secret is never used. Each
+ * digest comparison is constant-time, and with a previous secret both are always made; the format checks before
+ * them only look at the attacker's own header, never at an expected digest.
  */
 export function verifySignature(
 	rawBody: Buffer | undefined,
 	header: string | string[] | undefined,
 	secret: string | undefined,
+	previousSecret?: string,
 ): SignatureCheck {
 	if (typeof secret !== 'string' || secret === '') return fail('missing_secret');
 	if (!Buffer.isBuffer(rawBody)) return fail('missing_body');
@@ -60,6 +63,8 @@ export function verifySignature(
 	const provided = hex.length === HEX_DIGEST_LENGTH ? Buffer.from(hex, 'hex') : undefined;
 	if (provided === undefined || provided.length !== HEX_DIGEST_LENGTH / 2) return fail('bad_digest');
 
-	const expected = createHmac('sha256', secret).update(rawBody).digest();
-	return timingSafeEqual(expected, provided) ? VALID : fail('mismatch');
+	const matches = (key: string) => timingSafeEqual(createHmac('sha256', key).update(rawBody).digest(), provided);
+	const current = matches(secret);
+	const previous = typeof previousSecret === 'string' && previousSecret !== '' && matches(previousSecret);
+	return current || previous ? VALID : fail('mismatch');
 }

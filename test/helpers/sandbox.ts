@@ -18,7 +18,7 @@ export interface SandboxOptions {
 	sizes?: Partial<{ products: number; orders: number; customers: number }>;
 	keys?: Array<{ key: string; plan: Plan }>;
 	webhook?: { url?: string | null; secret?: string };
-	delivery?: Partial<{ attempts: number; baseDelayMs: number; timeoutMs: number }>;
+	delivery?: Partial<{ attempts: number; baseDelayMs: number; timeoutMs: number; concurrency: number }>;
 	lowStockThreshold?: number;
 	snapshot?: string;
 	/** Defaults to true here (tests stay silent). */

@@ -49,7 +49,13 @@ export interface HarnessOptions {
 	parameters?: INode['parameters'];
 	credentials?: ICredentialDataDecryptedObject;
 	mode?: WorkflowExecuteMode;
+	/** The node's typeVersion (default: the first version the node declares). */
+	typeVersion?: number;
+	/** The workflow id (default: a new one per harness, as every workflow has its own). */
+	workflowId?: string;
 }
+
+let harnesses = 0;
 
 /** A response object with the express methods trigger nodes use; records what was sent. */
 function captureResponse() {
@@ -93,6 +99,9 @@ function buildRequest(delivery: Delivery) {
 	if (String(headers['content-type']).includes('json') && rawBody.length > 0) {
 		// n8n answers 422 itself when a JSON body does not parse; the node never sees that request.
 		body = JSON.parse(rawBody.toString('utf8'));
+	} else if (String(headers['content-type']).startsWith('application/x-www-form-urlencoded')) {
+		// n8n parses form bodies into objects too (its parseBody, querystring).
+		body = Object.fromEntries(new URLSearchParams(rawBody.toString('utf8')));
 	}
 	return {
 		method: 'POST',
@@ -121,7 +130,7 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		id: 'trigger-node-id',
 		name: description.defaults.name ?? description.displayName,
 		type: typeName,
-		typeVersion: Array.isArray(description.version) ? description.version[0] : description.version,
+		typeVersion: options.typeVersion ?? (Array.isArray(description.version) ? description.version[0] : description.version),
 		position: [0, 0],
 		webhookId: '3f4c2b1a-0000-4000-8000-000000000001',
 		parameters: options.parameters ?? {},
@@ -129,7 +138,7 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 	};
 	const staticData: IDataObject = {};
 	const workflow = new Workflow({
-		id: 'wf-trigger-test',
+		id: options.workflowId ?? `wf-trigger-test-${++harnesses}`,
 		name: 'Storefront trigger test',
 		nodes: [node],
 		connections: {},

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // Webhooks from real state changes, signed over the exact bytes a real local receiver gets (contract rows 13, 14, 16).
 import * as crypto from 'crypto';
 import * as http from 'http';
@@ -233,4 +233,63 @@ test('webhook settings: GET/PUT /__admin/webhook, validation, no URL = events re
 	expect(events.map((e: { type: string }) => e.type)).toEqual(['product.created']);
 	expect((await sb.admin('GET', '/deliveries')).body).toEqual([]);
 	expect(rx.received).toHaveLength(0);
+});
+
+test('rotating the secret (admin API): new events are signed with the new secret, an earlier retry keeps the old one', async () => {
+	await rx.close();
+	rx = await receiver([500]); // the first delivery fails once, so its retry comes after the rotation
+	await sb.admin('PUT', '/webhook', { url: rx.url });
+	await api(sb, 'POST', '/products', { name: 'Before rotation', price: 1 });
+	const rotated = await sb.admin('POST', '/webhook/rotate', { secret: 'whsec_rotated' });
+	expect(rotated.status).toBe(200);
+	expect(rotated.body).toEqual({ secret: 'whsec_rotated', previous: SECRET });
+	await api(sb, 'POST', '/products', { name: 'After rotation', price: 1 });
+	await sb.idle();
+	const byName = (name: string) => rx.received.filter((r) => JSON.parse(r.raw.toString('utf8')).data.name === name);
+	expect(byName('Before rotation')).toHaveLength(2);
+	for (const r of byName('Before rotation')) expect([verify(r, SECRET), verify(r, 'whsec_rotated')]).toEqual([true, false]);
+	expect(byName('After rotation').map((r) => [verify(r, SECRET), verify(r, 'whsec_rotated')])).toEqual([[false, true]]);
+	expect((await sb.admin('GET', '/webhook')).body.secret).toBe('whsec_rotated');
+
+	const generated = await sb.admin('POST', '/webhook/rotate', {});
+	expect(generated.body.secret).toMatch(/^whsec_[0-9a-f]{32}$/);
+	expect(generated.body.previous).toBe('whsec_rotated');
+	expect((await sb.admin('POST', '/webhook/rotate', { secret: generated.body.secret })).status).toBe(422);
+	expect((await sb.admin('POST', '/webhook/rotate', { secret: '' })).status).toBe(422);
+});
+
+test('simulated events: every kind, signed and delivered, with at most `concurrency` deliveries in flight', async () => {
+	await sb.stop();
+	let inFlight = 0;
+	let peak = 0;
+	const server = http.createServer((req, res) => {
+		inFlight++;
+		peak = Math.max(peak, inFlight);
+		req.resume();
+		req.on('end', () =>
+			setTimeout(() => {
+				inFlight--;
+				res.end('{"received":true}');
+			}, 20),
+		);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+	sb = await startSandbox({ webhook: { url, secret: SECRET }, delivery: { attempts: 1, baseDelayMs: 20, timeoutMs: 2000, concurrency: 4 } });
+	try {
+		const res = await sb.admin('POST', '/simulate/events', { count: 25 });
+		expect(res.status).toBe(201);
+		expect(res.body.count).toBe(25);
+		await sb.idle();
+		const { body: deliveries } = await sb.admin('GET', '/deliveries');
+		expect(deliveries.filter((d: { status: string }) => d.status === 'delivered')).toHaveLength(25);
+		expect(new Set(deliveries.map((d: { type: string }) => d.type))).toEqual(
+			new Set(['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low']),
+		);
+		expect(peak).toBe(4);
+		expect((await sb.admin('POST', '/simulate/events', { count: 0 })).status).toBe(422);
+		expect((await sb.admin('POST', '/simulate/events', { count: 1, kinds: ['order.deleted'] })).status).toBe(422);
+	} finally {
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
 });

@@ -186,3 +186,27 @@ describe('verifySignature: forgeries', () => {
 		}
 	});
 });
+
+describe('verifySignature: secret rotation (previous secret)', () => {
+	const body = Buffer.from('{"id":"evt_rot","type":"order.created"}');
+	const hmac = (key: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+	const NEW = 'whsec_new_one';
+	const OLD = 'whsec_old_one';
+
+	it('accepts a delivery signed with either secret while the previous one is set', () => {
+		expect(verifySignature(body, hmac(NEW), NEW, OLD)).toEqual({ valid: true });
+		expect(verifySignature(body, hmac(OLD), NEW, OLD)).toEqual({ valid: true });
+	});
+
+	it('refuses the old secret once the previous one is cleared, and any third secret throughout', () => {
+		expect(verifySignature(body, hmac(OLD), NEW)).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(body, hmac(OLD), NEW, '')).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(body, hmac('whsec_other'), NEW, OLD)).toEqual({ valid: false, reason: 'mismatch' });
+	});
+
+	it('never uses an empty previous secret, and a previous secret alone verifies nothing', () => {
+		expect(verifySignature(body, hmac(''), NEW, '')).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(body, hmac(OLD), '', OLD)).toEqual({ valid: false, reason: 'missing_secret' });
+		expect(verifySignature(body, hmac(OLD), undefined, OLD)).toEqual({ valid: false, reason: 'missing_secret' });
+	});
+});

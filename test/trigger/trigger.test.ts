@@ -3,7 +3,8 @@
 import { createHmac } from 'crypto';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
-import { SEEN_EVENT_IDS_LIMIT, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
+import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
 
 const SECRET = 'whsec_trigger_test';
@@ -56,11 +57,16 @@ function signed(payload: unknown, extraHeaders: Record<string, string> = {}): De
 	};
 }
 
-function trigger(parameters: Record<string, unknown> = { events: ['*'] }, credentials: Record<string, unknown> = { webhookSecret: SECRET }) {
+function trigger(
+	parameters: Record<string, unknown> = { events: ['*'] },
+	credentials: Record<string, unknown> = { webhookSecret: SECRET },
+	harness: { typeVersion?: number; workflowId?: string; mode?: 'manual' | 'webhook' } = {},
+) {
 	return createTriggerHarness({
 		nodeType: new StorefrontTrigger(),
 		parameters: parameters as never,
 		credentials: { baseUrl: 'https://api.example.test/v1', apiKey: 'sf_test_key_never_shown', ...credentials } as never,
+		...harness,
 	});
 }
 
@@ -251,6 +257,14 @@ describe('verified but not an event: 400, no run', () => {
 		['no type', raw('{"id":"evt_1","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json')],
 		['an empty id', raw('{"id":"","type":"order.created","data":{}}', 'application/json')],
 		['a numeric id', raw('{"id":17,"type":"order.created","data":{}}', 'application/json')],
+		['a form body that n8n parses into an event-shaped object', raw('id=evt_1&type=order.created', 'application/x-www-form-urlencoded')],
+		[
+			'an event with invalid UTF-8 bytes (n8n would decode them into U+FFFD)',
+			(() => {
+				const body = Buffer.concat([Buffer.from('{"id":"evt_utf8","type":"order.created","data":{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
+				return { body, headers: { 'x-service-signature': sign(body), 'content-type': 'application/json' } };
+			})(),
+		],
 	])('%s', async (_case, delivery) => {
 		expect(expectNoRun(await trigger().deliver(delivery), 400).error?.code).toBe('invalid_event');
 	});
@@ -311,25 +325,95 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		expectRan(await node.deliver(signed(payload)));
 	});
 
-	it(`keeps a bounded list of the ${SEEN_EVENT_IDS_LIMIT} most recent ids in the workflow static data`, async () => {
+	it(`keeps at most the ${SEEN_EVENT_IDS_LIMIT} most recent ids in the workflow static data`, async () => {
 		const node = deduping();
-		const old = Array.from({ length: SEEN_EVENT_IDS_LIMIT }, (_, i) => `evt_old_${i}`);
-		node.staticData().seenEventIds = [...old];
+		const now = Date.now();
+		const old = Array.from({ length: SEEN_EVENT_IDS_LIMIT }, (_, i) => [`evt_old_${i}`, now - 1000 + i / 1000]);
+		node.staticData().seenEvents = Object.fromEntries(old);
 		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_newest' }))));
-		const seen = node.staticData().seenEventIds as string[];
+		const seen = Object.keys(node.staticData().seenEvents as object);
 		expect(seen).toHaveLength(SEEN_EVENT_IDS_LIMIT);
 		expect(seen[seen.length - 1]).toBe('evt_newest');
 		expect(seen).not.toContain('evt_old_0'); // the oldest is forgotten…
 		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_old_0' })))); // …so it runs again
-		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_old_999' }))), 200); // recent: dropped
+		expectNoRun(await node.deliver(signed(event('order.created', { id: `evt_old_${SEEN_EVENT_IDS_LIMIT - 1}` }))), 200); // recent: dropped
 	});
 
-	it('is off by default: a redelivery runs again', async () => {
-		const node = trigger();
+	it('remembers an id for 72 hours: a retry within them is dropped, one after them runs', async () => {
+		expect(SEEN_EVENT_RETENTION_MS).toBe(72 * 3600_000);
+		const node = deduping();
+		const now = Date.now();
+		node.staticData().seenEvents = { evt_retry_71h: now - 71 * 3600_000, evt_retry_73h: now - 73 * 3600_000 };
+		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_retry_71h' }))), 200);
+		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_retry_73h' }))));
+		expect(Object.keys(node.staticData().seenEvents as object).sort()).toEqual(['evt_retry_71h', 'evt_retry_73h']);
+	});
+
+	it('reads the id list older versions stored', async () => {
+		const node = deduping();
+		node.staticData().seenEventIds = ['evt_from_list'];
+		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_from_list' }))), 200);
+	});
+
+	it('drops a redelivery that arrives while the first delivery is still being handled (parallel, one process)', async () => {
+		// n8n reads static data per request, so each parallel request starts from the same (empty) copy.
+		const workflowId = 'wf-parallel';
+		const copies = Array.from({ length: 20 }, () => trigger({ events: ['*'] }, { webhookSecret: SECRET }, { typeVersion: 1.2, workflowId }));
 		const payload = event('order.created');
-		expectRan(await node.deliver(signed(payload)));
-		expectRan(await node.deliver(signed(payload)));
-		expect(node.staticData().seenEventIds).toBeUndefined();
+		const outcomes = await Promise.all(copies.map((copy) => copy.deliver(signed(payload))));
+		expect(outcomes.filter((o) => o.items.length === 1)).toHaveLength(1);
+		expect(outcomes.filter((o) => (o.body as { skipped?: string } | undefined)?.skipped === 'duplicate_event')).toHaveLength(19);
+	});
+
+	it('is on by default from version 1.2, and can be turned off there', async () => {
+		const v12 = trigger({ events: ['*'], options: {} }, undefined, { typeVersion: 1.2 });
+		const payload = event('order.created');
+		expectRan(await v12.deliver(signed(payload)));
+		expect(expectNoRun(await v12.deliver(signed(payload)), 200)).toEqual({ received: true, skipped: 'duplicate_event' });
+
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, { typeVersion: 1.2 });
+		const again = event('order.created');
+		expectRan(await off.deliver(signed(again)));
+		expectRan(await off.deliver(signed(again)));
+	});
+
+	it('does not drop while listening for a test event: resending from the dashboard runs each time', async () => {
+		const listening = trigger({ events: ['*'], options: {} }, undefined, { typeVersion: 1.2, mode: 'manual' });
+		const payload = event('order.created');
+		expectRan(await listening.deliver(signed(payload)));
+		expectRan(await listening.deliver(signed(payload)));
+	});
+
+	it('is off by default in versions 1 and 1.1: a redelivery runs again', async () => {
+		for (const typeVersion of [1, 1.1]) {
+			const node = trigger({ events: ['*'] }, undefined, { typeVersion });
+			const payload = event('order.created');
+			expectRan(await node.deliver(signed(payload)));
+			expectRan(await node.deliver(signed(payload)));
+			expect(node.staticData().seenEvents).toBeUndefined();
+		}
+	});
+});
+
+describe('secret rotation (Previous Webhook Secret)', () => {
+	const OLD = 'whsec_trigger_old';
+	const signedWith = (payload: unknown, secret: string) => {
+		const delivery = signed(payload);
+		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(delivery.body, secret);
+		return delivery;
+	};
+
+	it('runs deliveries signed with the new or the previous secret while both are set', async () => {
+		const node = trigger({ events: ['*'] }, { webhookSecret: SECRET, previousWebhookSecret: OLD });
+		expectRan(await node.deliver(signedWith(event('order.created'), SECRET)));
+		expectRan(await node.deliver(signedWith(event('order.created'), OLD)));
+	});
+
+	it('refuses the old secret with 401 once the previous secret is cleared', async () => {
+		const node = trigger({ events: ['*'] }, { webhookSecret: SECRET, previousWebhookSecret: '' });
+		const body = expectNoRun(await node.deliver(signedWith(event('order.created'), OLD)), 401);
+		expect(body.error?.code).toBe('invalid_signature');
+		expect(JSON.stringify(body)).not.toContain(OLD);
 	});
 });
 
