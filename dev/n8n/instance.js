@@ -60,13 +60,14 @@ async function ensureWorkflow(client, workflow) {
 
 /**
  * The production URL n8n serves a webhook node under: /webhook/<webhookId>/<path> (path 'webhook' for the
- * Storefront Trigger) or /webhook/<path> for nodes that set a full path (n8n's Webhook node).
+ * Storefront Trigger, whichever way the package is installed) or /webhook/<path> for nodes that set a full path
+ * (n8n's Webhook node).
  * @param {string} n8nUrl @param {any} workflow @param {string} [nodeType]
  */
 function productionWebhookUrl(n8nUrl, workflow, nodeType = TYPES.trigger) {
 	const node = workflow.nodes.find((/** @type {any} */ n) => n.type === nodeType);
 	if (!node) throw new Error(`${workflow.name} has no ${nodeType} node`);
-	if (nodeType === TYPES.trigger) return `${n8nUrl}/webhook/${node.webhookId}/webhook`;
+	if (nodeType.endsWith('.storefrontTrigger')) return `${n8nUrl}/webhook/${node.webhookId}/webhook`;
 	return `${n8nUrl}/webhook/${node.parameters.path}`;
 }
 

@@ -2,11 +2,11 @@
 // A small client for n8n's internal REST API (the one the editor uses, under /rest), enough to set an
 // instance up without clicks: owner account, login, credentials, workflows, activation, executions and the
 // node-type catalogue. Paths and bodies follow n8n 2.41's controllers (packages/cli/src/controllers,
-// workflows/, credentials/, executions/).
+// workflows/, credentials/, executions/); where n8n 1.x differs (workflow creation and activation) the client asks
+// the instance's version first.
 'use strict';
 
 const crypto = require('node:crypto');
-const path = require('node:path');
 
 class N8nApiError extends Error {
 	/** @param {string} method @param {string} path @param {number} status @param {unknown} body */
@@ -28,6 +28,8 @@ class N8nClient {
 		this.cookie = '';
 		// n8n binds the auth cookie to the browser id sent along with the login.
 		this.browserId = crypto.randomUUID();
+		/** @type {number | undefined} */
+		this.majorVersion = undefined;
 	}
 
 	/**
@@ -102,9 +104,16 @@ class N8nClient {
 		return this.request('POST', '/credentials/test', { credentials: credential });
 	}
 
+	/** n8n's major version (from /rest/settings): 1.x and 2.x differ in how workflows are created and activated. */
+	async major() {
+		this.majorVersion ??= Number(String((await this.settings()).versionCli).split('.')[0]);
+		return this.majorVersion;
+	}
+
 	/** @param {object} workflow {name, nodes, connections, settings?} */
-	createWorkflow(workflow) {
-		return this.request('POST', '/workflows', workflow);
+	async createWorkflow(workflow) {
+		// n8n 1.x requires `active` in the body; 2.x activates through its own endpoint only.
+		return this.request('POST', '/workflows', (await this.major()) < 2 ? { active: false, ...workflow } : workflow);
 	}
 
 	/** @param {{filter?: object}} [o] */
@@ -118,16 +127,22 @@ class N8nClient {
 	}
 
 	/**
-	 * n8n 2.x publishes a workflow version: activation names the `versionId` to make live.
+	 * n8n 2.x publishes a workflow version: activation names the `versionId` to make live. n8n 1.x sets `active` with
+	 * a PATCH of the workflow (naming the version it has, for its conflict check).
 	 * @param {string} id
 	 */
 	async activateWorkflow(id) {
 		const workflow = await this.getWorkflow(id);
+		if ((await this.major()) < 2) return this.request('PATCH', `/workflows/${id}`, { active: true, versionId: workflow.versionId });
 		return this.request('POST', `/workflows/${id}/activate`, { versionId: workflow.versionId });
 	}
 
 	/** @param {string} id */
-	deactivateWorkflow(id) {
+	async deactivateWorkflow(id) {
+		if ((await this.major()) < 2) {
+			const workflow = await this.getWorkflow(id);
+			return this.request('PATCH', `/workflows/${id}`, { active: false, versionId: workflow.versionId });
+		}
 		return this.request('POST', `/workflows/${id}/deactivate`, {});
 	}
 
@@ -144,9 +159,51 @@ class N8nClient {
 		return this.request('GET', `/executions?${query}`);
 	}
 
+	/**
+	 * Every execution matching the filter, page after page (n8n 2.x pages with `nextCursor`, 1.x with `lastId`).
+	 * @param {{workflowId?: string, status?: string[]}} [o]
+	 * @returns {Promise<any[]>}
+	 */
+	async allExecutions({ workflowId, status } = {}) {
+		/** @type {Record<string, unknown>} */
+		const filter = {};
+		if (workflowId) filter.workflowId = workflowId;
+		if (status) filter.status = status;
+		const all = [];
+		/** @type {Record<string, string>} */
+		let position = {};
+		for (;;) {
+			const query = new URLSearchParams({ filter: JSON.stringify(filter), limit: '100', ...position });
+			const page = await this.request('GET', `/executions?${query}`);
+			all.push(...page.results);
+			if (page.nextCursor) position = { cursor: page.nextCursor };
+			else if ((await this.major()) < 2 && page.results.length === 100) position = { lastId: String(page.results[99].id) };
+			else return all;
+		}
+	}
+
 	/** @param {string} id  the execution with its run data (n8n's flatted format, see runData()) */
 	getExecution(id) {
 		return this.request('GET', `/executions/${id}`);
+	}
+
+	/**
+	 * A resource locator's "From list" search, run inside n8n as the editor runs it when a user opens the list.
+	 * @param {{nodeType: string, version: number, methodName: string, parameter: string,
+	 *   parameters: Record<string, unknown>, credentials: Record<string, {id: string, name: string}>,
+	 *   filter?: string, paginationToken?: string}} o
+	 * @returns {Promise<{results: Array<{name: string, value: string}>, paginationToken?: string}>}
+	 */
+	resourceLocatorResults({ nodeType, version, methodName, parameter, parameters, credentials, filter, paginationToken }) {
+		return this.request('POST', '/dynamic-node-parameters/resource-locator-results', {
+			nodeTypeAndVersion: { name: nodeType, version },
+			methodName,
+			path: `parameters.${parameter}`,
+			currentNodeParameters: parameters,
+			credentials,
+			filter,
+			paginationToken,
+		});
 	}
 
 	/** Every node type description n8n serves to the editor (the static /types/nodes.json). */
@@ -173,11 +230,11 @@ class N8nClient {
  * The run data of an execution fetched with getExecution(): n8n stores it in the `flatted` format (JSON
  * with shared references), so parse it with n8n's own copy of that library.
  * @param {any} execution
- * @returns {Record<string, Array<{error?: any, data?: {main: Array<Array<{json: any}> | null>}}>>}
+ * @returns {Record<string, Array<{error?: any, executionTime: number, data?: {main: Array<Array<{json: any}> | null>}}>>}
  */
 function runData(execution) {
-	const { CACHE_DIR } = require('./runtime');
-	const flatted = require(path.join(CACHE_DIR, 'node_modules', 'flatted'));
+	// n8n-workflow (a dev dependency of this package) carries the same flatted n8n uses.
+	const flatted = require('flatted');
 	const data = typeof execution.data === 'string' ? flatted.parse(execution.data) : execution.data;
 	return data.resultData.runData;
 }

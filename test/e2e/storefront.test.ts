@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- n8n's internal REST API answers untyped JSON */
-// End to end in a real n8n process (pinned 2.41.1, Node 24) with this package installed as a community
-// package, against the sandbox over real HTTP. One n8n for the whole file (starting one takes ~10 s).
-// Needs `npm run build` and `node dev/n8n/prepare.js` first (.ci/run does both).
+// End to end in a real n8n process against the sandbox over real HTTP. One n8n for the whole file (starting one
+// takes ~10 s). Which n8n line and install path is the matrix cell (environment.ts CELL; scripts/matrix.js runs
+// them all). Needs `npm run build` and `npm run n8n:prepare` first (.ci/run does both).
 import { createHmac, randomUUID } from 'crypto';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
@@ -13,9 +13,9 @@ import {
 	instance,
 	registerWebhook,
 	rest,
-	runtime,
 	startEnvironment,
 	triggerNode,
+	TYPES,
 	type Environment,
 } from './environment';
 
@@ -64,11 +64,11 @@ function productFor({ minPrice = 0, maxPrice = Infinity, quantity = 1 } = {}) {
 describe('the package in n8n', () => {
 	it('lists both nodes, the AI tool variant of the action node and the credential type, with their icons', async () => {
 		const types = await env.client.nodeTypes();
-		const ours = new Map(types.filter((t) => t.name.startsWith(`${runtime.PACKAGE_NAME}.`)).map((t) => [t.name, t]));
-		expect([...ours.keys()].sort()).toEqual([runtime.TYPES.action, runtime.TYPES.tool, runtime.TYPES.trigger].sort());
-		expect(ours.get(runtime.TYPES.action).displayName).toBe('Storefront');
-		expect(ours.get(runtime.TYPES.trigger).group).toContain('trigger');
-		expect(ours.get(runtime.TYPES.tool).outputs).toEqual(['ai_tool']);
+		const ours = new Map(types.filter((t) => t.name.startsWith(`${TYPES.action.split('.')[0]}.`)).map((t) => [t.name, t]));
+		expect([...ours.keys()].sort()).toEqual([TYPES.action, TYPES.tool, TYPES.trigger].sort());
+		expect(ours.get(TYPES.action).displayName).toBe('Storefront');
+		expect(ours.get(TYPES.trigger).group).toContain('trigger');
+		expect(ours.get(TYPES.tool).outputs).toEqual(['ai_tool']);
 
 		for (const type of ours.values()) {
 			for (const iconPath of [type.iconUrl.light, type.iconUrl.dark]) {
@@ -80,7 +80,7 @@ describe('the package in n8n', () => {
 		}
 
 		const credentials = await env.client.credentialTypes();
-		const credential = credentials.find((c) => c.name === runtime.TYPES.credential);
+		const credential = credentials.find((c) => c.name === TYPES.credential);
 		// n8n appends its own properties (allowed domains) to every credential type.
 		expect(credential.properties.map((p: any) => p.name).slice(0, 3)).toEqual(['baseUrl', 'apiKey', 'webhookSecret']);
 	});
@@ -89,7 +89,7 @@ describe('the package in n8n', () => {
 		const good = await env.client.testCredential({
 			id: env.credential.id,
 			name: CREDENTIAL_NAME,
-			type: runtime.TYPES.credential,
+			type: TYPES.credential,
 			data: env.credentialData,
 		});
 		expect(good.status).toBe('OK');
@@ -98,7 +98,7 @@ describe('the package in n8n', () => {
 		const bad = await env.client.testCredential({
 			id: env.credential.id,
 			name: CREDENTIAL_NAME,
-			type: runtime.TYPES.credential,
+			type: TYPES.credential,
 			data: { ...env.credentialData, apiKey: wrongKey },
 		});
 		expect(bad.status).toBe('Error');
@@ -106,6 +106,38 @@ describe('the package in n8n', () => {
 		// The sandbox saw the wrong key and refused it (the failure came from the service, not from n8n).
 		const { body: log } = await env.sandbox.admin('GET', '/requests');
 		expect(log.some((r: any) => r.status === 401)).toBe(true);
+	});
+
+	it("searches the order and product pickers (resource locator 'From list') through n8n's own endpoint", async () => {
+		const credentials = { storefrontApi: { id: env.credential.id, name: env.credential.name } };
+		const search = (methodName: string, parameter: string, resource: string, filter?: string, paginationToken?: string) =>
+			env.client.resourceLocatorResults({
+				nodeType: TYPES.action,
+				version: 1,
+				methodName,
+				parameter,
+				parameters: { resource, operation: 'get' },
+				credentials,
+				filter,
+				paginationToken,
+			});
+
+		const { orders, products } = env.sandbox.state;
+		const firstPage = await search('searchOrders', 'orderId', 'order');
+		expect(firstPage.results.length).toBeGreaterThan(0);
+		expect(firstPage.results.map((r) => r.value)).toEqual(expect.arrayContaining([[...orders.keys()][0]]));
+		const pending = await search('searchOrders', 'orderId', 'order', 'pending');
+		expect(pending.results.length).toBe([...orders.values()].filter((o) => o.status === 'pending').length);
+
+		// Products: 250 in the sandbox, 100 a page: the editor follows the pagination token to the end.
+		const seen: string[] = [];
+		let token: string | undefined;
+		do {
+			const page = await search('searchProducts', 'productId', 'product', undefined, token);
+			seen.push(...page.results.map((r) => r.value));
+			token = page.paginationToken;
+		} while (token);
+		expect(new Set(seen).size).toBe(products.size);
 	});
 });
 
@@ -215,7 +247,7 @@ describe('the other examples', () => {
 		const summary = await createWorkflow(env, instance.loadExample('analytics-summary.json'));
 		const stored = await env.client.getWorkflow(summary.id);
 		expect(stored.active).toBe(true);
-		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.scheduleTrigger', runtime.TYPES.action, 'n8n-nodes-base.set']);
+		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.scheduleTrigger', TYPES.action, 'n8n-nodes-base.set']);
 		await instance.deactivate(env.client, summary.id);
 	});
 });
@@ -321,7 +353,7 @@ describe('the action node run by n8n', () => {
 	const storefrontNode = (name: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
 		id: `e2e-${name}`,
 		name,
-		type: runtime.TYPES.action,
+		type: TYPES.action,
 		typeVersion: 1,
 		parameters,
 		credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
