@@ -29,36 +29,13 @@ const path = require('node:path');
 const runtime = require('../dev/n8n/runtime');
 const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
+const { SECRET, delivery, executionCount } = require('./deliveries');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 200);
 const ENGINES = (process.env.BENCH_ENGINES || 'vm,vm+lazy,legacy').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const WARMUP = 30;
-const SECRET = 'whsec_bench';
-
-/** An order.created event shaped like the sandbox's, signed over its exact bytes. */
-function delivery(/** @type {number} */ n) {
-	const body = JSON.stringify({
-		id: `evt_bench_${crypto.randomUUID()}`,
-		type: 'order.created',
-		created_at: new Date().toISOString(),
-		data: {
-			order_id: `ord_${String(n).padStart(5, '0')}`,
-			store_id: 'store_001',
-			total: 129.97,
-			currency: 'USD',
-			status: 'pending',
-			items: [
-				{ product_id: 'prod_00042', name: 'Coastal Fountain Pen - White', quantity: 2, price: 24.99 },
-				{ product_id: 'prod_00117', name: 'Essential Wireless Earbuds - Ivory', quantity: 1, price: 79.99 },
-			],
-		},
-	});
-	const signature = `sha256=${crypto.createHmac('sha256', SECRET).update(body).digest('hex')}`;
-	return { body, signature };
-}
-
 const node = (/** @type {string} */ name, /** @type {string} */ type, /** @type {number} */ typeVersion, /** @type {object} */ parameters, extra = {}) => ({
 	id: crypto.randomUUID(),
 	name,
@@ -138,13 +115,6 @@ function workflows(credentials) {
 	const c = recipe('bench (c) Webhook raw body + Crypto + If', 'bench-hmac-raw', true);
 	const cJson = recipe("bench (c') Webhook + Crypto over JSON.stringify + If", 'bench-hmac-json', false);
 	return { a, b, c, cJson };
-}
-
-/** @param {N8nClient} client @param {string} workflowId */
-async function executionCount(client, workflowId) {
-	const { count, results } = await client.listExecutions({ workflowId, limit: 1 });
-	if (results[0] && results[0].status === 'error') throw new Error(`workflow ${workflowId} failed: execution ${results[0].id}`);
-	return count;
 }
 
 /** Send `count` signed deliveries (CONCURRENCY at a time) and wait until n8n has saved all their executions. */

@@ -7,6 +7,10 @@
 //   registered in the sandbox → print what to open and try. Ctrl-C stops everything.
 // Data (n8n's SQLite database, the sandbox snapshot, n8n.log) lives in .n8n-demo/ (git-ignored), so a second
 // `npm start` reuses it. Ports and folder can be moved with DEMO_N8N_PORT, DEMO_SANDBOX_PORT and DEMO_DIR.
+// `npm start -- --n8n 1` (or DEMO_N8N_LINE=1) runs the pinned n8n 1.x instead of 2.x, in .n8n-demo-n8n1/.
+// `npm start -- --queue` (or DEMO_N8N_MODE=queue) runs n8n's queue mode instead (dev/n8n/queue.js): Postgres and
+// Redis from Debian's packages, the main process on 5678 (editor), a webhook processor on 5679 (DEMO_WEBHOOK_PORT)
+// that receives the sandbox's deliveries, and two workers that run the executions; data in .n8n-demo-queue/.
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -14,8 +18,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const DEMO_DIR = path.resolve(ROOT, process.env.DEMO_DIR || '.n8n-demo');
+const LINE = argValue('--n8n') || process.env.DEMO_N8N_LINE || '2';
+const QUEUE = process.argv.includes('--queue') || process.env.DEMO_N8N_MODE === 'queue';
+// n8n 1.x cannot open a database that 2.x has migrated, and queue mode keeps its data in Postgres: each keeps its
+// own demo folder.
+const DEMO_DIR = path.resolve(ROOT, process.env.DEMO_DIR || (QUEUE ? '.n8n-demo-queue' : LINE === '2' ? '.n8n-demo' : `.n8n-demo-n8n${LINE}`));
 const N8N_PORT = Number(process.env.DEMO_N8N_PORT || 5678);
+const WEBHOOK_PORT = Number(process.env.DEMO_WEBHOOK_PORT || 5679);
 const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
 const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
 const CREDENTIAL_NAME = 'Storefront sandbox';
@@ -23,8 +32,15 @@ const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summar
 
 const step = (/** @type {string} */ text) => console.log(`\n▸ ${text}`);
 
+/** @param {string} name */
+function argValue(name) {
+	const at = process.argv.indexOf(name);
+	return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
 async function main() {
 	const started = Date.now();
+	if (QUEUE && LINE !== '2') throw new Error('queue mode runs the pinned n8n 2.x: drop --n8n / DEMO_N8N_LINE');
 	fs.mkdirSync(DEMO_DIR, { recursive: true });
 
 	if (!process.argv.includes('--no-build')) {
@@ -33,8 +49,8 @@ async function main() {
 		if (build.status !== 0) throw new Error('npm run build failed');
 	}
 
-	step('Preparing the pinned n8n runtime (.cache/n8n)');
-	require('../dev/n8n/prepare').prepare({ log: (line) => console.log(`  ${line}`) });
+	step(`Preparing the pinned n8n ${LINE}.x runtime (user cache; minutes the first time)`);
+	const rt = require('../dev/n8n/prepare').prepare({ line: LINE, log: (line) => console.log(`  ${line}`) });
 	const runtime = require('../dev/n8n/runtime');
 	const { N8nClient } = require('../dev/n8n/rest');
 	const setup = require('../dev/n8n/instance');
@@ -46,7 +62,7 @@ async function main() {
 	const shutdown = async (/** @type {number} */ code) => {
 		if (stopping) return;
 		stopping = true;
-		console.log('\nStopping n8n and the sandbox…');
+		console.log(`\nStopping ${QUEUE ? 'n8n (main, webhook processor, workers), then Postgres and Redis,' : 'n8n'} and the sandbox…`);
 		for (const cleanup of cleanups.reverse()) {
 			try {
 				await cleanup();
@@ -70,20 +86,46 @@ async function main() {
 		});
 		cleanups.push(() => sandbox.stop());
 
-		step(`Starting n8n on 127.0.0.1:${N8N_PORT} (log: ${path.relative(ROOT, DEMO_DIR)}/n8n.log)`);
-		const n8n = await runtime.startN8n({
-			port: N8N_PORT,
-			userFolder: DEMO_DIR,
-			logFile: path.join(DEMO_DIR, 'n8n.log'),
-			logLevel: 'info',
-		});
-		cleanups.push(() => n8n.stop());
-		n8n.exited.then(({ code }) => {
-			if (!stopping) {
-				console.error(`n8n exited unexpectedly (code ${code}); see ${path.join(DEMO_DIR, 'n8n.log')}`);
-				void shutdown(1);
-			}
-		});
+		/** @type {Array<{name: string, exited: Promise<{code: number | null}>}>} */
+		let watched;
+		/** @type {{url: string, webhookUrl: string, version: string}} */
+		let n8n;
+		/** @type {Awaited<ReturnType<typeof import('../dev/n8n/queue').startQueue>> | undefined} */
+		let topology;
+		if (QUEUE) {
+			step(`Starting n8n ${rt.version} in queue mode: Postgres, Redis, main, webhook processor, 2 workers (logs: ${path.relative(ROOT, DEMO_DIR)}/*.log)`);
+			topology = await require('../dev/n8n/queue').startQueue({
+				dir: DEMO_DIR,
+				line: LINE,
+				mainPort: N8N_PORT,
+				webhookPorts: [WEBHOOK_PORT],
+				logLevel: 'info',
+				log: (line) => console.log(`  ${line}`),
+			});
+			cleanups.push(/** @type {NonNullable<typeof topology>} */ (topology).stop);
+			n8n = { url: topology.url, webhookUrl: topology.webhookUrl, version: topology.version };
+			watched = [topology.main, ...topology.webhooks, ...topology.workers];
+		} else {
+			step(`Starting n8n ${rt.version} on 127.0.0.1:${N8N_PORT} (log: ${path.relative(ROOT, DEMO_DIR)}/n8n.log)`);
+			const single = await runtime.startN8n({
+				line: LINE,
+				port: N8N_PORT,
+				userFolder: DEMO_DIR,
+				logFile: path.join(DEMO_DIR, 'n8n.log'),
+				logLevel: 'info',
+			});
+			cleanups.push(() => single.stop());
+			n8n = { url: single.url, webhookUrl: single.url, version: single.version };
+			watched = [{ name: 'n8n', exited: single.exited }];
+		}
+		for (const p of watched) {
+			p.exited.then(({ code }) => {
+				if (!stopping) {
+					console.error(`${p.name} exited unexpectedly (code ${code}); see its log in ${DEMO_DIR}`);
+					void shutdown(1);
+				}
+			});
+		}
 
 		step('Setting up the instance (owner, credential, workflows)');
 		const client = new N8nClient(n8n.url);
@@ -107,7 +149,8 @@ async function main() {
 			const example = setup.bindCredential(setup.loadExample(file), credential);
 			const workflow = await setup.ensureWorkflow(client, example);
 			const hasTrigger = workflow.nodes.some((/** @type {any} */ n) => n.type === runtime.TYPES.trigger);
-			const url = hasTrigger ? setup.productionWebhookUrl(n8n.url, workflow) : undefined;
+			// Production webhooks are served by n8n itself, or in queue mode by the webhook processor.
+			const url = hasTrigger ? setup.productionWebhookUrl(n8n.webhookUrl, workflow) : undefined;
 			await setup.activate(client, workflow.id, url);
 			workflows.push({ name: workflow.name, id: workflow.id, url });
 			console.log(`  "${workflow.name}" ${workflow.created ? 'imported' : 'exists'}, active`);
@@ -126,15 +169,29 @@ async function main() {
 
 		const admin = sandbox.adminUrl;
 		const json = "-H 'content-type: application/json'";
+		const processes = topology
+			? `
+ queue mode   which process runs what (each with this package in its own user folder, logs in ${path.relative(ROOT, DEMO_DIR)}/):
+${[
+	`main        ${topology.main.url}  n8n start: editor, REST API, credential tests, list searches, activation (pid ${topology.main.child.pid})`,
+	...topology.webhooks.map((p) => `${p.name}   ${p.url}  n8n webhook: receives the sandbox's signed deliveries, runs the Storefront Trigger, enqueues (pid ${p.child.pid})`),
+	...topology.workers.map((p) => `${p.name}    n8n worker: runs the workflows, incl. the Storefront node's API calls (pid ${p.child.pid}, health ${p.url}/healthz)`),
+	`postgres    127.0.0.1:${topology.postgres.port}  the database of all of them (${topology.postgres.version.replace(/^postgres \(PostgreSQL\) /, '')}, pid ${topology.postgres.who.pid})`,
+	`redis       127.0.0.1:${topology.redis.port}  the execution queue (${topology.redis.version}, pid ${topology.redis.who.pid})`,
+]
+	.map((line) => `   ${line}`)
+	.join('\n')}
+`
+			: '';
 		console.log(`
 ══════════════════════════════════════════════════════════════════════════════
- Storefront demo is running (set up in ${((Date.now() - started) / 1000).toFixed(0)} s). Ctrl-C stops everything.
+ Storefront demo is running on n8n ${n8n.version}${topology ? ' in queue mode' : ''} (set up in ${((Date.now() - started) / 1000).toFixed(0)} s). Ctrl-C stops everything.
 
  n8n editor   ${n8n.url}
               login ${OWNER.email} / ${OWNER.password}
  workflows    ${workflows.map((w) => `${w.name}: ${n8n.url}/workflow/${w.id}`).join('\n              ')}
  sandbox API  ${sandbox.baseUrl}  (API key ${sandbox.apiKey}, webhook secret ${sandbox.webhookSecret})
-
+${processes}
  Try it:
    1. Simulate a checkout (the sandbox sends a signed order.created to n8n):
         curl -s -X POST ${admin}/simulate/checkout ${json} -d '{"items":[{"product_id":"prod_00003","quantity":1}]}'

@@ -1,0 +1,376 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @typescript-eslint/no-explicit-any, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON; psql reads the stored credential; the measured duplicate counts are printed */
+// The package on n8n's distributed engine: main + 2 webhook processors + 2 workers on Postgres and Redis
+// (dev/n8n/queue.js). This file is the jest project `queue`: it always starts queue mode itself (it never runs, and
+// so can never pass, in single-process mode), and it is run by the matrix cell 2/community/queue and by
+// `npm run test:queue`. Which process ran an execution comes from the workers' own log lines ("Worker started
+// execution <id>"), never from assumption. Counts (executions, duplicates) are asserted; the duplicate figures of
+// the trigger's own dropping across processes are measurements and are recorded for the matrix to print.
+import { spawnSync } from 'child_process';
+import { createHmac, randomUUID } from 'crypto';
+import * as path from 'path';
+
+import { EVENT_KINDS } from '../../nodes/shared/constants';
+import { request } from '../helpers/sandbox';
+import {
+	createWorkflow,
+	CREDENTIAL_NAME,
+	eventually,
+	instance,
+	queue,
+	registerWebhook,
+	report,
+	rest,
+	startEnvironment,
+	triggerNode,
+	TYPES,
+	type Environment,
+	type QueueTopology,
+} from '../e2e/environment';
+
+// Generous: on a busy 2-core machine queue mode (7 processes) runs several times slower than on an idle one.
+jest.setTimeout(900_000);
+
+let env: Environment;
+let topology: QueueTopology;
+
+beforeAll(async () => {
+	// The sandbox delivers like a sender's worker pool: 20 at a time, 30 s to answer, one retry.
+	env = await startEnvironment('queue', { mode: 'queue', webhooks: 2, workers: 2, delivery: { concurrency: 20, timeoutMs: 30_000 } });
+	topology = env.queue as QueueTopology;
+}, 300_000);
+
+afterAll(async () => {
+	await env?.stop();
+}, 120_000);
+
+const sign = (body: string) => `sha256=${createHmac('sha256', env.sandbox.webhookSecret).update(body).digest('hex')}`;
+
+/** Which worker's log names each execution id. */
+async function workerOf(ids: string[]): Promise<Map<string, string[]>> {
+	// The workers' output reaches their log files through this process: give the last lines a moment.
+	return eventually(() => {
+		const byWorker = topology.executionsByWorker();
+		const map = new Map<string, string[]>();
+		for (const [worker, list] of Object.entries(byWorker)) {
+			for (const id of list) map.set(id, [...(map.get(id) ?? []), worker]);
+		}
+		return ids.every((id) => map.has(id)) ? map : undefined;
+	}, `worker log lines for executions ${ids.slice(0, 5).join(', ')}…`);
+}
+
+/** A signed order.created delivery of a new event id. */
+function newEvent() {
+	const event = {
+		id: `evt_queue_${randomUUID()}`,
+		type: 'order.created',
+		created_at: new Date().toISOString(),
+		data: { order_id: 'ord_00001', store_id: 'store_001', total: 42, currency: 'USD', status: 'pending' },
+	};
+	const body = JSON.stringify(event);
+	return { id: event.id, body, signature: sign(body) };
+}
+
+/** POST a signed delivery to one webhook processor; resolves to the acknowledgement. */
+async function deliver(url: string, { body, signature }: { body: string; signature: string }) {
+	const res = await request('POST', url, { headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signature }, body });
+	expect(res.status).toBe(200);
+	return res.json as { received: boolean; skipped?: string };
+}
+
+/** The same production path on every webhook processor (each serves every active workflow's webhooks). */
+const onEachProcessor = (url: string) => topology.webhooks.map((p) => url.replace(topology.webhookUrl, p.url));
+
+/** Items a node of a workflow output over all its finished executions: node name → list of json. */
+async function outputsOf(workflowId: string, expected: number, nodeName: string) {
+	const executions = await eventually(async () => {
+		const list = await env.client.allExecutions({ workflowId });
+		const finished = list.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+		return finished.length >= expected && finished.length === list.length ? finished : undefined;
+	}, `${expected} executions of ${workflowId}`, 180_000);
+	const items: any[] = [];
+	for (const execution of executions) items.push(...(rest.nodeOutput(await env.client.getExecution(execution.id), nodeName) ?? []));
+	return { executions, items };
+}
+
+describe('queue mode: the topology', () => {
+	it('every process reports ready, and production webhooks are served by the webhook processors only', async () => {
+		for (const p of [topology.main, ...topology.webhooks, ...topology.workers]) {
+			const res = await fetch(`${p.url}/healthz/readiness`);
+			expect({ process: p.name, status: res.status }).toEqual({ process: p.name, status: 200 });
+		}
+		expect(topology.workers.map((w) => w.command)).toEqual(['worker', 'worker']);
+		expect(topology.webhooks.map((w) => w.command)).toEqual(['webhook', 'webhook']);
+
+		const wf = await createWorkflow(env, {
+			name: 'queue routing',
+			nodes: [triggerNode(['*'])],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		const probe = newEvent();
+		for (const url of onEachProcessor(wf.url)) expect(await deliver(url, newEvent())).toEqual({ received: true });
+		// The main process (N8N_DISABLE_PRODUCTION_MAIN_PROCESS) answers the same path with 404.
+		const atMain = await request('POST', wf.url.replace(topology.webhookUrl, topology.url), {
+			headers: { 'Content-Type': 'application/json', 'X-Service-Signature': probe.signature },
+			body: probe.body,
+		});
+		expect(atMain.status).toBe(404);
+		await instance.deactivate(env.client, wf.id);
+	});
+});
+
+describe('queue mode: the nodes', () => {
+	it('runs the order-intake workflow on a worker, which decrypts the Storefront credential to call the API', async () => {
+		const intake = await createWorkflow(env, instance.loadExample('order-intake.json'));
+		await registerWebhook(env, intake.url);
+		await env.sandbox.admin('DELETE', '/requests');
+		const product = [...env.sandbox.state.products.values()].find((p) => p.status === 'active' && p.price < 200 && p.stock > 20);
+		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', { items: [{ product_id: product?.id, quantity: 1 }] });
+
+		await eventually(() => (env.sandbox.state.orders.get(order.id)?.status === 'processing' ? true : undefined), `order ${order.id} to become processing`);
+		const [execution] = await instance.waitForExecutions(env.client, intake.id, (l) => l.length === 1);
+		expect(execution.status).toBe('success');
+		const details = await env.client.getExecution(execution.id);
+		expect(rest.nodeOutput(details, 'Mark Processing')?.[0]).toMatchObject({ id: order.id, status: 'processing' });
+
+		// Run by exactly one worker, by its own account.
+		const ranOn = (await workerOf([String(execution.id)])).get(String(execution.id));
+		expect(ranOn).toHaveLength(1);
+		expect(ranOn?.[0]).toMatch(/^worker-\d$/);
+		// The API calls of that run carried the decrypted key: the sandbox answered them 200 (a bad key is a 401).
+		const { body: log } = await env.sandbox.admin('GET', '/requests');
+		const calls = log.filter((r: any) => r.path.startsWith(`/v1/orders/${order.id}`));
+		expect(calls.map((r: any) => `${r.method} ${r.status}`).sort()).toEqual(['GET 200', 'PUT 200']);
+		// …which only the shared N8N_ENCRYPTION_KEY can give: in Postgres the credential is ciphertext.
+		const psql = path.join(queue.postgresBinDir(), 'psql');
+		const stored = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(topology.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAc', 'SELECT data FROM credentials_entity'], {
+			encoding: 'utf8',
+		});
+		expect(stored.status).toBe(0);
+		expect(stored.stdout.trim().length).toBeGreaterThan(0);
+		expect(stored.stdout).not.toContain(env.sandbox.apiKey);
+		await instance.deactivate(env.client, intake.id, intake.url);
+	});
+
+	it('answers the credential test and the resource-locator search from the main process', async () => {
+		// Both are REST calls the editor makes to the main process; in queue mode they run there, not on a worker.
+		await env.sandbox.admin('DELETE', '/requests');
+		const test = await env.client.testCredential({ id: env.credential.id, name: CREDENTIAL_NAME, type: TYPES.credential, data: env.credentialData });
+		expect(test.status).toBe('OK');
+		const page = await env.client.resourceLocatorResults({
+			nodeType: TYPES.action,
+			version: 1,
+			methodName: 'searchProducts',
+			parameter: 'productId',
+			parameters: { resource: 'product', operation: 'update' },
+			credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
+			filter: [...env.sandbox.state.products.values()][3].sku as string,
+		});
+		const sku = [...env.sandbox.state.products.values()][3].sku;
+		expect(page.results.map((r) => r.value)).toContain([...env.sandbox.state.products.keys()][3]);
+		// Both reached the API with the decrypted key.
+		const { body: log } = await env.sandbox.admin('GET', '/requests');
+		expect(log.map((r: any) => [r.method, r.path, r.query.limit, r.query.search, r.status])).toEqual([
+			['GET', '/v1/products', '1', undefined, 200],
+			['GET', '/v1/products', '100', sku, 200],
+		]);
+	});
+});
+
+describe('queue mode: volume', () => {
+	it('500 signed deliveries of all five event kinds: 500 executions, each event once, spread over both workers', async () => {
+		const wf = await createWorkflow(env, {
+			name: 'queue volume',
+			nodes: [
+				// The trigger as users add it today (1.2: Drop Duplicate Events on): the sandbox resends a delivery that
+				// was not acknowledged within its timeout, and such a retry reaches the same webhook processor.
+				{ ...triggerNode(['*']), typeVersion: 1.2 },
+				{ id: 'q-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			],
+			connections: { 'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		});
+		await registerWebhook(env, wf.url);
+		const started = Date.now();
+		const { status, body } = await env.sandbox.admin('POST', '/simulate/events', { count: 500 });
+		expect(status).toBe(201);
+		const ids: string[] = body.ids;
+		await env.sandbox.idle();
+		const delivered = env.sandbox.deliveries.filter((d) => ids.includes(d.event_id));
+		expect(delivered.filter((d) => d.status === 'delivered')).toHaveLength(500);
+		const retried = delivered.filter((d) => d.attempts.length > 1).length;
+		const ackSeconds = (Date.now() - started) / 1000;
+
+		const { executions, items } = await outputsOf(wf.id, 500, 'Received');
+		expect(executions).toHaveLength(500);
+		expect(executions.every((e) => e.status === 'success')).toBe(true);
+		// Each event id exactly once, and all five kinds among them.
+		expect(items.map((i) => i.id).sort()).toEqual([...ids].sort());
+		expect(new Set(items.map((i) => i.type))).toEqual(new Set(EVENT_KINDS.map((k) => k.value)));
+
+		// Every execution ran on exactly one worker, and both workers took a share.
+		const where = await workerOf(executions.map((e) => String(e.id)));
+		const perWorker: Record<string, number> = {};
+		for (const execution of executions) {
+			const ranOn = where.get(String(execution.id)) ?? [];
+			expect(ranOn).toHaveLength(1);
+			perWorker[ranOn[0]] = (perWorker[ranOn[0]] ?? 0) + 1;
+		}
+		expect(Object.keys(perWorker).sort()).toEqual(['worker-1', 'worker-2']);
+		expect(Object.values(perWorker).every((n) => n > 0)).toBe(true);
+		const seconds = (Date.now() - started) / 1000;
+		report({ volume: { deliveries: 500, retried, executions: executions.length, perWorker, ackSeconds, seconds } });
+		console.log(`queue mode: 500 deliveries (${retried} resent by the sandbox) acknowledged in ${ackSeconds.toFixed(1)} s, all run in ${seconds.toFixed(1)} s: ${JSON.stringify(perWorker)}`);
+		await instance.deactivate(env.client, wf.id, wf.url);
+	});
+});
+
+describe('queue mode: one event delivered to both webhook processors', () => {
+	const EVENTS = 40;
+	/** Duplicates that got through, per mechanism and way of redelivering (recorded for the matrix to print). */
+	const through: Record<string, number> = {};
+	let redis: { id: string; name: string };
+
+	beforeAll(async () => {
+		// The recipe claims each event id in Redis: here the queue's own Redis, in a database of its own (Bull uses 0).
+		const created = await env.client.createCredential({
+			name: 'Redis (event claims)',
+			type: 'redis',
+			data: { host: '127.0.0.1', port: topology.redis.port, database: 1, password: '' },
+		});
+		redis = { id: String(created.id), name: 'Redis (event claims)' };
+	});
+
+	const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+		id: `q-${name.toLowerCase().replace(/\W+/g, '-')}`,
+		name,
+		type,
+		typeVersion,
+		position: [0, 0],
+		parameters,
+		...extra,
+	});
+
+	/** The nodes after the trigger for each way of dropping duplicates; every way ends in "Processed" with the event. */
+	const afterTrigger = {
+		// Nothing: the trigger's own Drop Duplicate Events (on unless turned off) is all there is.
+		trigger: () => [node('Processed', 'n8n-nodes-base.noOp', 1, {})],
+		// n8n's Remove Duplicates, "Remove Items Processed in Previous Executions", keyed on the event id.
+		removeDuplicates: () => [
+			node('Remove Duplicates', 'n8n-nodes-base.removeDuplicates', 2, {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				logic: 'removeItemsWithAlreadySeenKeyValues',
+				dedupeValue: '={{ $json.id }}',
+				options: {},
+			}),
+			node('Processed', 'n8n-nodes-base.noOp', 1, {}),
+		],
+		// The README's queue-mode recipe: claim the id with Redis's atomic INCR (kept 72 h), go on only when this
+		// delivery made the count 1, and continue with the trigger's event.
+		redisClaim: () => [
+			node(
+				'Claim Event',
+				'n8n-nodes-base.redis',
+				1,
+				{ operation: 'incr', key: '=storefront:event:{{ $json.id }}', expire: true, ttl: 259200 },
+				{ credentials: { redis } },
+			),
+			node('First Delivery?', 'n8n-nodes-base.if', 2.2, {
+				conditions: {
+					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+					conditions: [
+						{ id: randomUUID(), leftValue: '={{ Object.values($json)[0] }}', rightValue: 1, operator: { type: 'number', operation: 'equals' } },
+					],
+					combinator: 'and',
+				},
+				options: {},
+			}),
+			node('Processed', 'n8n-nodes-base.set', 3.4, { mode: 'raw', jsonOutput: "={{ JSON.stringify($('Storefront Trigger').item.json) }}", options: {} }),
+		],
+	};
+
+	/** "Storefront Trigger → …", active; the trigger's own dropping on (default) or off. */
+	async function workflow(name: string, way: keyof typeof afterTrigger, { dropDuplicates }: { dropDuplicates: boolean }) {
+		const nodes: any[] = [{ ...triggerNode(['*'], dropDuplicates ? {} : { dropDuplicates: false }), typeVersion: 1.2 }, ...afterTrigger[way]()];
+		nodes.forEach((n, i) => (n.position = [220 * i, 0]));
+		const connections: Record<string, any> = {};
+		for (let i = 0; i < nodes.length - 1; i++) connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+		return createWorkflow(env, { name, nodes, connections, settings: { executionOrder: 'v1' } });
+	}
+
+	/**
+	 * Deliver EVENTS new events, each to both `urls`: one after the other (each acknowledged before the next URL gets
+	 * it), or to both at the same moment. Once every run has finished: how many deliveries beyond the first of an
+	 * event reached "Processed" (duplicates that got through), and how many events never did (lost).
+	 */
+	async function redeliver(wf: { id: string; url: string }, way: 'sequence' | 'parallel', urls: string[]) {
+		const ids: string[] = [];
+		for (let i = 0; i < EVENTS; i++) {
+			const event = newEvent();
+			ids.push(event.id);
+			if (way === 'sequence') for (const url of urls) await deliver(url, event);
+			else await Promise.all(urls.map((url) => deliver(url, event)));
+		}
+		// Every accepted delivery is one execution: wait until they have all finished and no more appear.
+		const accepted = await eventually(async () => {
+			const list = await env.client.allExecutions({ workflowId: wf.id });
+			const settled = list.length > 0 && list.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+			await new Promise((resolve) => setTimeout(resolve, 1000));
+			const again = await env.client.allExecutions({ workflowId: wf.id });
+			return settled && again.length === list.length ? list.length : undefined;
+		}, `the executions of ${wf.id} to settle`, 120_000);
+		const { items } = await outputsOf(wf.id, accepted, 'Processed');
+		const times = new Map(ids.map((id) => [id, 0]));
+		for (const item of items) times.set(item.id, (times.get(item.id) ?? 0) + 1);
+		expect(times.size).toBe(EVENTS); // nothing but these events reached "Processed"
+		const result = { duplicates: items.length - new Set(items.map((i) => i.id)).size, lost: [...times.values()].filter((n) => n === 0).length };
+		await instance.deactivate(env.client, wf.id);
+		return result;
+	}
+
+	const record = (label: string, duplicates: number) => {
+		through[label] = duplicates;
+		report({ duplicates: { events: EVENTS, through } });
+		console.log(`${EVENTS} events, ${label}: ${duplicates} duplicates got through`);
+	};
+
+	it("the trigger's Drop Duplicate Events drops a redelivery to the same webhook processor", async () => {
+		const wf = await workflow('queue dedupe trigger one processor', 'trigger', { dropDuplicates: true });
+		const { duplicates, lost } = await redeliver(wf, 'sequence', [wf.url, wf.url]);
+		record('trigger only, twice to the same webhook processor', duplicates);
+		expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
+	});
+
+	it.each(['sequence', 'parallel'] as const)(
+		"the trigger's Drop Duplicate Events across two webhook processors, in %s: measured (no event lost)",
+		async (way) => {
+			const wf = await workflow(`queue dedupe trigger ${way}`, 'trigger', { dropDuplicates: true });
+			const { duplicates, lost } = await redeliver(wf, way, onEachProcessor(wf.url));
+			record(`trigger only, to both webhook processors in ${way}`, duplicates);
+			expect(lost).toBe(0);
+		},
+	);
+
+	it.each(['sequence', 'parallel'] as const)(
+		"n8n's Remove Duplicates after the trigger (keyed on the event id) across two webhook processors, in %s: measured",
+		async (way) => {
+			// The trigger's own dropping off, so every redelivery reaches the node under test.
+			const wf = await workflow(`queue dedupe remove-duplicates ${way}`, 'removeDuplicates', { dropDuplicates: false });
+			const { duplicates, lost } = await redeliver(wf, way, onEachProcessor(wf.url));
+			record(`Remove Duplicates, to both webhook processors in ${way}`, duplicates);
+			expect(lost).toBe(0);
+			// One after the other, each run sees the previous one's record.
+			if (way === 'sequence') expect(duplicates).toBe(0);
+		},
+	);
+
+	it.each(['sequence', 'parallel'] as const)(
+		"the README's queue-mode recipe (Redis INCR claim of the event id, then If = 1) across two webhook processors, in %s: none gets through",
+		async (way) => {
+			const wf = await workflow(`queue dedupe redis claim ${way}`, 'redisClaim', { dropDuplicates: false });
+			const { duplicates, lost } = await redeliver(wf, way, onEachProcessor(wf.url));
+			record(`README recipe (Redis claim), to both webhook processors in ${way}`, duplicates);
+			expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
+		},
+	);
+});
