@@ -1,16 +1,20 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
 // The n8n editor in a real browser (Debian's chromium driven by playwright-core) against a real n8n with this
-// package installed: log in, open the demo workflow, open the Storefront node and the Storefront Trigger, check
-// what renders, and save screenshots to artifacts/browser/. Chromium is required: without it the suite fails.
+// package installed: log in, open the demo workflow, open the Storefront node and the Storefront Trigger, run a
+// Storefront node in the editor, check what renders, and save screenshots to artifacts/browser/. The README's
+// pictures (docs/images/) are regenerated here too, and the suite fails when one is blank or shows an error.
+// Chromium is required: without it the suite fails.
 import * as fs from 'fs';
 import * as path from 'path';
+import { inflateSync } from 'zlib';
 import { chromium, selectors, type Browser, type Page } from 'playwright-core';
 
-import { createWorkflow, instance, OWNER, runtime, startEnvironment, type Environment } from '../e2e/environment';
+import { createWorkflow, instance, OWNER, startEnvironment, TYPES, type Environment } from '../e2e/environment';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
-const ICON_PREFIX = `icons/${runtime.PACKAGE_NAME}/`;
+const PICTURES = path.resolve(__dirname, '..', '..', 'docs', 'images');
+const ICON_PREFIX = `icons/${TYPES.action.split('.')[0]}/`;
 
 jest.setTimeout(120_000);
 
@@ -28,6 +32,7 @@ beforeAll(async () => {
 		);
 	}
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	fs.mkdirSync(PICTURES, { recursive: true });
 	env = await startEnvironment('browser');
 	workflow = await createWorkflow(env, instance.loadExample('order-intake.json'));
 
@@ -58,6 +63,32 @@ afterAll(async () => {
 }, 60_000);
 
 const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+
+/**
+ * Share of non-zero bytes in a PNG's filtered scanlines: a blank (one-colour) screenshot has almost none, since
+ * each row filters to zeros. Enough to tell "something rendered" without an image library.
+ */
+function pngInk(png: Buffer) {
+	const idat: Buffer[] = [];
+	for (let at = 8; at < png.length; ) {
+		const length = png.readUInt32BE(at);
+		if (png.toString('ascii', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+		at += 12 + length;
+	}
+	const raw = inflateSync(Buffer.concat(idat));
+	let ink = 0;
+	for (const byte of raw) if (byte !== 0) ink++;
+	return ink / raw.length;
+}
+
+/** A README picture: saved to docs/images/<name>.png, refused when blank or when the page shows an error. */
+async function picture(name: string) {
+	const text = await page.locator('body').innerText();
+	expect(text).not.toMatch(/problem (loading|running)|could not be loaded|not (currently )?installed|something went wrong/i);
+	const png = await page.screenshot({ path: path.join(PICTURES, `${name}.png`) });
+	// A one-colour screenshot scores about 0.0002 (one filter byte per row); these pages score 0.015 and more.
+	expect(pngInk(png)).toBeGreaterThan(0.005);
+}
 
 /** Open a node's panel (NDV) by double-clicking it on the canvas. */
 async function openNode(name: string) {
@@ -103,10 +134,11 @@ it('opens the demo workflow with the package nodes and their icons on the canvas
 	const nodes = page.locator('[data-test-id="canvas-node"]');
 	await nodes.first().waitFor();
 	const types = await nodes.evaluateAll((els) => els.map((el) => el.getAttribute('data-node-type')));
-	expect(types).toEqual(expect.arrayContaining([runtime.TYPES.trigger, runtime.TYPES.action]));
+	expect(types).toEqual(expect.arrayContaining([TYPES.trigger, TYPES.action]));
 	// Trigger + Get Order + Mark Processing each show the Storefront icon.
 	await expectPackageIcons(3);
 	await shot('02-workflow-canvas');
+	await picture('workflow-canvas');
 });
 
 it('renders the Storefront node: resource and operation selectors and the order resource locator', async () => {
@@ -144,6 +176,50 @@ it('renders the Storefront Trigger: production webhook URL, the dashboard notice
 	await expectNoNodeError(ndv);
 	await expectPackageIcons(1);
 	await shot('05-storefront-trigger');
+	await picture('trigger-panel');
+	await ndv.getByTestId('ndv-close-button').click();
+});
+
+it('runs a Storefront node in the editor: order picked from the list, output items beside the parameters', async () => {
+	const order = [...env.sandbox.state.orders.values()][0];
+	const run = await createWorkflow(
+		env,
+		{
+			name: 'Look up an order',
+			nodes: [
+				{ id: 'b-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'b-get-order',
+					name: 'Get Order',
+					type: TYPES.action,
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: {
+						resource: 'order',
+						operation: 'get',
+						orderId: { __rl: true, mode: 'list', value: order.id, cachedResultName: `${order.id} · ${order.status}` },
+					},
+					credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
+				},
+			],
+			connections: { Start: { main: [[{ node: 'Get Order', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		},
+		{ activate: false },
+	);
+	await page.goto(`${env.n8nUrl}/workflow/${run.id}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+	await page.getByTestId('execute-workflow-button').click();
+	// The run is over when the node shows its success badge on the canvas.
+	await page.locator('[data-test-id="canvas-node"][data-node-name="Get Order"] [data-test-id="canvas-node-status-success"]').waitFor();
+	const ndv = await openNode('Get Order');
+	await expect(ndv.getByTestId('parameter-input-resource').locator('input').inputValue()).resolves.toBe('Order');
+	await expect(ndv.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe('From list');
+	const output = ndv.getByTestId('output-panel');
+	await expect(output.innerText()).resolves.toContain(order.id);
+	await expectNoNodeError(ndv);
+	await shot('06-storefront-node-run');
+	await picture('storefront-node-run');
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
