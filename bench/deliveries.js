@@ -1,0 +1,44 @@
+// @ts-check
+// What the benchmarks that send signed deliveries through a real n8n share (bench/n8n.js, bench/queue.js): the
+// delivery itself and how finished executions are counted.
+'use strict';
+
+const crypto = require('node:crypto');
+
+/** The webhook secret of the benchmarks' Storefront credential. */
+const SECRET = 'whsec_bench';
+
+/** An order.created event of a new id, shaped like the sandbox's, signed over its exact bytes. */
+function delivery(/** @type {number} */ n) {
+	const body = JSON.stringify({
+		id: `evt_bench_${crypto.randomUUID()}`,
+		type: 'order.created',
+		created_at: new Date().toISOString(),
+		data: {
+			order_id: `ord_${String(n).padStart(5, '0')}`,
+			store_id: 'store_001',
+			total: 129.97,
+			currency: 'USD',
+			status: 'pending',
+			items: [
+				{ product_id: 'prod_00042', name: 'Coastal Fountain Pen - White', quantity: 2, price: 24.99 },
+				{ product_id: 'prod_00117', name: 'Essential Wireless Earbuds - Ivory', quantity: 1, price: 79.99 },
+			],
+		},
+	});
+	const signature = `sha256=${crypto.createHmac('sha256', SECRET).update(body).digest('hex')}`;
+	return { body, signature };
+}
+
+/**
+ * How many executions of the workflow n8n has saved; fails as soon as the newest one failed (a benchmark of a
+ * broken workflow would measure nothing).
+ * @param {import('../dev/n8n/rest').N8nClient} client @param {string} workflowId
+ */
+async function executionCount(client, workflowId) {
+	const { count, results } = await client.listExecutions({ workflowId, limit: 1 });
+	if (results[0] && results[0].status === 'error') throw new Error(`workflow ${workflowId} failed: execution ${results[0].id}`);
+	return count;
+}
+
+module.exports = { SECRET, delivery, executionCount };

@@ -1,0 +1,414 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
+// Nothing lost, nothing twice: the Storefront Trigger and node in a real n8n (the pinned 2.x) under bursts, a crash,
+// redelivery storms, hostile requests, a secret rotation and API faults, driven by the sandbox's real webhook
+// delivery (signed, retried with the same id and bytes, logged). Each scenario prints its counts and asserts them;
+// latencies are printed, never asserted. `npm run test:reliability` (after `npm run build` and `npm run n8n:prepare`).
+import { createHmac, randomUUID } from 'crypto';
+
+import {
+	createWorkflow,
+	eventually,
+	instance,
+	registerWebhook,
+	startEnvironment,
+	triggerNode,
+	TYPES,
+	type Environment,
+	type EnvironmentOptions,
+} from '../e2e/environment';
+import { executionsOf, type ExecutionRecord } from './n8n-db';
+
+// Generous: n8n's default engine handles about 10 deliveries/s on 2 cores, and far fewer when the machine is busy.
+jest.setTimeout(1_200_000);
+
+/** What README "Performance" recommends for production webhook volume (see there for why). */
+const RECOMMENDED = { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' };
+const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
+
+const report: string[] = [];
+const say = (line: string) => {
+	report.push(line);
+	process.stdout.write(`${line}\n`);
+};
+afterAll(() => {
+	if (report.length) process.stdout.write(`\nReliability summary\n${report.map((l) => `  ${l}`).join('\n')}\n`);
+});
+
+const percentile = (values: number[], p: number) => {
+	if (!values.length) return NaN;
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** One environment (sandbox + n8n) for the enclosing describe block, started before its tests and stopped after. */
+function useEnvironment(label: string, options: EnvironmentOptions) {
+	const holder: { env?: Environment } = {};
+	beforeAll(async () => {
+		holder.env = await startEnvironment(label, options);
+	}, 300_000);
+	afterAll(async () => holder.env?.stop(), 60_000);
+	return () => holder.env as Environment;
+}
+
+/** An active "Storefront Trigger (all events, the node's default options) → No Op" workflow, registered in the sandbox. */
+async function receivingWorkflow(env: Environment, options: Record<string, unknown> = {}) {
+	const wf = await createWorkflow(env, {
+		name: 'reliability',
+		nodes: [
+			triggerNode(['*'], options),
+			{ id: 'r-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+		],
+		connections: { 'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	await registerWebhook(env, wf.url);
+	return wf;
+}
+
+interface Delivery {
+	event_id: string;
+	type: string;
+	status: string;
+	attempts: Array<{ status: number | null; ok: boolean; error: string | null; ms: number; response: string | null }>;
+}
+
+/** Executions of a workflow once they stop changing (every accepted delivery has run). */
+async function settledExecutions(env: Environment, workflowId: string, atLeast: number, timeoutMs = 180_000) {
+	let last = -1;
+	return eventually(
+		async () => {
+			const all = executionsOf(env.userFolder, workflowId);
+			const done = all.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			const stable = done.length === all.length && all.length === last && all.length >= atLeast;
+			last = all.length;
+			if (stable) return all;
+			await new Promise((resolve) => setTimeout(resolve, 500));
+			return undefined;
+		},
+		`executions of ${workflowId} to settle (at least ${atLeast})`,
+		timeoutMs,
+	);
+}
+
+/** The counts every scenario reports: sent, acknowledged, retried, executed, executed twice, lost. */
+function tally(deliveries: Delivery[], executions: ExecutionRecord[], { recoverable = [] as ExecutionRecord[] } = {}) {
+	const acknowledged = deliveries.filter((d) => d.status === 'delivered');
+	const ran = new Map<string, number>();
+	for (const e of executions.filter((x) => x.status === 'success')) for (const id of e.eventIds) ran.set(id, (ran.get(id) ?? 0) + 1);
+	const recoverableIds = new Set(recoverable.flatMap((e) => e.eventIds));
+	return {
+		sent: deliveries.length,
+		acknowledged: acknowledged.length,
+		retried: deliveries.filter((d) => d.attempts.length > 1).length,
+		failed: deliveries.filter((d) => d.status === 'failed').length,
+		executed: [...ran.values()].reduce((a, b) => a + b, 0),
+		executedTwice: [...ran.values()].filter((n) => n > 1).length,
+		lost: deliveries.filter((d) => !ran.has(d.event_id) && !recoverableIds.has(d.event_id)).length,
+		latencies: deliveries.flatMap((d) => d.attempts.filter((a) => a.ok).map((a) => a.ms)),
+	};
+}
+
+const countsLine = (t: ReturnType<typeof tally>) =>
+	`sent ${t.sent}, acknowledged ${t.acknowledged}, retried ${t.retried}, executed ${t.executed}, executed twice ${t.executedTwice}, lost ${t.lost}`;
+const latencyLine = (t: ReturnType<typeof tally>) =>
+	`ack latency p50 ${seconds(percentile(t.latencies, 50))}, p95 ${seconds(percentile(t.latencies, 95))}, p99 ${seconds(percentile(t.latencies, 99))}, max ${seconds(Math.max(...t.latencies))}`;
+
+describe.each([
+	['n8n defaults', {}],
+	['recommended (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true)', RECOMMENDED],
+])('burst of 1,000 signed deliveries, 50 in flight — %s', (label, n8nEnv) => {
+	const environment = useEnvironment('burst', {
+		n8nEnv,
+		// The contract's delivery policy: 10 s to answer, 5 attempts 1 s, 2 s, 4 s, 8 s apart.
+		sandbox: { sizes: { products: 300, orders: 300, customers: 20 }, delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 50 } },
+	});
+
+	it('executes every event exactly once and loses none', async () => {
+		const env = environment();
+		const wf = await receivingWorkflow(env);
+		const started = Date.now();
+		const emitted = await env.sandbox.admin('POST', '/simulate/events', { count: 1000 });
+		expect(emitted.status).toBe(201);
+		await env.sandbox.idle();
+		const elapsed = Date.now() - started;
+		const deliveries = (await env.sandbox.admin<Delivery[]>('GET', '/deliveries')).body;
+		const executions = await settledExecutions(env, wf.id, new Set(deliveries.filter((d) => d.status === 'delivered').map((d) => d.event_id)).size);
+		const t = tally(deliveries, executions);
+		say(`burst, ${label}: ${countsLine(t)}; ${(1000 / (elapsed / 1000)).toFixed(1)} deliveries/s; ${latencyLine(t)}`);
+
+		expect(new Set(deliveries.map((d) => d.type))).toEqual(new Set(KINDS));
+		expect(t.sent).toBe(1000);
+		expect(t.acknowledged).toBe(1000);
+		expect(t.failed).toBe(0);
+		expect(executions.filter((e) => e.status === 'success')).toHaveLength(1000);
+		expect(t.executed).toBe(1000);
+		expect(t.executedTwice).toBe(0);
+		expect(t.lost).toBe(0);
+	});
+});
+
+describe('crash: n8n killed with SIGKILL while deliveries flow, then restarted', () => {
+	const environment = useEnvironment('crash', {
+		n8nEnv: RECOMMENDED,
+		// Retries spread over two minutes (1, 2, 4 … 32 s), so deliveries refused while n8n is down come back.
+		sandbox: { sizes: { products: 100, orders: 100, customers: 20 }, delivery: { attempts: 7, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 10 } },
+	});
+
+	it('runs every acknowledged event (or lists it as recoverable), redelivers the others, and runs none twice', async () => {
+		const env = environment();
+		const wf = await receivingWorkflow(env);
+		await env.sandbox.admin('POST', '/simulate/events', { count: 300 });
+		await eventually(async () => {
+			const { body } = await env.sandbox.admin<Delivery[]>('GET', '/deliveries');
+			return body.filter((d) => d.status === 'delivered').length >= 80 ? true : undefined;
+		}, '80 acknowledged deliveries before the crash');
+		const pid = env.n8nPid();
+		const { downMs } = await env.crashAndRestart();
+		expect(env.n8nPid()).not.toBe(pid);
+		await env.sandbox.idle();
+
+		const deliveries = (await env.sandbox.admin<Delivery[]>('GET', '/deliveries')).body;
+		const executions = await settledExecutions(env, wf.id, 1);
+		const recoverable = executions.filter((e) => e.status !== 'success');
+		const t = tally(deliveries, executions, { recoverable });
+		const refusedWhileDown = deliveries.filter((d) => d.attempts.some((a) => !a.ok)).length;
+		say(
+			`crash (SIGKILL, back after ${seconds(downMs)}): ${countsLine(t)}; deliveries that failed an attempt while n8n was down and were redelivered: ${refusedWhileDown}; executions left recoverable by the crash: ${recoverable.length} (${recoverable.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'})`,
+		);
+
+		expect(t.sent).toBe(300);
+		expect(t.acknowledged).toBe(300);
+		expect(t.failed).toBe(0);
+		expect(refusedWhileDown).toBeGreaterThan(0);
+		expect(t.executedTwice).toBe(0);
+		expect(t.lost).toBe(0);
+
+		// What a user does next: Executions → a crashed execution → Retry (n8n's own endpoint), for the crashed executions
+		// whose event has not run since. The others were cut off before n8n answered, so the service redelivered their
+		// event and it ran then: retrying those would run it twice.
+		const succeeded = new Set(executions.filter((e) => e.status === 'success').flatMap((e) => e.eventIds));
+		const toRetry = recoverable.filter((e) => e.eventIds.some((id) => !succeeded.has(id)));
+		for (const execution of toRetry) {
+			await env.client.request('POST', `/executions/${execution.id}/retry`, { loadWorkflow: false });
+		}
+		const after = await settledExecutions(env, wf.id, executions.length + toRetry.length);
+		const retried = tally(deliveries, after);
+		say(
+			`crash, after retrying the ${toRetry.length} crashed executions whose event had not run (the other ${recoverable.length - toRetry.length} were redelivered and ran): ${countsLine(retried)}`,
+		);
+		expect(retried.executed).toBe(300);
+		expect(retried.executedTwice).toBe(0);
+		expect(retried.lost).toBe(0);
+	});
+});
+
+describe('one n8n under storms, hostile requests, a secret rotation and API faults (recommended settings)', () => {
+	const environment = useEnvironment('hostile', {
+		n8nEnv: RECOMMENDED,
+		sandbox: { sizes: { products: 100, orders: 40, customers: 20 }, delivery: { attempts: 3, baseDelayMs: 200, timeoutMs: 10_000, concurrency: 5 } },
+	});
+	let env: Environment;
+	beforeAll(() => {
+		env = environment();
+	});
+	const sign = (body: Buffer | string, secret = env.sandbox.webhookSecret) =>
+		`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+	const post = (url: string, body: Buffer | string, headers: Record<string, string> = {}, method = 'POST') =>
+		fetch(url, { method, body: method === 'GET' || method === 'HEAD' ? undefined : body, headers: { 'content-type': 'application/json', ...headers } });
+	const eventBody = (id = `evt_${randomUUID().replace(/-/g, '')}`) =>
+		Buffer.from(JSON.stringify({ id, type: 'order.created', created_at: new Date().toISOString(), data: { order_id: 'ord_00001' } }));
+
+	it('redelivery storm: the same signed delivery 20 times in parallel, then 20 times in sequence, runs once', async () => {
+		const wf = await receivingWorkflow(env);
+		const body = eventBody();
+		const headers = { 'x-service-signature': sign(body) };
+		const parallel = await Promise.all(Array.from({ length: 20 }, () => post(wf.url, body, headers)));
+		const sequential: Response[] = [];
+		for (let i = 0; i < 20; i++) sequential.push(await post(wf.url, body, headers));
+		const answers = await Promise.all([...parallel, ...sequential].map(async (r) => ({ status: r.status, body: await r.text() })));
+		const executions = await settledExecutions(env, wf.id, 1);
+		const skipped = answers.filter((a) => a.body.includes('duplicate_event')).length;
+		say(`redelivery storm: 40 identical deliveries (20 parallel, 20 sequential): ${answers.filter((a) => a.status === 200).length} answered 200, ${skipped} acknowledged as duplicates, executions ${executions.length}`);
+		expect(answers.every((a) => a.status === 200)).toBe(true);
+		expect(executions).toHaveLength(1);
+		expect(skipped).toBe(39);
+	});
+
+	it('hostile input: each request gets its documented status, runs nothing, leaks nothing, and n8n serves the next good delivery', async () => {
+		const wf = await receivingWorkflow(env);
+		const secret = env.sandbox.webhookSecret;
+		const good = eventBody();
+		const goodSignature = sign(good);
+		const hex = goodSignature.slice('sha256='.length);
+		const nested = Buffer.from(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+		const invalidUtf8 = Buffer.concat([Buffer.from('{"id":"evt_bad_utf8","type":"order.created","x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]);
+		const oneMiB = Buffer.from(JSON.stringify({ padding: 'x'.repeat(1024 * 1024) }));
+		const overLimit = Buffer.alloc(17 * 1024 * 1024, 0x20); // n8n's N8N_PAYLOAD_SIZE_MAX default is 16 MiB
+		const cases: Array<{ name: string; body: Buffer; headers?: Record<string, string>; method?: string; expected: number }> = [
+			{ name: 'empty body (0 B), signed', body: Buffer.alloc(0), headers: { 'x-service-signature': sign(Buffer.alloc(0)) }, expected: 400 },
+			{ name: 'empty body, unsigned', body: Buffer.alloc(0), expected: 401 },
+			{ name: '1 MiB JSON object that is not an event, signed', body: oneMiB, headers: { 'x-service-signature': sign(oneMiB) }, expected: 400 },
+			{ name: '1 MiB, unsigned', body: oneMiB, expected: 401 },
+			// n8n reads and parses the body before any node runs; its reader refuses more than N8N_PAYLOAD_SIZE_MAX
+			// and n8n 2.41 answers that with a bare 500 (no detail). Nothing runs; the service retries, then gives up.
+			{ name: 'over the payload limit (17 MiB), signed', body: overLimit, headers: { 'x-service-signature': sign(overLimit) }, expected: 500 },
+			{ name: 'invalid UTF-8, signed', body: invalidUtf8, headers: { 'x-service-signature': sign(invalidUtf8) }, expected: 400 },
+			{ name: 'deeply nested JSON (50,000 levels), signed', body: nested, headers: { 'x-service-signature': sign(nested) }, expected: 400 },
+			{ name: 'a JSON array of events, signed', body: Buffer.from(`[${good}]`), headers: { 'x-service-signature': sign(`[${good}]`) }, expected: 400 },
+			{ name: 'a non-JSON content type and body, signed', body: Buffer.from('id=evt_1&type=order.created'), headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-service-signature': sign('id=evt_1&type=order.created') }, expected: 400 },
+			{ name: 'GET', body: good, method: 'GET', expected: 404 },
+			{ name: 'PUT', body: good, headers: { 'x-service-signature': goodSignature }, method: 'PUT', expected: 404 },
+			{ name: 'DELETE', body: good, headers: { 'x-service-signature': goodSignature }, method: 'DELETE', expected: 404 },
+			{ name: 'a valid signature over a different body', body: eventBody(), headers: { 'x-service-signature': goodSignature }, expected: 401 },
+			{ name: 'whitespace inside the header', body: good, headers: { 'x-service-signature': `sha256= ${hex}` }, expected: 401 },
+			{ name: 'whitespace inside the digest', body: good, headers: { 'x-service-signature': `sha256=${hex.slice(0, 32)} ${hex.slice(32)}` }, expected: 401 },
+			{ name: 'unicode look-alike prefix (Cyrillic "ѕ")', body: good, headers: { 'x-service-signature': `\u0455ha256=${hex}` }, expected: 401 },
+			{ name: 'unicode look-alike "=" (fullwidth)', body: good, headers: { 'x-service-signature': `sha256\uff1d${hex}` }, expected: 401 },
+			{ name: 'extra parameters after the digest', body: good, headers: { 'x-service-signature': `${goodSignature},v2=abc` }, expected: 401 },
+			{ name: 'two signatures, one valid', body: good, headers: { 'x-service-signature': `sha256=${'0'.repeat(64)}, ${goodSignature}` }, expected: 401 },
+			{ name: 'upper-case algorithm name', body: good, headers: { 'x-service-signature': `SHA256=${hex}` }, expected: 401 },
+		];
+		const results: string[] = [];
+		for (const c of cases) {
+			let status: number;
+			let text: string;
+			try {
+				// Header values with non-Latin-1 characters go as raw UTF-8 bytes, as an attacker's client would send them.
+				const headers = Object.fromEntries(Object.entries(c.headers ?? {}).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('latin1')]));
+				const res = await post(wf.url, c.body, headers, c.method);
+				status = res.status;
+				text = await res.text();
+			} catch (error) {
+				status = -1;
+				text = String(error);
+			}
+			results.push(`${c.name} → ${status}`);
+			expect({ case: c.name, status }).toEqual({ case: c.name, status: c.expected });
+			expect(text).not.toContain(secret);
+			expect(text).not.toMatch(/\n\s+at |node_modules|\.js:\d+/);
+		}
+		const next = await post(wf.url, good, { 'x-service-signature': goodSignature });
+		expect(next.status).toBe(200);
+		const executions = await settledExecutions(env, wf.id, 1);
+		say(`hostile input: ${cases.length} requests, ${executions.length} execution (the good delivery after them); ${results.join('; ')}`);
+		expect(executions).toHaveLength(1);
+		expect(executions[0].eventIds).toEqual([JSON.parse(good.toString()).id]);
+	});
+
+	it('secret rotation: deliveries keep flowing with zero 401s; once the previous secret is cleared the old one gets 401', async () => {
+		const wf = await receivingWorkflow(env);
+		await env.sandbox.admin('DELETE', '/deliveries');
+		const oldSecret = env.sandbox.webhookSecret;
+		const newSecret = `whsec_rotated_${randomUUID().slice(0, 8)}`;
+		const setCredential = (data: Record<string, string>) =>
+			instance.ensureCredential(env.client, { name: env.credential.name, data: { ...env.credentialData, ...data } });
+
+		await env.sandbox.admin('POST', '/simulate/events', { count: 100 });
+		await eventually(async () => {
+			const { body } = await env.sandbox.admin<Delivery[]>('GET', '/deliveries');
+			return body.filter((d) => d.status === 'delivered').length >= 30 ? true : undefined;
+		}, 'deliveries before the rotation');
+		// 1. n8n accepts the new and the old secret; 2. the service switches to the new one.
+		await setCredential({ webhookSecret: newSecret, previousWebhookSecret: oldSecret });
+		const rotated = await env.sandbox.admin('POST', '/webhook/rotate', { secret: newSecret });
+		expect(rotated.status).toBe(200);
+		await env.sandbox.admin('POST', '/simulate/events', { count: 100 });
+		await env.sandbox.idle();
+		const deliveries = (await env.sandbox.admin<Delivery[]>('GET', '/deliveries')).body;
+		const attempts = deliveries.flatMap((d) => d.attempts);
+		const executions = await settledExecutions(env, wf.id, 200);
+		const t = tally(deliveries, executions);
+		const refused = attempts.filter((a) => a.status === 401).length;
+
+		// 3. the previous secret is cleared: the old one is refused from then on.
+		await setCredential({ webhookSecret: newSecret, previousWebhookSecret: '' });
+		const body = eventBody();
+		const withOld = await post(wf.url, body, { 'x-service-signature': sign(body, oldSecret) });
+		const withNew = await post(wf.url, body, { 'x-service-signature': sign(body, newSecret) });
+		say(`secret rotation: ${countsLine(t)}; 401s during the rotation: ${refused}; after clearing the previous secret: old secret → ${withOld.status}, new secret → ${withNew.status}`);
+		expect(t.sent).toBe(200);
+		expect(refused).toBe(0);
+		expect(t.acknowledged).toBe(200);
+		expect(t.executed).toBe(200);
+		expect(t.lost).toBe(0);
+		expect(withOld.status).toBe(401);
+		expect(withNew.status).toBe(200);
+	});
+
+	it('Order › Update Status on 200 items under 429s (with and without Retry-After), 503s and dropped connections', async () => {
+		await env.sandbox.admin('PUT', '/webhook', { url: null });
+		// 200 new pending orders.
+		await env.sandbox.admin('POST', '/simulate/stock', { product_id: 'prod_00001', stock: 100_000 });
+		const ids: string[] = [];
+		for (let i = 0; i < 200; i++) {
+			const res = await env.sandbox.admin<{ id: string; status: string }>('POST', '/simulate/checkout', { items: [{ product_id: 'prod_00001', quantity: 1 }] });
+			expect(res.body.status).toBe('pending');
+			ids.push(res.body.id);
+		}
+		await env.sandbox.admin('DELETE', '/requests');
+		await env.sandbox.admin('DELETE', '/deliveries');
+		const eventsBefore = (await env.sandbox.admin<any[]>('GET', '/events')).body.length;
+		for (const fault of [
+			{ status: 429, retry_after: 0, count: 12, path: '/orders/' },
+			{ status: 429, retry_after: null, count: 12, path: '/orders/' },
+			{ status: 503, count: 12, path: '/orders/' },
+			{ type: 'drop', count: 12, path: '/orders/' },
+		]) {
+			expect((await env.sandbox.admin('POST', '/faults', fault)).status).toBe(201);
+		}
+
+		const path = `reliability-${randomUUID()}`;
+		const wf = await createWorkflow(env, {
+			name: 'update 200 orders',
+			nodes: [
+				{ id: 'f-hook', name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} } },
+				{ id: 'f-split', name: 'Orders', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.orders', options: {} } },
+				{
+					id: 'f-update',
+					name: 'Mark Processing',
+					type: TYPES.action,
+					typeVersion: 1,
+					position: [400, 0],
+					onError: 'continueRegularOutput',
+					parameters: { resource: 'order', operation: 'updateStatus', orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, status: 'processing', options: { maxRetries: 3, retryDelay: 20 } },
+					credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
+				},
+			],
+			connections: { Webhook: { main: [[{ node: 'Orders', type: 'main', index: 0 }]] }, Orders: { main: [[{ node: 'Mark Processing', type: 'main', index: 0 }]] } },
+			settings: { executionOrder: 'v1' },
+		});
+		const res = await post(wf.url, JSON.stringify({ orders: ids.map((id) => ({ id })) }));
+		expect(res.status).toBe(200);
+		const out = (await res.json()) as Array<{ id?: string; status?: string; error?: string }>;
+
+		const requests = (await env.sandbox.admin<Array<{ method: string; path: string; status: number | string }>>('GET', '/requests')).body;
+		const events = (await env.sandbox.admin<Array<{ type: string; data: { order_id: string } }>>('GET', '/events')).body.slice(eventsBefore);
+		const updated = out.filter((item) => item.status === 'processing');
+		const errors = out.filter((item) => item.error !== undefined);
+		const changesPerOrder = new Map<string, number>();
+		for (const e of events.filter((x) => x.type === 'order.updated')) changesPerOrder.set(e.data.order_id, (changesPerOrder.get(e.data.order_id) ?? 0) + 1);
+		const puts = requests.filter((r) => r.method === 'PUT');
+		const faulted = puts.filter((r) => r.status !== 200).length;
+		say(
+			`action node under faults: 200 items → ${updated.length} updated, ${errors.length} error items; ${puts.length} PUTs (${faulted} answered with a fault or dropped, then retried), POSTs ${requests.filter((r) => r.method === 'POST').length}; orders changed twice: ${[...changesPerOrder.values()].filter((n) => n > 1).length}`,
+		);
+
+		expect(out).toHaveLength(200);
+		expect(updated.length + errors.length).toBe(200);
+		expect(faulted).toBeGreaterThanOrEqual(48);
+		expect(requests.filter((r) => r.method === 'POST')).toEqual([]);
+		expect([...changesPerOrder.values()].every((n) => n === 1)).toBe(true);
+		// Exactly the items reported updated changed status, once each; the others are untouched and reported as errors.
+		expect([...changesPerOrder.keys()].sort()).toEqual(updated.map((item) => item.id).sort());
+		for (const item of errors) expect(String(item.error)).toMatch(/429|503|Could not reach/);
+		const finalStatuses = await Promise.all(ids.map(async (id) => (await fetch(`${env.sandbox.baseUrl}/orders/${id}`, { headers: { authorization: `Bearer ${env.sandbox.apiKey}` } }).then((r) => r.json())) as { status: string }));
+		expect(finalStatuses.filter((o) => o.status === 'processing')).toHaveLength(updated.length);
+
+		// In n8n's execution record every output item, error items included, is paired with its own input item.
+		const [execution] = executionsOf(env.userFolder, wf.id, 'Mark Processing');
+		expect(execution.items).toHaveLength(200);
+		expect(execution.items.map((item) => item.pairedItem)).toEqual(ids.map((_, item) => ({ item })));
+		expect(execution.items.map((item) => item.json.id ?? null).filter(Boolean)).toEqual(updated.map((item) => item.id));
+	});
+});
