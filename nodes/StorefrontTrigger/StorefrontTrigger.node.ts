@@ -1,6 +1,9 @@
+import { randomUUID } from 'crypto';
 import type {
 	IDataObject,
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -10,7 +13,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
-import { rememberEvent } from './seenEvents';
+import { claimRun, rememberEvent } from './seenEvents';
 
 /** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
 const DEDUPLICATING_VERSION = 1.2;
@@ -22,6 +25,12 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 export const OMITTED_HEADERS = new Set([SIGNATURE_HEADER, 'authorization', 'proxy-authorization', 'cookie']);
 
 const ACK = Object.freeze({ received: true });
+
+/**
+ * Which accepted delivery an item came from: set beside `json` (so it never shows in the item's data) when duplicate
+ * dropping is on, read and removed again when the execution starts (see claimRun in ./seenEvents).
+ */
+export const DELIVERY_KEY = 'storefrontDelivery';
 
 type Options = { dropDuplicates?: boolean; includeHeaders?: boolean; rejectOlderThanMinutes?: number };
 
@@ -94,11 +103,8 @@ function filterHeaders(headers: IDataObject): IDataObject {
 	return kept;
 }
 
-/** Records the event as accepted by this node; false when it was accepted before (a redelivery). */
-function rememberEventId(context: IWebhookFunctions, id: string): boolean {
-	const scope = `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
-	return rememberEvent(context.getWorkflowStaticData('node'), scope, id, Date.now());
-}
+/** Whose remembered ids apply: this trigger node of this workflow. */
+const scopeOf = (context: IWebhookFunctions | IExecuteFunctions) => `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
 const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
 
@@ -177,7 +183,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. On unless turned off (node version 1.2). IDs are remembered for 72 hours, at most 10,000 of them, by the n8n process that accepted them and in the workflow\'s static data; with several webhook processors (queue mode) also use the README\'s queue-mode recipe (Queue mode and scaling).',
+							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. On unless turned off (node version 1.2). IDs are remembered for 72 hours, at most 10,000 of them, by the n8n process; when a run starts it also checks that no other delivery of its event got there first (after a crash, n8n re-runs accepted executions while the service redelivers them). With several webhook processors or workers (queue mode) also use the README\'s queue-mode recipe (Queue mode and scaling).',
 					},
 					{
 						displayName: 'Include Headers',
@@ -276,7 +282,8 @@ export class StorefrontTrigger implements INodeType {
 		// Not while listening for a test event: resending the same event from the dashboard must run each time.
 		const dropDuplicates =
 			this.getMode() !== 'manual' && (options.dropDuplicates ?? this.getNode().typeVersion >= DEDUPLICATING_VERSION);
-		if (dropDuplicates && !rememberEventId(this, event.id)) {
+		const delivery = randomUUID();
+		if (dropDuplicates && !rememberEvent(this.getWorkflowStaticData('node'), scopeOf(this), event.id, Date.now(), delivery)) {
 			return respond(this, 200, { received: true, skipped: 'duplicate_event' });
 		}
 
@@ -288,6 +295,28 @@ export class StorefrontTrigger implements INodeType {
 		};
 		if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
-		return { webhookResponse: ACK, workflowData: [[{ json: item }]] };
+		const output: INodeExecutionData = { json: item };
+		if (dropDuplicates) output[DELIVERY_KEY] = delivery;
+		return { webhookResponse: ACK, workflowData: [[output]] };
+	}
+
+	// n8n runs this as the first step of every execution the trigger started (a node with both webhook() and
+	// execute() gets execute() called with the webhook's items, as n8n's Wait and Form nodes do). It passes the
+	// event on unless another delivery of the same event already holds its id in this process: after a crash n8n
+	// re-runs accepted executions itself while the service redelivers them, and in queue mode several webhook
+	// processors may accept one event. A retry from the executions list always runs: the user asked for it.
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const claim = !['manual', 'retry'].includes(this.getMode());
+		const now = Date.now();
+		const passed: INodeExecutionData[] = [];
+		this.getInputData().forEach((item, index) => {
+			const delivery = item[DELIVERY_KEY];
+			const id = item.json.id;
+			if (claim && typeof delivery === 'string' && typeof id === 'string' && !claimRun(scopeOf(this), id, delivery, now)) {
+				return;
+			}
+			passed.push({ json: item.json, pairedItem: { item: index } });
+		});
+		return [passed];
 	}
 }

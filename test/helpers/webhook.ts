@@ -6,14 +6,17 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	INode,
+	INodeExecutionData,
 	INodeType,
+	IRun,
 	INodeTypes,
 	IWebhookData,
 	IWebhookResponseData,
+	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { core } from './core';
 
@@ -42,6 +45,12 @@ export interface TriggerHarness {
 	/** Runs webhookMethods.default[method] through a real HookContext (activation). */
 	hook(method: 'checkExists' | 'create' | 'delete'): Promise<boolean>;
 	staticData(): IDataObject;
+	/**
+	 * Runs the execution n8n starts after an accepted delivery, through n8n-core's WorkflowExecute: the trigger first,
+	 * with the items webhook() returned (after a JSON round trip, as when the run starts from n8n's database: a
+	 * queue-mode worker, or a run n8n recovers after a crash). Returns what the trigger passed on.
+	 */
+	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode): Promise<INodeExecutionData[]>;
 }
 
 export interface HarnessOptions {
@@ -56,6 +65,7 @@ export interface HarnessOptions {
 }
 
 let harnesses = 0;
+let runs = 0;
 
 /** A response object with the express methods trigger nodes use; records what was sent. */
 function captureResponse() {
@@ -197,5 +207,29 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			return await group[method].call(context);
 		},
 		staticData: () => workflow.getStaticData('node', node),
+		async run(result, runMode = mode) {
+			const items = JSON.parse(JSON.stringify(result.workflowData?.[0] ?? [])) as INodeExecutionData[];
+			const executionId = `trigger-run-${++runs}`;
+			const hooks = new core.ExecutionLifecycleHooks(runMode, executionId, {
+				id: workflow.id,
+				name: workflow.name,
+				nodes: [node],
+				connections: {},
+				active: true,
+				activeVersionId: null,
+				isArchived: false,
+				createdAt: new Date(),
+				updatedAt: new Date(),
+			} as IWorkflowBase);
+			const done = new Promise<IRun>((resolve) => hooks.addHandler('workflowExecuteAfter', (run) => resolve(run)));
+			const additionalData = { ...baseAdditionalData(), hooks, executionId, setExecutionStatus: () => {} };
+			const runExecutionData = createRunExecutionData({
+				executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
+			});
+			await new core.WorkflowExecute(additionalData as IWorkflowExecuteAdditionalData, runMode, runExecutionData).processRunExecutionData(workflow);
+			const run = await done;
+			if (run.data.resultData.error) throw run.data.resultData.error;
+			return run.data.resultData.runData[node.name]?.[0]?.data?.main?.[0] ?? [];
+		},
 	};
 }

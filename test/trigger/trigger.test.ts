@@ -1,10 +1,11 @@
 // The Storefront Trigger's webhook() and lifecycle run through n8n-core's real WebhookContext / HookContext
 // (test/helpers/webhook.ts) with real raw-body Buffers. Signatures are computed here with node:crypto directly.
 import { createHmac } from 'crypto';
+import type { INodeType } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
-import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { DELIVERY_KEY, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
 
 const SECRET = 'whsec_trigger_test';
@@ -60,10 +61,10 @@ function signed(payload: unknown, extraHeaders: Record<string, string> = {}): De
 function trigger(
 	parameters: Record<string, unknown> = { events: ['*'] },
 	credentials: Record<string, unknown> = { webhookSecret: SECRET },
-	harness: { typeVersion?: number; workflowId?: string; mode?: 'manual' | 'webhook' } = {},
+	{ nodeType = new StorefrontTrigger(), ...harness }: { typeVersion?: number; workflowId?: string; mode?: 'manual' | 'webhook'; nodeType?: INodeType } = {},
 ) {
 	return createTriggerHarness({
-		nodeType: new StorefrontTrigger(),
+		nodeType,
 		parameters: parameters as never,
 		credentials: { baseUrl: 'https://api.example.test/v1', apiKey: 'sf_test_key_never_shown', ...credentials } as never,
 		...harness,
@@ -392,6 +393,63 @@ describe('duplicates (Drop Duplicate Events)', () => {
 			expectRan(await node.deliver(signed(payload)));
 			expect(node.staticData().seenEvents).toBeUndefined();
 		}
+	});
+});
+
+describe('duplicates when the run starts (the trigger is the first step of its execution)', () => {
+	/** The trigger as a restarted n8n process loads it: a fresh copy of the module, with nothing in memory. */
+	function afterRestart(workflowId: string) {
+		let fresh: typeof StorefrontTrigger | undefined;
+		jest.isolateModules(() => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+		});
+		return trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId, nodeType: new fresh!() });
+	}
+	const beforeCrash = (workflowId: string) => trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId });
+
+	it("an accepted delivery's run passes the event on, with pairedItem and without the delivery marker", async () => {
+		const node = trigger({ events: ['*'] }, undefined, { typeVersion: 1.2 });
+		const payload = event('order.created');
+		const accepted = await node.deliver(signed(payload));
+		expect(expectRan(accepted)).toEqual(payload);
+		expect(typeof accepted.result.workflowData?.[0][0][DELIVERY_KEY]).toBe('string'); // beside json, not in it
+		expect(await node.run(accepted.result)).toEqual([{ json: payload, pairedItem: { item: 0 } }]);
+	});
+
+	it('after a crash, the redelivery accepted first: it runs, and the run n8n recovers from its database outputs nothing', async () => {
+		const payload = event('payment.completed');
+		// Accepted, but the process died before it answered: n8n re-runs it at start, the service redelivers it.
+		const unanswered = await beforeCrash('wf-recovered-after-redelivery').deliver(signed(payload));
+		const restarted = afterRestart('wf-recovered-after-redelivery');
+		const redelivered = await restarted.deliver(signed(payload, { 'X-Service-Attempt': '2' }));
+		expect(await restarted.run(redelivered.result)).toHaveLength(1);
+		expect(await restarted.run(unanswered.result)).toEqual([]);
+	});
+
+	it('after a crash, the recovered run first: it runs, and the redelivery is acknowledged as a duplicate', async () => {
+		const payload = event('order.updated');
+		const unanswered = await beforeCrash('wf-recovered-first').deliver(signed(payload));
+		const restarted = afterRestart('wf-recovered-first');
+		expect(await restarted.run(unanswered.result)).toHaveLength(1);
+		const body = expectNoRun(await restarted.deliver(signed(payload, { 'X-Service-Attempt': '2' })), 200);
+		expect(body).toEqual({ received: true, skipped: 'duplicate_event' });
+	});
+
+	it('a retry from the executions list, a test run and a trigger with dropping off always run', async () => {
+		const payload = event('order.created');
+		const unanswered = await beforeCrash('wf-always-run').deliver(signed(payload));
+		const restarted = afterRestart('wf-always-run');
+		expect(await restarted.run((await restarted.deliver(signed(payload))).result)).toHaveLength(1);
+		expect(await restarted.run(unanswered.result, 'webhook')).toEqual([]);
+		expect(await restarted.run(unanswered.result, 'retry')).toHaveLength(1);
+		expect(await restarted.run(unanswered.result, 'manual')).toHaveLength(1);
+
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, { typeVersion: 1.2 });
+		const plain = await off.deliver(signed(payload));
+		expect(plain.result.workflowData?.[0][0][DELIVERY_KEY]).toBeUndefined();
+		expect(await off.run(plain.result)).toHaveLength(1);
+		expect(await off.run(plain.result)).toHaveLength(1);
 	});
 });
 
