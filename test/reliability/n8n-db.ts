@@ -12,11 +12,15 @@ const prepare = require('../../dev/n8n/prepare') as typeof import('../../dev/n8n
 export interface ExecutionRecord {
 	id: string;
 	status: string;
+	/** When n8n created it (ms since the epoch). */
+	createdAt: number;
 	/** What the named node output in this execution's first run (the trigger: one event); for an execution that
 	 * never ran, the items waiting in its start stack (the trigger's output). */
 	items: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>;
 	/** The `id` of each of those items: for the trigger, the event ids it emitted. */
 	eventIds: string[];
+	/** The node ran and passed nothing on (the trigger: the run's event was a duplicate, caught when it started). */
+	passedNothing: boolean;
 }
 
 const SCRIPT = `
@@ -25,23 +29,29 @@ const flatted = require('flatted');
 const [file, workflowId, nodeName] = process.argv.slice(1);
 const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
 db.all(
-  'SELECT e.id, e.status, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
+  'SELECT e.id, e.status, e.createdAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
   [workflowId],
   (error, rows) => {
     if (error) { console.error(error.message); process.exit(1); }
     const out = rows.map((row) => {
       let items = [];
+      let passedNothing = false;
       try {
         const data = flatted.parse(row.data);
         const runs = data.resultData.runData[nodeName] || [];
-        items = runs.flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })));
-        // An execution that never ran (n8n died first) still holds the trigger's items in its start stack.
+        // After a crash n8n rebuilds a crashed execution's run data from its event log, with a stand-in item
+        // ({isArtificialRecoveredEventItem: true}) for each node that had finished: not the node's real output.
+        items = runs
+          .flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })))
+          .filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
+        passedNothing = runs.length > 0 && runs.every((run) => run.executionStatus === 'success' && ((run.data && run.data.main && run.data.main[0]) || []).length === 0);
+        // An execution that never ran (n8n died first), or crashed, still holds the trigger's items in its start stack.
         if (!items.length && data.executionData) {
           const start = (data.executionData.nodeExecutionStack || []).find((entry) => entry.node && entry.node.name === nodeName) || (data.executionData.nodeExecutionStack || [])[0];
           items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
         }
       } catch {}
-      return { id: String(row.id), status: row.status, items, eventIds: items.map((item) => item.json.id) };
+      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), items, eventIds: items.map((item) => item.json.id), passedNothing };
     });
     process.stdout.write(JSON.stringify(out));
     db.close();
