@@ -12,8 +12,9 @@ const prepare = require('../../dev/n8n/prepare') as typeof import('../../dev/n8n
 export interface ExecutionRecord {
 	id: string;
 	status: string;
-	/** When n8n created it (ms since the epoch). */
+	/** When n8n created and started it (ms since the epoch; started: null while it has not). */
 	createdAt: number;
+	startedAt: number | null;
 	/** What the named node output in this execution's first run (the trigger: one event); for an execution that
 	 * never ran, the items waiting in its start stack (the trigger's output). */
 	items: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>;
@@ -29,7 +30,7 @@ const flatted = require('flatted');
 const [file, workflowId, nodeName] = process.argv.slice(1);
 const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
 db.all(
-  'SELECT e.id, e.status, e.createdAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
+  'SELECT e.id, e.status, e.createdAt, e.startedAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
   [workflowId],
   (error, rows) => {
     if (error) { console.error(error.message); process.exit(1); }
@@ -51,7 +52,7 @@ db.all(
           items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
         }
       } catch {}
-      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), items, eventIds: items.map((item) => item.json.id), passedNothing };
+      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing };
     });
     process.stdout.write(JSON.stringify(out));
     db.close();

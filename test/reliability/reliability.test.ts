@@ -189,7 +189,7 @@ describe('crash: n8n killed with SIGKILL while deliveries flow, then restarted',
 		const t = tally(deliveries, executions, { recoverable });
 		const refusedWhileDown = deliveries.filter((d) => d.attempts.some((a) => !a.ok)).length;
 		const stoppedAtStart = executions.filter((e) => e.status === 'success' && e.passedNothing);
-		const rerunAtStart = executions.filter((e) => e.createdAt < crashedAt && e.status === 'success');
+		const rerunAtStart = executions.filter((e) => e.createdAt < crashedAt && (e.startedAt ?? 0) > crashedAt);
 		const answeredDuplicate = deliveries.filter((d) => d.attempts.some((a) => a.ok && (a.response ?? '').includes('duplicate_event')));
 		say(
 			`crash (SIGKILL, back after ${seconds(downMs)}): ${countsLine(t)}; deliveries that failed an attempt while n8n was down and were redelivered: ${refusedWhileDown}; executions left recoverable by the crash: ${recoverable.length} (${recoverable.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}; ${leftRunning.length} of them left "running" by n8n and stopped here); executions n8n accepted before the crash and ran after its restart: ${rerunAtStart.length}; their redeliveries dropped as duplicates — on arrival: ${answeredDuplicate.length}, as the run started: ${stoppedAtStart.length}`,
