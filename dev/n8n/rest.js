@@ -169,16 +169,19 @@ class N8nClient {
 		const filter = {};
 		if (workflowId) filter.workflowId = workflowId;
 		if (status) filter.status = status;
-		const all = [];
+		// By id: n8n 2.41's cursor pages can repeat an execution (seen: one of 500 on two pages), which would count
+		// it twice.
+		/** @type {Map<string, any>} */
+		const all = new Map();
 		/** @type {Record<string, string>} */
 		let position = {};
 		for (;;) {
 			const query = new URLSearchParams({ filter: JSON.stringify(filter), limit: '100', ...position });
 			const page = await this.request('GET', `/executions?${query}`);
-			all.push(...page.results);
+			for (const execution of page.results) all.set(String(execution.id), execution);
 			if (page.nextCursor) position = { cursor: page.nextCursor };
 			else if ((await this.major()) < 2 && page.results.length === 100) position = { lastId: String(page.results[99].id) };
-			else return all;
+			else return [...all.values()];
 		}
 	}
 

@@ -202,6 +202,18 @@ describe('queue mode: volume', () => {
 		const ackSeconds = (Date.now() - started) / 1000;
 
 		const { executions, items } = await outputsOf(wf.id, 500, 'Received');
+		if (executions.length !== 500) {
+			// Should the count below fail: each execution's trigger output, and the sandbox's attempts for its event.
+			for (const execution of executions) {
+				const details = await env.client.getExecution(execution.id);
+				const emitted = rest.nodeOutput(details, 'Storefront Trigger') ?? [];
+				const stack = details?.data?.executionData?.nodeExecutionStack ?? [];
+				if (emitted.length !== 1 || items.filter((i) => i.id === emitted[0]?.id).length !== 1) {
+					console.log(`execution ${execution.id} (${execution.status}): trigger emitted ${JSON.stringify(emitted.map((e: any) => e.id))}; stack ${JSON.stringify(stack).slice(0, 300)}`);
+				}
+			}
+			for (const d of delivered.filter((x) => x.attempts.length > 1)) console.log(`resent: ${d.event_id} ${JSON.stringify(d.attempts)}`);
+		}
 		expect(executions).toHaveLength(500);
 		expect(executions.every((e) => e.status === 'success')).toBe(true);
 		// Each event id exactly once, and all five kinds among them.
