@@ -20,7 +20,8 @@ const INSTALL_LABELS = {
 };
 
 /** The queue-mode cell (dev/n8n/queue.js); its start-up is until every process is ready. */
-const QUEUE_LABEL = ', **queue mode**: main + webhook processor + 2 workers, Postgres 15, Redis 7 (e2e + queue suites)';
+const QUEUE_LABEL =
+	', **queue mode**: main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7 (e2e + queue suites)';
 
 /** @param {string} version */
 const semver = (version) => version.split('.').map(Number);
