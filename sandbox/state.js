@@ -203,8 +203,13 @@ class State {
 		};
 		this.products.set(id, product);
 		this.changed();
-		this.emit('product.created', {
-			product_id: id,
+		this.emit('product.created', this.productEventData(product));
+		return product;
+	}
+
+	productEventData(product) {
+		return {
+			product_id: product.id,
 			store_id: product.store_id,
 			name: product.name,
 			sku: product.sku,
@@ -213,8 +218,7 @@ class State {
 			currency: product.currency,
 			stock: product.stock,
 			status: product.status,
-		});
-		return product;
+		};
 	}
 
 	updateProduct(id, body) {
@@ -250,16 +254,11 @@ class State {
 
 	/** inventory.low fires when stock falls from above the threshold to at or below it (contract row 16). */
 	checkLowStock(product, before) {
-		if (before > this.threshold && product.stock <= this.threshold) {
-			this.emit('inventory.low', {
-				product_id: product.id,
-				store_id: product.store_id,
-				name: product.name,
-				sku: product.sku,
-				stock: product.stock,
-				threshold: this.threshold,
-			});
-		}
+		if (before > this.threshold && product.stock <= this.threshold) this.emit('inventory.low', this.lowStockEventData(product));
+	}
+
+	lowStockEventData(product, stock = product.stock) {
+		return { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, stock, threshold: this.threshold };
 	}
 
 	// ---- orders ---------------------------------------------------------------------------------------------
@@ -420,13 +419,15 @@ class State {
 			const product = products[i % products.length];
 			if (type === 'order.created') events.push([type, this.orderEventData(order)]);
 			else if (type === 'order.updated') events.push([type, { ...this.orderEventData(order), previous_status: 'pending' }]);
-			else if (type === 'payment.completed')
-				events.push([type, { payment_id: `pay_sample_${i + 1}`, order_id: order.id, store_id: order.store_id, amount: order.total, currency: order.currency, method: 'card' }]);
-			else if (type === 'product.created')
-				events.push([type, { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, category: product.category, price: product.price, currency: product.currency, stock: product.stock }]);
-			else events.push([type, { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, stock: Math.min(product.stock, this.threshold), threshold: this.threshold }]);
+			else if (type === 'payment.completed') events.push([type, this.paymentEventData(order, `pay_sample_${i + 1}`, 'card')]);
+			else if (type === 'product.created') events.push([type, this.productEventData(product)]);
+			else events.push([type, this.lowStockEventData(product, Math.min(product.stock, this.threshold))]);
 		}
 		return events;
+	}
+
+	paymentEventData(order, paymentId, method) {
+		return { payment_id: paymentId, order_id: order.id, store_id: order.store_id, amount: order.total, currency: order.currency, method };
 	}
 
 	/** Admin simulation of a completed payment: sets paid_at, emits payment.completed (the status is unchanged). */
@@ -441,14 +442,7 @@ class State {
 		if (order.paid_at) throw new ApiError(409, 'already_paid', `Order ${order.id} was already paid at ${order.paid_at}`);
 		if (NON_REVENUE_STATUSES.includes(order.status))
 			throw new ApiError(409, 'order_closed', `Order ${order.id} is ${order.status} and cannot be paid`);
-		const payment = {
-			payment_id: `pay_${pad(++this.seq.payment)}`,
-			order_id: order.id,
-			store_id: order.store_id,
-			amount: order.total,
-			currency: order.currency,
-			method: body.method ?? 'card',
-		};
+		const payment = this.paymentEventData(order, `pay_${pad(++this.seq.payment)}`, body.method ?? 'card');
 		order.paid_at = new Date().toISOString();
 		order.updated_at = order.paid_at;
 		this.changed();
