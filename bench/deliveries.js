@@ -1,12 +1,27 @@
 // @ts-check
 // What the benchmarks that send signed deliveries through a real n8n share (bench/n8n.js, bench/queue.js): the
-// delivery itself and how finished executions are counted.
+// instance set-up, the delivery itself and how finished executions are counted.
 'use strict';
 
 const crypto = require('node:crypto');
 
+const setup = require('../dev/n8n/instance');
+
 /** The webhook secret of the benchmarks' Storefront credential. */
 const SECRET = 'whsec_bench';
+
+/**
+ * Signs in as the benchmarks' owner and returns the Storefront credential holding SECRET. It only verifies
+ * deliveries: its API base URL leads nowhere.
+ * @param {import('../dev/n8n/rest').N8nClient} client
+ */
+async function setUp(client) {
+	await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
+	return setup.ensureCredential(client, {
+		name: 'Storefront bench',
+		data: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sf_unused', webhookSecret: SECRET },
+	});
+}
 
 /** An order.created event of a new id, shaped like the sandbox's, signed over its exact bytes. */
 function delivery(/** @type {number} */ n) {
@@ -41,4 +56,4 @@ async function executionCount(client, workflowId) {
 	return count;
 }
 
-module.exports = { SECRET, delivery, executionCount };
+module.exports = { SECRET, setUp, delivery, executionCount };

@@ -29,7 +29,7 @@ const path = require('node:path');
 const runtime = require('../dev/n8n/runtime');
 const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { SECRET, delivery, executionCount } = require('./deliveries');
+const { SECRET, setUp, delivery, executionCount } = require('./deliveries');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 200);
 const ENGINES = (process.env.BENCH_ENGINES || 'vm,vm+lazy,legacy').split(',');
@@ -163,11 +163,7 @@ async function measure(/** @type {string} */ engine) {
 	});
 	try {
 		const client = new N8nClient(n8n.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
-		const storefront = await setup.ensureCredential(client, {
-			name: 'Storefront bench',
-			data: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sf_unused', webhookSecret: SECRET },
-		});
+		const storefront = await setUp(client);
 		const hmac = await client.createCredential({ name: 'HMAC secret', type: 'crypto', data: { hmacSecret: SECRET } });
 		const defs = workflows({ storefront, hmac: { id: String(hmac.id), name: 'HMAC secret' } });
 

@@ -26,7 +26,7 @@ const queue = require('../dev/n8n/queue');
 const proc = require('../dev/n8n/proc');
 const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { SECRET, delivery, executionCount } = require('./deliveries');
+const { setUp, delivery, executionCount } = require('./deliveries');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 20);
@@ -125,11 +125,7 @@ async function measure(key, engine) {
 	const running = await start(key, { N8N_EXPRESSION_ENGINE: 'vm', ...ENGINES[engine].env });
 	try {
 		const client = new N8nClient(running.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
-		const credential = await setup.ensureCredential(client, {
-			name: 'Storefront bench',
-			data: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sf_unused', webhookSecret: SECRET },
-		});
+		const credential = await setUp(client);
 		const created = await client.createWorkflow({
 			name: 'bench queue',
 			nodes: [
