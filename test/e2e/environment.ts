@@ -39,7 +39,6 @@ export const CREDENTIAL_NAME = 'Storefront sandbox';
 
 export interface Environment {
 	sandbox: Sandbox;
-	mode: Mode;
 	/** Editor and REST API (the main process in queue mode). */
 	n8nUrl: string;
 	/** Where production webhooks are delivered: n8nUrl, or the (first) webhook processor in queue mode. */
@@ -67,9 +66,8 @@ export interface EnvironmentOptions {
 	/** Queue mode: how many webhook processors and workers (default 1 and 2). */
 	webhooks?: number;
 	workers?: number;
-	/** The sandbox's webhook delivery policy, over this suite's quick default. */
-	delivery?: SandboxOptions['delivery'];
-	/** Sandbox data sizes and webhook delivery policy (attempts, baseDelayMs, timeoutMs, concurrency). */
+	/** Sandbox data sizes and webhook delivery policy (attempts, baseDelayMs, timeoutMs, concurrency), over this
+	 * suite's small, quick defaults. */
 	sandbox?: Pick<SandboxOptions, 'sizes' | 'delivery'>;
 }
 
@@ -92,7 +90,7 @@ export function report(facts: Record<string, unknown>) {
  */
 export async function startEnvironment(
 	label: string,
-	{ n8nEnv = {}, mode = CELL.mode, webhooks, workers, delivery, sandbox: sandboxOptions = {} }: EnvironmentOptions = {},
+	{ n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {} }: EnvironmentOptions = {},
 ): Promise<Environment> {
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of ['dist/nodes/Storefront/Storefront.node.js', 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js']) {
@@ -106,7 +104,7 @@ export async function startEnvironment(
 		host: '127.0.0.1',
 		port: 0,
 		sizes: { products: 250, orders: 40, customers: 20, ...sandboxOptions.sizes },
-		delivery: { attempts: 2, baseDelayMs: 100, timeoutMs: 10_000, ...delivery, ...sandboxOptions.delivery },
+		delivery: { attempts: 2, baseDelayMs: 100, timeoutMs: 10_000, ...sandboxOptions.delivery },
 	});
 	const userFolder = path.join(dir, 'n8n');
 	const start = (port?: number) =>
@@ -138,7 +136,6 @@ export async function startEnvironment(
 		const stopStarted = stopN8n;
 		return {
 			sandbox,
-			mode,
 			n8nUrl,
 			webhookUrl,
 			queue: topology,

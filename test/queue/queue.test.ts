@@ -35,7 +35,7 @@ let topology: QueueTopology;
 
 beforeAll(async () => {
 	// The sandbox delivers like a sender's worker pool: 20 at a time, 30 s to answer, one retry.
-	env = await startEnvironment('queue', { mode: 'queue', webhooks: 2, workers: 2, delivery: { concurrency: 20, timeoutMs: 30_000 } });
+	env = await startEnvironment('queue', { mode: 'queue', webhooks: 2, workers: 2, sandbox: { delivery: { concurrency: 20, timeoutMs: 30_000 } } });
 	topology = env.queue as QueueTopology;
 }, 300_000);
 
