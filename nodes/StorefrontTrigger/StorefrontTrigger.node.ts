@@ -14,6 +14,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 import { claimRun, rememberEvent } from './seenEvents';
+import { claimShared, sharedStore, type SharedStore } from './sharedClaims';
 
 /** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
 const DEDUPLICATING_VERSION = 1.2;
@@ -106,6 +107,15 @@ function filterHeaders(headers: IDataObject): IDataObject {
 /** Whose remembered ids apply: this trigger node of this workflow. */
 const scopeOf = (context: IWebhookFunctions | IExecuteFunctions) => `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
+/**
+ * Trigger versions up to 0.1.0 of this package also wrote event ids into the workflow's static data, which n8n
+ * never saved once the workflow had some; activation (whose static-data changes n8n does save) removes what is left.
+ */
+function forgetStoredIds(staticData: IDataObject): void {
+	delete staticData.seenEvents;
+	delete staticData.seenEventIds;
+}
+
 const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
 
 export class StorefrontTrigger implements INodeType {
@@ -183,7 +193,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, when its ID was already accepted by this trigger. On unless turned off (node version 1.2). IDs are remembered for 72 hours, at most 10,000 of them, by the n8n process; when a run starts it also checks that no other delivery of its event got there first (after a crash, n8n re-runs accepted executions while the service redelivers them). With several webhook processors or workers (queue mode) also use the README\'s queue-mode recipe (Queue mode and scaling).',
+							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (this n8n process's memory: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which every n8n process shares: the last 500 event IDs, across restarts and queue-mode processes (README, Drop Duplicate Events).",
 					},
 					{
 						displayName: 'Include Headers',
@@ -215,17 +225,19 @@ export class StorefrontTrigger implements INodeType {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				await assertSecretConfigured(this);
 				const staticData = this.getWorkflowStaticData('node');
+				forgetStoredIds(staticData);
 				return staticData.activatedUrl === this.getNodeWebhookUrl('default');
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
 				await assertSecretConfigured(this);
 				const staticData = this.getWorkflowStaticData('node');
+				forgetStoredIds(staticData);
 				staticData.activatedUrl = this.getNodeWebhookUrl('default');
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				// The remembered event ids stay: re-saving an active workflow deactivates and re-activates it, and
-				// a redelivery arriving across that must still be recognised.
+				// The remembered event ids stay (in n8n's database and in process memory): re-saving an active
+				// workflow deactivates and re-activates it, and a redelivery arriving across that must be recognised.
 				const staticData = this.getWorkflowStaticData('node');
 				delete staticData.activatedUrl;
 				return true;
@@ -283,7 +295,7 @@ export class StorefrontTrigger implements INodeType {
 		const dropDuplicates =
 			this.getMode() !== 'manual' && (options.dropDuplicates ?? this.getNode().typeVersion >= DEDUPLICATING_VERSION);
 		const delivery = randomUUID();
-		if (dropDuplicates && !rememberEvent(this.getWorkflowStaticData('node'), scopeOf(this), event.id, Date.now(), delivery)) {
+		if (dropDuplicates && !rememberEvent(scopeOf(this), event.id, Date.now(), delivery)) {
 			return respond(this, 200, { received: true, skipped: 'duplicate_event' });
 		}
 
@@ -302,21 +314,42 @@ export class StorefrontTrigger implements INodeType {
 
 	// n8n runs this as the first step of every execution the trigger started (a node with both webhook() and
 	// execute() gets execute() called with the webhook's items, as n8n's Wait and Form nodes do). It passes the
-	// event on unless another delivery of the same event already holds its id in this process: after a crash n8n
-	// re-runs accepted executions itself while the service redelivers them, and in queue mode several webhook
-	// processors may accept one event. A retry from the executions list always runs: the user asked for it.
+	// event on unless another delivery of the same event got there first: in this process (free: after a crash n8n
+	// re-runs accepted executions itself while the service redelivers them), then in n8n's database, which every
+	// process shares (another webhook processor or worker in queue mode, this n8n before a restart; ./sharedClaims).
+	// A retry from the executions list always runs: the user asked for it.
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const claim = !['manual', 'retry'].includes(this.getMode());
+		const scope = scopeOf(this);
+		const shared = claim ? sharedStore(this, scope) : undefined;
 		const now = Date.now();
 		const passed: INodeExecutionData[] = [];
-		this.getInputData().forEach((item, index) => {
+		const items = this.getInputData();
+		for (let index = 0; index < items.length; index++) {
+			const item = items[index];
 			const delivery = item[DELIVERY_KEY];
 			const id = item.json.id;
-			if (claim && typeof delivery === 'string' && typeof id === 'string' && !claimRun(scopeOf(this), id, delivery, now)) {
-				return;
+			if (claim && typeof delivery === 'string' && typeof id === 'string') {
+				if (!claimRun(scope, id, delivery, now)) continue;
+				if (shared && !(await claimInDatabase(this, shared, id, delivery))) continue;
 			}
 			passed.push({ json: item.json, pairedItem: { item: index } });
-		});
+		}
 		return [passed];
+	}
+}
+
+/**
+ * The shared-database claim of one event; true when the run goes on. Should n8n's database not answer, the event
+ * runs (and a warning says why): dropping it would lose it, and the in-process checks have already passed.
+ */
+async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, id: string, delivery: string) {
+	try {
+		return await claimShared(store, id, delivery);
+	} catch (error) {
+		context.logger.warn(
+			`Storefront Trigger: could not check event ${id} for duplicates in n8n's database, so it runs: ${(error as Error).message}`,
+		);
+		return true;
 	}
 }

@@ -19,6 +19,7 @@ import type {
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { core } from './core';
+import { sharedDeduplicator } from './deduplication';
 
 export const WEBHOOK_BASE_URL = 'https://n8n.example.test/webhook';
 export const WEBHOOK_TEST_BASE_URL = 'https://n8n.example.test/webhook-test';
@@ -129,6 +130,8 @@ function buildRequest(delivery: Delivery) {
 
 export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 	const { nodeType } = options;
+	// What n8n's database is to every n8n process: shared by all harnesses (and fresh module copies) of a test file.
+	sharedDeduplicator();
 	const description = nodeType.description;
 	const typeName = `n8n-nodes-storefront.${description.name}`;
 	const nodeTypes: INodeTypes = {

@@ -4,8 +4,10 @@ import { createHmac } from 'crypto';
 import type { INodeType } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
-import { SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
+import { rememberEvent, SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
 import { DELIVERY_KEY, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { SHARED_EVENT_IDS_LIMIT } from '../../nodes/StorefrontTrigger/sharedClaims';
+import { sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
 
 const SECRET = 'whsec_trigger_test';
@@ -326,34 +328,29 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		expectRan(await node.deliver(signed(payload)));
 	});
 
-	it(`keeps at most the ${SEEN_EVENT_IDS_LIMIT} most recent ids in the workflow static data`, async () => {
-		const node = deduping();
+	it(`keeps at most the ${SEEN_EVENT_IDS_LIMIT} most recent ids in process memory`, () => {
+		const scope = 'wf-memory-limit:node';
 		const now = Date.now();
-		const old = Array.from({ length: SEEN_EVENT_IDS_LIMIT }, (_, i) => [`evt_old_${i}`, now - 1000 + i / 1000]);
-		node.staticData().seenEvents = Object.fromEntries(old);
-		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_newest' }))));
-		const seen = Object.keys(node.staticData().seenEvents as object);
-		expect(seen).toHaveLength(SEEN_EVENT_IDS_LIMIT);
-		expect(seen[seen.length - 1]).toBe('evt_newest');
-		expect(seen).not.toContain('evt_old_0'); // the oldest is forgotten…
-		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_old_0' })))); // …so it runs again
-		expectNoRun(await node.deliver(signed(event('order.created', { id: `evt_old_${SEEN_EVENT_IDS_LIMIT - 1}` }))), 200); // recent: dropped
+		for (let i = 0; i < SEEN_EVENT_IDS_LIMIT; i++) expect(rememberEvent(scope, `evt_old_${i}`, now, 'token')).toBe(true);
+		expect(rememberEvent(scope, 'evt_newest', now, 'token')).toBe(true);
+		expect(rememberEvent(scope, 'evt_old_0', now, 'token')).toBe(true); // the oldest was forgotten…
+		expect(rememberEvent(scope, `evt_old_${SEEN_EVENT_IDS_LIMIT - 1}`, now, 'token')).toBe(false); // …recent ones are not
 	});
 
-	it('remembers an id for 72 hours: a retry within them is dropped, one after them runs', async () => {
+	it('remembers an id in process memory for 72 hours: a retry within them is dropped, one after them is not', () => {
 		expect(SEEN_EVENT_RETENTION_MS).toBe(72 * 3600_000);
-		const node = deduping();
+		const scope = 'wf-memory-age:node';
 		const now = Date.now();
-		node.staticData().seenEvents = { evt_retry_71h: now - 71 * 3600_000, evt_retry_73h: now - 73 * 3600_000 };
-		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_retry_71h' }))), 200);
-		expectRan(await node.deliver(signed(event('order.created', { id: 'evt_retry_73h' }))));
-		expect(Object.keys(node.staticData().seenEvents as object).sort()).toEqual(['evt_retry_71h', 'evt_retry_73h']);
+		expect(rememberEvent(scope, 'evt_71h', now - 71 * 3600_000, 'token')).toBe(true);
+		expect(rememberEvent(scope, 'evt_73h', now - 73 * 3600_000, 'token')).toBe(true);
+		expect(rememberEvent(scope, 'evt_71h', now, 'token')).toBe(false);
+		expect(rememberEvent(scope, 'evt_73h', now, 'token')).toBe(true);
 	});
 
-	it('reads the id list older versions stored', async () => {
+	it('writes nothing into the workflow static data (n8n does not save what a webhook call changes there)', async () => {
 		const node = deduping();
-		node.staticData().seenEventIds = ['evt_from_list'];
-		expectNoRun(await node.deliver(signed(event('order.created', { id: 'evt_from_list' }))), 200);
+		expectRan(await node.deliver(signed(event('order.created'))));
+		expect(node.staticData()).toEqual({});
 	});
 
 	it('drops a redelivery that arrives while the first delivery is still being handled (parallel, one process)', async () => {
@@ -389,23 +386,29 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		for (const typeVersion of [1, 1.1]) {
 			const node = trigger({ events: ['*'] }, undefined, { typeVersion });
 			const payload = event('order.created');
-			expectRan(await node.deliver(signed(payload)));
-			expectRan(await node.deliver(signed(payload)));
-			expect(node.staticData().seenEvents).toBeUndefined();
+			const first = await node.deliver(signed(payload));
+			const second = await node.deliver(signed(payload));
+			expect(await node.run(first.result)).toHaveLength(1);
+			expect(await node.run(second.result)).toHaveLength(1);
 		}
 	});
 });
 
+/**
+ * The trigger as another n8n process loads it — a restarted n8n, another webhook processor or worker: a fresh copy
+ * of the module, with nothing in memory, sharing only n8n's database (test/helpers/deduplication.ts).
+ */
+function anotherProcess(workflowId: string) {
+	let fresh: typeof StorefrontTrigger | undefined;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+	});
+	return trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId, nodeType: new fresh!() });
+}
+
 describe('duplicates when the run starts (the trigger is the first step of its execution)', () => {
-	/** The trigger as a restarted n8n process loads it: a fresh copy of the module, with nothing in memory. */
-	function afterRestart(workflowId: string) {
-		let fresh: typeof StorefrontTrigger | undefined;
-		jest.isolateModules(() => {
-			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
-		});
-		return trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId, nodeType: new fresh!() });
-	}
+	const afterRestart = anotherProcess;
 	const beforeCrash = (workflowId: string) => trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId });
 
 	it("an accepted delivery's run passes the event on, with pairedItem and without the delivery marker", async () => {
@@ -450,6 +453,98 @@ describe('duplicates when the run starts (the trigger is the first step of its e
 		expect(plain.result.workflowData?.[0][0][DELIVERY_KEY]).toBeUndefined();
 		expect(await off.run(plain.result)).toHaveLength(1);
 		expect(await off.run(plain.result)).toHaveLength(1);
+	});
+});
+
+describe("duplicates across n8n processes and restarts (n8n's database, checked when a run starts)", () => {
+	const store = sharedDeduplicator();
+	afterEach(() => {
+		store.pause = undefined;
+	});
+
+	it('a copy accepted by another process, or by this n8n after a restart, is accepted there and its run passes nothing on', async () => {
+		const payload = event('order.created');
+		const first = anotherProcess('wf-two-processes');
+		expect(await first.run((await first.deliver(signed(payload))).result)).toHaveLength(1);
+		for (const other of [anotherProcess('wf-two-processes'), anotherProcess('wf-two-processes')]) {
+			const copy = await other.deliver(signed(payload, { 'X-Service-Attempt': '2' }));
+			expectRan(copy); // its memory knows nothing of the event…
+			expect(await other.run(copy.result)).toEqual([]); // …the database does
+		}
+		// Another event, and the same event in another workflow, still run.
+		expect(await first.run((await first.deliver(signed(event('order.created')))).result)).toHaveLength(1);
+		const elsewhere = anotherProcess('wf-two-processes-other-workflow');
+		expect(await elsewhere.run((await elsewhere.deliver(signed(payload))).result)).toHaveLength(1);
+	});
+
+	it('two copies whose runs check at the very same moment (both read before either writes): one passes the event on', async () => {
+		const payload = event('payment.completed');
+		const [a, b] = [anotherProcess('wf-same-moment'), anotherProcess('wf-same-moment')];
+		const [copyA, copyB] = [await a.deliver(signed(payload)), await b.deliver(signed(payload))];
+		// Hold each process's first call until both have read the (empty) row: the helper alone would pass both.
+		const reads: Array<() => void> = [];
+		store.pause = async (step) => {
+			if (step !== 'write' || reads.length >= 2) return;
+			await new Promise<void>((resolve) => {
+				reads.push(resolve);
+				if (reads.length === 2) reads.forEach((release) => release());
+			});
+		};
+		const outputs = await Promise.all([a.run(copyA.result), b.run(copyB.result)]);
+		expect(outputs.map((o) => o.length).sort()).toEqual([0, 1]);
+	});
+
+	it('the first-ever check of a trigger in two processes at once (one insert hits the unique key) fails neither run', async () => {
+		const [a, b] = [anotherProcess('wf-first-insert'), anotherProcess('wf-first-insert')];
+		const [copyA, copyB] = [await a.deliver(signed(event('order.created'))), await b.deliver(signed(event('order.created')))];
+		let held = 0;
+		let releaseBoth: () => void = () => {};
+		const bothRead = new Promise<void>((resolve) => (releaseBoth = resolve));
+		store.pause = async (step) => {
+			if (step !== 'write' || held >= 2) return;
+			if (++held === 2) releaseBoth();
+			await bothRead;
+		};
+		const outputs = await Promise.all([a.run(copyA.result), b.run(copyB.result)]);
+		expect(outputs.map((o) => o.length)).toEqual([1, 1]); // two different events: both run
+	});
+
+	it("runs the event when n8n's database cannot be asked (nothing is lost), and checks again once it can", async () => {
+		const payload = event('order.updated');
+		const down = anotherProcess('wf-database-down');
+		const accepted = await down.deliver(signed(payload));
+		store.pause = async () => {
+			throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+		};
+		expect(await down.run(accepted.result)).toHaveLength(1);
+		store.pause = undefined;
+		const later = anotherProcess('wf-database-down');
+		expect(await later.run((await later.deliver(signed(payload))).result)).toHaveLength(1); // it was never recorded
+		const again = anotherProcess('wf-database-down');
+		expect(await again.run((await again.deliver(signed(payload))).result)).toEqual([]);
+	});
+
+	it(`remembers the last ${SHARED_EVENT_IDS_LIMIT} event ids of a trigger, and bounds its database row`, async () => {
+		const node = anotherProcess('wf-shared-limit');
+		const ids = Array.from({ length: SHARED_EVENT_IDS_LIMIT + 1 }, (_, i) => `evt_limit_${i}`);
+		for (const id of ids) expect(await node.run((await node.deliver(signed(event('order.created', { id })))).result)).toHaveLength(1);
+		const row = store.rows.get('wf-shared-limit|n:trigger-node-id') ?? [];
+		expect(row).toHaveLength(3 * SHARED_EVENT_IDS_LIMIT); // event, delivery and run marker per id
+		const later = (id: string) => anotherProcess('wf-shared-limit').deliver(signed(event('order.created', { id })));
+		const checker = anotherProcess('wf-shared-limit');
+		expect(await checker.run((await later(ids[0])).result)).toHaveLength(1); // the oldest was forgotten
+		expect(await checker.run((await later(ids[ids.length - 1])).result)).toEqual([]); // the newest was not
+	});
+
+	it('a retry from the executions list and a test run always run, whatever the database says', async () => {
+		const payload = event('order.created');
+		const node = anotherProcess('wf-shared-retry');
+		const accepted = await node.deliver(signed(payload));
+		expect(await node.run(accepted.result)).toHaveLength(1);
+		const other = anotherProcess('wf-shared-retry');
+		expect(await other.run(accepted.result, 'retry')).toHaveLength(1);
+		expect(await other.run(accepted.result, 'manual')).toHaveLength(1);
+		expect(await other.run(accepted.result, 'webhook')).toEqual([]);
 	});
 });
 
@@ -539,6 +634,16 @@ describe('lifecycle (no registration API: activation checks the secret)', () => 
 		await node.hook('delete');
 		await node.hook('create');
 		expectNoRun(await node.deliver(signed(payload)), 200);
+	});
+
+	it('activation removes the event ids that versions up to 0.1.0 wrote into the static data', async () => {
+		const node = trigger();
+		Object.assign(node.staticData(), { seenEvents: { evt_a: 1 }, seenEventIds: ['evt_b'] });
+		await node.hook('checkExists');
+		expect(node.staticData()).toEqual({});
+		Object.assign(node.staticData(), { seenEvents: { evt_a: 1 } });
+		await node.hook('create');
+		expect(Object.keys(node.staticData())).toEqual(['activatedUrl']);
 	});
 
 	it.each([['an empty secret', ''], ['no secret', undefined]])('refuses to activate with %s', async (_case, webhookSecret) => {

@@ -1,0 +1,83 @@
+// n8n's shared deduplication store for tests that run nodes through n8n-core without an n8n instance. n8n-core asks
+// a deduplicator that the n8n application registers at start (DataDeduplicationService.init); n8n's own one
+// (packages/cli/src/deduplication/deduplication-helper.ts, 2.41.1 and 1.123.81 alike) needs n8n's database layer,
+// so this is a stand-in with the same observable behaviour for mode "entries", which the e2e, queue and reliability
+// suites then check against the real one in real n8n:
+//  - one row per workflow and context ("n:<node id>" for scope node, "" for scope workflow), values stored as the
+//    base64 MD5 of their string, newest last, trimmed to maxEntries from the front;
+//  - a call reads the row, then (after an await, as the database round trip) inserts it or writes it back whole:
+//    no lock, so overlapping calls lose each other's values; two first-ever inserts: one fails on the unique key.
+// `pause` lets a test hold a call before its read and before its write, to play out a given interleaving.
+import { createHash } from 'crypto';
+import type { ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+
+import { core } from './core';
+
+const hash = (value: unknown) => createHash('md5').update(String(value)).digest('base64');
+
+export class InMemoryDeduplicator implements IDataDeduplicator {
+	readonly rows = new Map<string, string[]>();
+	/** Awaited before a call reads the row and before it writes it, when set; `call` is the same object for both. */
+	pause?: (step: 'read' | 'write', values: string[], call: object) => Promise<void>;
+
+	private key(scope: string, { workflow, node }: ICheckProcessedContextData) {
+		return `${workflow.id}|${scope === 'node' ? `n:${node?.id}` : ''}`;
+	}
+
+	async checkProcessedAndRecord(
+		items: Array<string | number>,
+		scope: 'node' | 'workflow',
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<IDeduplicationOutput> {
+		if (options.mode !== 'entries') throw new Error('the test store only keeps mode "entries"');
+		const key = this.key(scope, contextData);
+		const call = {};
+		await this.pause?.('read', items.map(String), call);
+		const read = this.rows.get(key);
+		const stored = read ? [...read] : undefined;
+		await Promise.resolve();
+		await this.pause?.('write', items.map(String), call);
+		const hashes = items.map(hash);
+		const result: IDeduplicationOutput = { new: [], processed: [] };
+		const data = stored ?? [];
+		const seen = new Set(data);
+		hashes.forEach((value, index) => {
+			if (seen.has(value)) result.processed.push(items[index]);
+			else {
+				result.new.push(items[index]);
+				data.push(value);
+			}
+		});
+		if (options.maxEntries) data.splice(0, data.length - options.maxEntries);
+		if (stored === undefined && this.rows.has(key)) {
+			throw Object.assign(new Error('duplicate key value violates unique constraint "PK_processed_data"'), { code: '23505' });
+		}
+		this.rows.set(key, data);
+		return result;
+	}
+
+	async removeProcessed(): Promise<void> {
+		throw new Error('not used by this package');
+	}
+
+	async clearAllProcessedItems(): Promise<void> {
+		this.rows.clear();
+	}
+
+	async getProcessedDataCount(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<number> {
+		await this.pause?.('read', [], {});
+		return this.rows.get(this.key(scope, contextData))?.length ?? 0;
+	}
+}
+
+let registered: InMemoryDeduplicator | undefined;
+
+/** The deduplicator n8n-core asks in this test file (one per module registry, as n8n registers one per process). */
+export function sharedDeduplicator(): InMemoryDeduplicator {
+	if (!registered) {
+		registered = new InMemoryDeduplicator();
+		void core.DataDeduplicationService.init(registered);
+	}
+	return registered;
+}
