@@ -56,6 +56,11 @@ export interface Environment {
 	n8nPid(): number | undefined;
 	/** Kill n8n with SIGKILL (a crash) and start it again on the same port, user folder and database. */
 	crashAndRestart(): Promise<{ downMs: number }>;
+	/**
+	 * Stop n8n cleanly (SIGTERM, then wait for it to exit; SIGKILL only if it has not exited after `timeoutMs`) and
+	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended.
+	 */
+	restart(timeoutMs?: number): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
 	stop(): Promise<void>;
 }
 
@@ -153,6 +158,14 @@ export async function startEnvironment(
 				await single.exited;
 				single = await start(single.port);
 				return { downMs: Date.now() - down };
+			},
+			async restart(timeoutMs = 60_000) {
+				if (!single) throw new Error('restart is for a single n8n process');
+				const down = Date.now();
+				await single.stop(timeoutMs);
+				const exit = (await single.exited) as { code: number | null; signal: NodeJS.Signals | null };
+				single = await start(single.port);
+				return { downMs: Date.now() - down, exit };
 			},
 			async stop() {
 				await stopStarted();
