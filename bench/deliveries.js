@@ -1,11 +1,13 @@
 // @ts-check
-// What the benchmarks that send signed deliveries through a real n8n share (bench/n8n.js, bench/queue.js): the
-// instance set-up, the delivery itself and how finished executions are counted.
+// What the benchmarks that send signed deliveries through a real n8n share (bench/n8n.js, bench/queue.js,
+// bench/dedupe.js): the instance set-up, the delivery itself, the trigger workflow and how finished executions are
+// counted.
 'use strict';
 
 const crypto = require('node:crypto');
 
 const setup = require('../dev/n8n/instance');
+const { TYPES } = require('../dev/n8n/runtime');
 
 /** The webhook secret of the benchmarks' Storefront credential. */
 const SECRET = 'whsec_bench';
@@ -46,6 +48,31 @@ function delivery(/** @type {number} */ n) {
 }
 
 /**
+ * "Storefront Trigger (1.2, order.created) → Done (No Op)", as the benchmarks send it to n8n.
+ * @param {string} name @param {Record<string, unknown>} options the trigger's options @param {{id: string, name: string}} credential
+ */
+function triggerWorkflow(name, options, credential) {
+	return {
+		name,
+		nodes: [
+			{
+				id: crypto.randomUUID(),
+				name: 'Storefront Trigger',
+				type: TYPES.trigger,
+				typeVersion: 1.2,
+				position: [0, 0],
+				webhookId: crypto.randomUUID(),
+				parameters: { events: ['order.created'], options },
+				credentials: { storefrontApi: credential },
+			},
+			{ id: crypto.randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+		],
+		connections: { 'Storefront Trigger': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/**
  * How many executions of the workflow n8n has saved; fails as soon as the newest one failed (a benchmark of a
  * broken workflow would measure nothing).
  * @param {import('../dev/n8n/rest').N8nClient} client @param {string} workflowId
@@ -56,4 +83,4 @@ async function executionCount(client, workflowId) {
 	return count;
 }
 
-module.exports = { SECRET, setUp, delivery, executionCount };
+module.exports = { SECRET, setUp, delivery, triggerWorkflow, executionCount };

@@ -16,7 +16,6 @@
 // kept), BENCH_SETUPS (default "single,q1,q2"), BENCH_ENGINES (default "default,lazy").
 'use strict';
 
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -26,7 +25,7 @@ const queue = require('../dev/n8n/queue');
 const proc = require('../dev/n8n/proc');
 const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { setUp, delivery, executionCount } = require('./deliveries');
+const { setUp, delivery, triggerWorkflow, executionCount } = require('./deliveries');
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 20);
@@ -126,24 +125,7 @@ async function measure(key, engine) {
 	try {
 		const client = new N8nClient(running.url);
 		const credential = await setUp(client);
-		const created = await client.createWorkflow({
-			name: 'bench queue',
-			nodes: [
-				{
-					id: crypto.randomUUID(),
-					name: 'Storefront Trigger',
-					type: runtime.TYPES.trigger,
-					typeVersion: 1.2,
-					position: [0, 0],
-					webhookId: crypto.randomUUID(),
-					parameters: { events: ['order.created'], options: {} },
-					credentials: { storefrontApi: credential },
-				},
-				{ id: crypto.randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
-			],
-			connections: { 'Storefront Trigger': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		});
+		const created = await client.createWorkflow(triggerWorkflow('bench queue', {}, credential));
 		const url = setup.productionWebhookUrl(running.webhookUrl, created);
 		await setup.activate(client, created.id, url);
 		const target = { id: created.id, url };
