@@ -160,7 +160,7 @@ class N8nClient {
 	}
 
 	/**
-	 * Every execution matching the filter, page after page (n8n 2.x pages with `nextCursor`, 1.x with `lastId`).
+	 * Every execution matching the filter, page after page (n8n 2.x by start time, 1.x by id: see below).
 	 * @param {{workflowId?: string, status?: string[]}} [o]
 	 * @returns {Promise<any[]>}
 	 */
@@ -169,18 +169,31 @@ class N8nClient {
 		const filter = {};
 		if (workflowId) filter.workflowId = workflowId;
 		if (status) filter.status = status;
-		// By id: n8n 2.41's cursor pages can repeat an execution (seen: one of 500 on two pages), which would count
-		// it twice.
+		// n8n 2.41 sorts the list by start time but its cursor continues below the last row's *id*: where executions
+		// did not start in id order (queue mode: several workers) a cursor page skips some and repeats others (seen:
+		// 499 or 501 of 500). So 2.x is paged by start time instead (`startedBefore` is inclusive: rows that share the
+		// boundary's time come again and are kept once, by id); 1.x pages by id, which it also sorts by.
 		/** @type {Map<string, any>} */
 		const all = new Map();
+		const v2 = (await this.major()) >= 2;
 		/** @type {Record<string, string>} */
 		let position = {};
+		/** @type {string | undefined} */
+		let startedBefore;
 		for (;;) {
-			const query = new URLSearchParams({ filter: JSON.stringify(filter), limit: '100', ...position });
+			const pageFilter = startedBefore ? { ...filter, startedBefore } : filter;
+			const query = new URLSearchParams({ filter: JSON.stringify(pageFilter), limit: '100', ...position });
 			const page = await this.request('GET', `/executions?${query}`);
-			for (const execution of page.results) all.set(String(execution.id), execution);
-			if (page.nextCursor) position = { cursor: page.nextCursor };
-			else if ((await this.major()) < 2 && page.results.length === 100) position = { lastId: String(page.results[99].id) };
+			let added = 0;
+			for (const execution of page.results) {
+				if (!all.has(String(execution.id))) added++;
+				all.set(String(execution.id), execution);
+			}
+			if (v2 && page.nextCursor) {
+				const started = page.results.map((/** @type {any} */ e) => e.startedAt).filter(Boolean).sort();
+				if (!added || !started.length) throw new Error(`the executions list did not move on past ${startedBefore}`);
+				startedBefore = started[0];
+			} else if (!v2 && page.results.length === 100) position = { lastId: String(page.results[99].id) };
 			else return [...all.values()];
 		}
 	}
