@@ -229,6 +229,15 @@ describe('crash: n8n killed with SIGKILL while deliveries flow, then restarted',
 		say(
 			`crash, after retrying the ${toRetry.length} crashed executions whose event had not run (the other ${recoverable.length - toRetry.length} were redelivered and ran): ${countsLine(retried)}`,
 		);
+		// Should a count below fail: the executions of each event still not run, with what n8n recorded.
+		for (const id of [...retried.lostIds, ...retried.twiceIds]) {
+			const records = after.filter((e) => e.eventIds.includes(id) || toRetry.some((r) => r.eventIds.includes(id) && e.id === r.id));
+			say(`  ${id} after the retries: ${records.map((e) => `${e.id} ${e.status} items ${JSON.stringify(e.items).slice(0, 200)}`).join('; ') || 'no execution names it'}`);
+		}
+		const retries = after.filter((e) => !executions.some((x) => x.id === e.id));
+		for (const e of retries.filter((x) => x.status !== 'success' || !x.eventIds.length)) {
+			say(`  retry ${e.id} (${e.status}): trigger output ${JSON.stringify(e.items).slice(0, 300)}`);
+		}
 		expect(retried.executed).toBe(300);
 		expect(retried.executedTwice).toBe(0);
 		expect(retried.lost).toBe(0);
