@@ -193,7 +193,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (this n8n process's memory: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which every n8n process shares: the last 500 event IDs, across restarts and queue-mode processes (README, Drop Duplicate Events).",
+							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (the memory of the n8n that receives it: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which main, webhook processors and workers share: the last 500 event IDs, across restarts and queue mode (README, Drop Duplicate Events).",
 					},
 					{
 						displayName: 'Include Headers',
@@ -236,7 +236,7 @@ export class StorefrontTrigger implements INodeType {
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				// The remembered event ids stay (in n8n's database and in process memory): re-saving an active
+				// The remembered event ids stay (in n8n's database and in memory): re-saving an active
 				// workflow deactivates and re-activates it, and a redelivery arriving across that must be recognised.
 				const staticData = this.getWorkflowStaticData('node');
 				delete staticData.activatedUrl;
@@ -314,9 +314,9 @@ export class StorefrontTrigger implements INodeType {
 
 	// n8n runs this as the first step of every execution the trigger started (a node with both webhook() and
 	// execute() gets execute() called with the webhook's items, as n8n's Wait and Form nodes do). It passes the
-	// event on unless another delivery of the same event got there first: in this process (free: after a crash n8n
+	// event on unless another delivery of the same event got there first: in this running n8n (free: after a crash n8n
 	// re-runs accepted executions itself while the service redelivers them), then in n8n's database, which every
-	// process shares (another webhook processor or worker in queue mode, this n8n before a restart; ./sharedClaims).
+	// n8n shares (another webhook processor or worker in queue mode, this n8n before a restart; ./sharedClaims).
 	// A retry from the executions list always runs: the user asked for it.
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const claim = !['manual', 'retry'].includes(this.getMode());
@@ -341,7 +341,7 @@ export class StorefrontTrigger implements INodeType {
 
 /**
  * The shared-database claim of one event; true when the run goes on. Should n8n's database not answer, the event
- * runs (and a warning says why): dropping it would lose it, and the in-process checks have already passed.
+ * runs (and a warning says why): dropping it would lose it, and the in-memory checks have already passed.
  */
 async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, id: string, delivery: string) {
 	try {

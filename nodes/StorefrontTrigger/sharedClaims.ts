@@ -2,20 +2,20 @@ import type { IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 // "Drop Duplicate Events" across n8n processes and restarts: which event ids already started a run, kept in n8n's
-// own database, which every n8n process of an instance shares (main, webhook processors, queue-mode workers).
+// own database, which every running n8n of an instance shares (main, webhook processors, queue-mode workers).
 //
 // The only store n8n 2.x/1.123 gives a node for that is the deduplication helper of its Remove Duplicates node
 // (this.helpers.checkProcessedAndRecord, in every IExecuteFunctions): one `processed_data` row per workflow and
 // node holding a list of MD5 hashes, newest last, trimmed to `maxEntries`. Each call reads the row, answers which
 // of the given values were in it, appends the new ones and writes the whole row back — without a lock. So:
-//  - two calls that overlap (another n8n process, the same moment) both miss each other's values, and the later
+//  - two calls that overlap (another running n8n, the same moment) both miss each other's values, and the later
 //    write replaces the earlier one: what that one added is gone (a "lost update");
 //  - the very first calls for a node both insert the row, and one gets a unique-key violation.
 // Values only ever disappear through such a replacement (or trimming), never appear without a write that added
 // them. The claim below is built on that one fact, so that it can never lose an event, only — in a window that it
 // keeps as small as this store allows — let a copy through twice:
 //  1. record the event, together with this delivery's own token. The event was there → a redelivery: drop it.
-//  2. read the token back. Missing → a write that started before ours finished replaced ours: another process was
+//  2. read the token back. Missing → a write that started before ours finished replaced ours: another running n8n was
 //     recording at the same moment, maybe another copy of this very event. Then give that claim a head start: a few
 //     reads of the row, which write nothing (a write could replace the other claim's marker).
 //  3. record the event's run marker: the one call that finds it missing runs the event, every later one drops.
@@ -70,7 +70,7 @@ export async function claimShared(store: SharedStore, id: string, token: string)
 	return !marker.has(values.run);
 }
 
-// Within one n8n process the calls for a node never overlap (they would replace each other's values): a call waits
+// Within one running n8n the calls for a node never overlap (they would replace each other's values): a call waits
 // for the one in flight, and all calls that queued up meanwhile go to n8n as one (a batch of values answers each
 // caller for its own). Under load that also turns many executions' calls into a few database round trips.
 interface Waiter {
@@ -120,7 +120,7 @@ const isUniqueViolation = (error: unknown) => {
 
 /**
  * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
- * `scope` names the node in this process (workflow id + node id): its calls are batched one after the other.
+ * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
  */
 export function sharedStore(context: IExecuteFunctions, scope: string): SharedStore | undefined {
 	const helpers = context.helpers;
