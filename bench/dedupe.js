@@ -192,15 +192,17 @@ function postgresStore(port) {
 async function start(mode, env) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-dedupe-'));
 	const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
-	if (mode === 'single') {
-		/** @type {Awaited<ReturnType<typeof runtime.startN8n>>} */
-		let n8n;
+	/** Starts it, or removes the folder again when it does not start. @template T @param {() => Promise<T>} launch */
+	const launched = async (launch) => {
 		try {
-			n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error', env });
+			return await launch();
 		} catch (error) {
 			cleanup();
 			throw error;
 		}
+	};
+	if (mode === 'single') {
+		const n8n = await launched(() => runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error', env }));
 		return {
 			url: n8n.url,
 			webhookUrl: n8n.url,
@@ -213,14 +215,7 @@ async function start(mode, env) {
 		};
 	}
 	if (mode !== 'queue') throw new Error(`unknown mode "${mode}" (known: ${Object.keys(SETUPS).join(', ')})`);
-	/** @type {Awaited<ReturnType<typeof queue.startQueue>>} */
-	let topology;
-	try {
-		topology = await queue.startQueue({ dir, webhooks: 1, workers: 1, env, logLevel: 'error', workerLogLevel: 'error' });
-	} catch (error) {
-		cleanup();
-		throw error;
-	}
+	const topology = await launched(() => queue.startQueue({ dir, webhooks: 1, workers: 1, env, logLevel: 'error', workerLogLevel: 'error' }));
 	return {
 		url: topology.url,
 		webhookUrl: topology.webhookUrl,

@@ -62,7 +62,7 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 	}
 
 	async clearAllProcessedItems(): Promise<void> {
-		this.rows.clear();
+		throw new Error('not used by this package');
 	}
 
 	async getProcessedDataCount(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<number> {

@@ -70,7 +70,7 @@ async function playOut<T>(
 	const results: T[] = [];
 	let done = 0;
 	const runs = actors.map((actor, i) => {
-		// Every call an actor makes starts in a continuation of its own: tag them through a wrapper of its store.
+		// An actor's first call starts synchronously in here, so `current` names it when that call pauses to read.
 		const tagged = async () => {
 			current = i;
 			return await actor();
