@@ -12,11 +12,12 @@ export class Storefront extends VersionedNodeType {
 			group: ['transform'],
 			description:
 				'Manage a Storefront shop: products, orders, customers, store details and sales analytics',
-			defaultVersion: 1,
+			defaultVersion: 1.1,
 		};
 
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new StorefrontV1(baseDescription),
+			1.1: new StorefrontV1(baseDescription),
 		};
 
 		super(nodeVersions, baseDescription);

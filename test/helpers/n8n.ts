@@ -40,6 +40,8 @@ import { Storefront } from '../../nodes/Storefront/Storefront.node';
 
 
 export const STOREFRONT_TYPE = 'n8n-nodes-storefront.storefront';
+/** The AI Agent tool variant n8n derives from the action node (`usableAsTool`). */
+export const STOREFRONT_TOOL_TYPE = 'n8n-nodes-storefront.storefrontTool';
 export const INPUT_TYPE = 'harness.input';
 export const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
 
@@ -95,8 +97,28 @@ function loadTriggerNode(): Record<string, AnyNodeType> {
 	}
 }
 
+/**
+ * The tool variant as n8n makes it at load time (convertNodeToAiTool in n8n's tool-generation): the same node with
+ * `Tool` appended to its name, which is what the `@tool` display condition tests. n8n also swaps the inputs and
+ * outputs for the agent's connection and adds its own description parameters unless the node has a
+ * `toolDescription` (this one does): neither matters to running the node, so only the name changes here.
+ */
+export function toolVariant(): IVersionedNodeType {
+	const action = new Storefront();
+	const nodeVersions: IVersionedNodeType['nodeVersions'] = {};
+	for (const [version, nodeType] of Object.entries(action.nodeVersions)) {
+		const description = { ...nodeType.description, name: `${nodeType.description.name}Tool` };
+		nodeVersions[Number(version)] = Object.assign(Object.create(nodeType) as INodeType, { description });
+	}
+	return Object.assign(Object.create(action) as IVersionedNodeType, {
+		nodeVersions,
+		description: { ...action.description, name: `${action.description.name}Tool` },
+	});
+}
+
 const nodeTypeMap: Record<string, AnyNodeType> = {
 	[STOREFRONT_TYPE]: new Storefront(),
+	[STOREFRONT_TOOL_TYPE]: toolVariant(),
 	[INPUT_TYPE]: new HarnessInput(),
 	[MANUAL_TRIGGER_TYPE]: new ManualTrigger(),
 	...loadTriggerNode(),

@@ -22,7 +22,8 @@ export class StorefrontV1 implements INodeType {
 		...this.baseDescription,
 		// n8n resolves `file:` icons of every version relative to Storefront.node.ts, where the files are.
 		icon: this.baseDescription.icon,
-		version: 1,
+		// 1.1: the AI Agent tool variant simplifies Get Many results by default (Simplify). Nothing else differs.
+		version: [1, 1.1],
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		defaults: { name: 'Storefront' },
 		inputs: [NodeConnectionTypes.Main],

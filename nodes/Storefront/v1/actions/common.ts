@@ -13,6 +13,56 @@ export type OperationExecute = (
 	itemIndex: number,
 ) => Promise<IDataObject | IDataObject[]>;
 
+/**
+ * What the AI model is told about the tool variant of this operation (shown only there: n8n names the variant
+ * `storefrontTool`, which the `@tool` display condition tests). n8n's automatic description is the operation's action
+ * plus "in Storefront" ("Update an order status in Storefront"): nothing of the id format, the allowed values or
+ * what comes back, so a model guesses. A node that has its own `toolDescription` parameter gets no automatic one
+ * (n8n's convertNodeToAiTool), so each operation brings a default written for a model, and the user can edit it.
+ */
+export function toolDescription(text: string): INodeProperties {
+	return {
+		displayName: 'Tool Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: text,
+		description:
+			'What the AI model is told about this tool: what it does, what it needs and what it returns. The default is written for this operation; edit it to fit your agent.',
+		displayOptions: { show: { '@tool': [true] } },
+	};
+}
+
+/** A warning on the tool variant of an operation that changes the store (README "Use with an AI Agent"). */
+export function writeToolNotice(what: string): INodeProperties {
+	return {
+		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it, and put n8n's human review in front of it (a "Send and Wait" tool) where a person should approve each call.`,
+		name: 'writeToolNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { '@tool': [true] } },
+	};
+}
+
+/**
+ * Simplify on the tool variant of Get Many: a model's context is small and paid per token, and a list of full
+ * records (50 orders ≈ 24 KB) is mostly fields it does not need. Version 1.1 turns it on by default; version 1
+ * keeps the full records unless it is turned on, so existing tool nodes answer as before.
+ */
+export function simplifyProperties(noun: string, fields: string): INodeProperties[] {
+	const base: INodeProperties = {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: `Whether to return only the fields of each ${noun} an AI model needs (${fields}) instead of the full record`,
+	};
+	return [
+		{ ...base, displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { gte: 1.1 } }] } } },
+		{ ...base, default: false, displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { lt: 1.1 } }] } } },
+	];
+}
+
 export function returnAllAndLimit(noun: string): INodeProperties[] {
 	return [
 		{
@@ -259,10 +309,28 @@ export function cleanFilters(filters: IDataObject): IDataObject {
 	return qs;
 }
 
-/** Get Many: every item, or the first `limit`. */
-/** Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options. */
-export function getManyProperties(noun: string, filters: INodeProperties[]): INodeProperties[] {
+/** A Get Many operation's tool description and its Simplify projection (the fields a model needs). */
+export interface ToolUse {
+	description: string;
+	/** The simplified record's fields, as the Simplify option's description names them. */
+	fields: string;
+	simplify: (record: IDataObject) => IDataObject;
+}
+
+/** The named fields of a record that it has, in this order. */
+export function pick(record: IDataObject, keys: string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const key of keys) if (record[key] !== undefined) picked[key] = record[key];
+	return picked;
+}
+
+/**
+ * Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options; on
+ * the tool variant also its description and Simplify.
+ */
+export function getManyProperties(noun: string, filters: INodeProperties[], tool: ToolUse): INodeProperties[] {
 	return [
+		toolDescription(tool.description),
 		...returnAllAndLimit(noun),
 		{
 			displayName: 'Filters',
@@ -273,14 +341,20 @@ export function getManyProperties(noun: string, filters: INodeProperties[]): INo
 			description: `Narrow the ${noun}s returned; filters apply on every page`,
 			options: filters,
 		},
+		...simplifyProperties(noun, tool.fields),
 	];
 }
 
-/** The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters. */
-export function getManyExecute(resourceKey: string): OperationExecute {
+/**
+ * The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters; Simplify
+ * (tool variant only; off wherever it is not shown) projects each record.
+ */
+export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
 	return async function (this: IExecuteFunctions, client: StorefrontClient, itemIndex: number) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		return await getManyItems(this, client, resourceKey, filters, itemIndex);
+		const records = await getManyItems(this, client, resourceKey, filters, itemIndex);
+		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+		return simplify ? records.map((record) => tool.simplify(record)) : records;
 	};
 }
 

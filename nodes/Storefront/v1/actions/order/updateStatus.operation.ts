@@ -3,9 +3,13 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../../shared/constants';
 import type { StorefrontClient } from '../../transport';
-import { locatorId, orderLocator } from '../common';
+import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [
+	writeToolNotice("change orders' statuses, which customers may be told about"),
+	toolDescription(
+		'Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. Allowed moves only: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded. Setting the current status again changes nothing. Any other move is refused with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, status, total, currency, customer_id, items, timestamps).',
+	),
 	orderLocator,
 	{
 		displayName: 'Status',

@@ -2,9 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../transport';
-import { checkName, checkPrice, productBody, productFieldOptions } from '../common';
+import { checkName, checkPrice, productBody, productFieldOptions, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [
+	writeToolNotice('add products to your store'),
+	toolDescription(
+		'Create a product in the Storefront shop. Needs a name (1–200 characters) and a price (0 or more, in the store currency unless a currency is set). Returns the new product with its id (like prod_00001), name, sku, category, price, currency, stock, status (active, draft or archived), images and timestamps. Each call creates one more product: do not repeat a call that succeeded.',
+	),
 	{
 		displayName: 'Name',
 		name: 'name',

@@ -2,9 +2,15 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../transport';
-import { locatorId, productLocator } from '../common';
+import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
 
-const properties: INodeProperties[] = [productLocator];
+const properties: INodeProperties[] = [
+	writeToolNotice('delete products from your store, for good'),
+	toolDescription(
+		'Delete one product of the Storefront shop by its id (like prod_00001), permanently. Returns {deleted: true, id}. An unknown id returns an error saying the product was not found.',
+	),
+	productLocator,
+];
 
 export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['delete'] } }, properties);
 

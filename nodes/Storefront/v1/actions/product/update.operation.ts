@@ -2,9 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../transport';
-import { locatorId, productBody, productFieldOptions, productLocator } from '../common';
+import { locatorId, productBody, productFieldOptions, productLocator, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [
+	writeToolNotice('change products in your store: prices, stock, status'),
+	toolDescription(
+		'Update one product of the Storefront shop. Needs the product id (like prod_00001) and the fields to change (name, price, stock, status active/draft/archived, sku, category, description, images); fields not given keep their value. Returns the updated product (id, name, sku, category, price, currency, stock, status, images, timestamps).',
+	),
 	productLocator,
 	{
 		displayName: 'Update Fields',

@@ -2,8 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../transport';
+import { toolDescription } from '../common';
 
 const properties: INodeProperties[] = [
+	toolDescription(
+		"Get the Storefront shop's own settings by its store id (like store_001). Returns the store: id, name, domain, currency, timezone and plan.",
+	),
 	{
 		displayName: 'Store ID',
 		name: 'storeId',
