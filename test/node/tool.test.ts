@@ -136,3 +136,33 @@ describe('the tool variant: what a list returns', () => {
 		expect(jsonOf(items)[0]).toEqual(expect.objectContaining({ items: expect.any(Array), store_id: expect.any(String) }));
 	});
 });
+
+describe('the tool variant: a refused call', () => {
+	const deliveredOrder = () => [...ctx.sb.state.orders.values()].find((order) => order.status === 'delivered')?.id as string;
+	const refused = (orderId: string) => ({ resource: 'order', operation: 'updateStatus', orderId: { __rl: true, mode: 'id', value: orderId }, status: 'pending' });
+
+	test('version 1.1 answers the model with the error as its result (n8n 1.x would otherwise stop the workflow)', async () => {
+		const orderId = deliveredOrder();
+		const { items, error } = await ctx.run({ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1.1, parameters: refused(orderId) });
+		expect(error).toBeUndefined();
+		expect(jsonOf(items)).toEqual([{ error: expect.stringMatching(new RegExp(`^Storefront API error 409: Cannot change order ${orderId} from "delivered" to "pending"`)) }]);
+		expect(items[0].pairedItem).toEqual({ item: 0 });
+		expect(ctx.sb.state.orders.get(orderId)?.status).toBe('delivered');
+		// A bad parameter is an answer too, naming it, before any request: here an id the model left empty.
+		const empty = await ctx.run({ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1.1, parameters: { ...refused('={{ "" }}'), status: 'processing' } });
+		expect(jsonOf(empty.items)).toEqual([{ error: 'The parameter "Order" (orderId) is empty', details: 'Select a order or enter its ID.' }]);
+	});
+
+	test('version 1, the plain node, and a tool set to "Stop Workflow" still fail the node', async () => {
+		const orderId = deliveredOrder();
+		for (const options of [
+			{ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1 },
+			{ nodeType: STOREFRONT_TYPE, typeVersion: 1.1 },
+			{ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1.1, onError: 'stopWorkflow' as const },
+		]) {
+			const { items, error } = await ctx.run({ ...options, parameters: refused(orderId) });
+			expect(items).toEqual([]);
+			expect(error?.message).toMatch(/^Storefront API error 409: Cannot change order/);
+		}
+	});
+});

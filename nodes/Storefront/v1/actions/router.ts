@@ -26,6 +26,17 @@ function settingsFrom(options: IDataObject): Partial<ClientSettings> {
 	return settings;
 }
 
+/**
+ * Whether a failed call goes back to the AI model as the tool's result, `[{"error": "…"}]`, instead of failing the
+ * node. n8n 2.x does this itself for tool nodes, but n8n 1.x stops the whole workflow on the first refused call
+ * (a 409 for a move the model should not have tried), and the agent never hears why. From version 1.1 the tool
+ * variant answers the model on every n8n line, unless the user chose "Stop Workflow" in the node's settings.
+ */
+function answersModelWithError(ctx: IExecuteFunctions): boolean {
+	const node = ctx.getNode();
+	return node.type.endsWith('Tool') && node.typeVersion >= 1.1 && node.onError !== 'stopWorkflow';
+}
+
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -48,6 +59,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				returnData.push({ json: result, pairedItem: { item: itemIndex } });
 			}
 		} catch (error) {
+			if (answersModelWithError(this)) {
+				// Details only where they add to the message (n8n's own tool wrapper does the same): a model pays per token.
+				const { message, description } = error as { message: string; description?: string };
+				const details = description && !message.includes(description) ? { details: description } : {};
+				returnData.push({ json: { error: message, ...details }, pairedItem: { item: itemIndex } });
+				continue;
+			}
 			if (this.continueOnFail()) {
 				const { description } = error as { description?: string };
 				returnData.push({
