@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // @ts-check
-// The compatibility matrix: the whole e2e suite (test/e2e, the same assertions in every cell) in a real n8n for
-// each n8n line × install path, each cell in its own n8n process with its own user folder and database; plus the
-// queue-mode cell 2/community/queue: the same e2e suite on n8n's distributed engine (main + webhook processor + 2
-// workers, Postgres, Redis: dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates). Prints
+// The compatibility matrix: the whole e2e suite (test/e2e, the same assertions in every cell) and the AI Agent suite
+// (test/ai: an agent with Storefront tools and a scripted model) in a real n8n for each n8n line × install path, each
+// cell in its own n8n process with its own user folder and database; plus the queue-mode cell 2/community/queue: the
+// same two suites on n8n's distributed engine (main + webhook processor + 2 workers, Postgres, Redis:
+// dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates). Prints
 // a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time, wall time) and the queue
 // cell's counts, and writes them to artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--json-dir DIR] [--record]
@@ -31,8 +32,8 @@ const ALL = Object.keys(LINES)
 	.flatMap((line) => INSTALLS.map((install) => `${line}/${install}`))
 	.concat('2/community/queue');
 
-/** The e2e suite in every cell; queue mode adds its own suite. */
-const projectsOf = (/** @type {string} */ mode) => (mode === 'queue' ? ['e2e', 'queue'] : ['e2e']);
+/** The e2e and AI Agent suites in every cell; queue mode adds its own suite. */
+const projectsOf = (/** @type {string} */ mode) => (mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai']);
 
 function option(/** @type {string} */ name) {
 	const at = process.argv.indexOf(name);
@@ -45,6 +46,8 @@ function main() {
 	fs.mkdirSync(jsonDir, { recursive: true });
 	/** @type {any[]} */
 	const rows = [];
+	/** @type {string[]} what the AI suite measured per cell (printed, not recorded) */
+	const aiFigures = [];
 	for (const cell of cells) {
 		const [line, install, mode = 'single'] = cell.split('/');
 		if (!(line in LINES) || !INSTALLS.includes(install) || !MODES.includes(mode)) throw new Error(`unknown cell ${cell} (known: ${ALL.join(', ')})`);
@@ -71,11 +74,15 @@ function main() {
 			failed = 1; // jest died before writing results
 		}
 		if (r.status !== 0 && failed === 0) failed = 1;
-		/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any}} */
+		/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
 		let info = {};
 		try {
 			info = JSON.parse(fs.readFileSync(report, 'utf8'));
 		} catch {}
+		for (const format of ['chat', 'responses']) {
+			const list = info[`aiListBytes_${format}`];
+			if (list) aiFigures.push(`  ${cell} (${format} API): ${list.orders} orders in ${list.bytes} bytes; as full records ${list.fullBytes} bytes`);
+		}
 		rows.push({
 			cell,
 			line,
@@ -113,6 +120,7 @@ function main() {
 		if (!volume) console.log('  volume: no figures (its test failed; see above)');
 		if (!duplicates) console.log('  duplicates: no figures (those tests did not run; see above)');
 	}
+	if (aiFigures.length) console.log(`\nAI Agent suite: what a List Orders tool (default settings) returned to the model\n${aiFigures.join('\n')}`);
 	const record = { measuredAt: new Date().toISOString().slice(0, 10), platform: `${process.platform}-${process.arch}`, rows };
 	fs.mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });
 	fs.writeFileSync(path.join(ROOT, 'artifacts', 'matrix.json'), `${JSON.stringify(record, null, 2)}\n`);
