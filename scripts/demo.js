@@ -3,7 +3,8 @@
 // `npm start`: the whole thing running locally, in one command.
 //   build the package → start the Storefront sandbox on 127.0.0.1:4010 → prepare the pinned n8n (first run:
 //   minutes) → start n8n on 127.0.0.1:5678 with this package installed → owner account, sandbox credential
-//   and the demo workflows from examples/, activated → the order-intake workflow's production webhook URL
+//   and the demo workflows from examples/, activated (the AI order assistant imported inactive: it needs the user's
+//   model credential) → the order-intake workflow's production webhook URL
 //   registered in the sandbox → print what to open and try. Ctrl-C stops everything.
 // Data (n8n's SQLite database, the sandbox snapshot, n8n.log) lives in .n8n-demo/ (git-ignored), so a second
 // `npm start` reuses it. Ports and folder can be moved with DEMO_N8N_PORT, DEMO_SANDBOX_PORT and DEMO_DIR.
@@ -29,6 +30,8 @@ const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
 const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
 const CREDENTIAL_NAME = 'Storefront sandbox';
 const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json'];
+// Imported but left inactive: its chat model needs the user's own model credential (README "Use with an AI Agent").
+const AI_EXAMPLE = 'ai-order-assistant.json';
 
 const step = (/** @type {string} */ text) => console.log(`\n▸ ${text}`);
 
@@ -155,6 +158,8 @@ async function main() {
 			workflows.push({ name: workflow.name, id: workflow.id, url });
 			console.log(`  "${workflow.name}" ${workflow.created ? 'imported' : 'exists'}, active`);
 		}
+		const assistant = await setup.ensureWorkflow(client, setup.bindCredential(setup.loadExample(AI_EXAMPLE), credential));
+		console.log(`  "${assistant.name}" ${assistant.created ? 'imported' : 'exists'}, inactive: it needs your chat model's credential`);
 
 		// The service takes one webhook URL per store (its dashboard setting): the order-intake workflow's.
 		const intake = workflows[0];
@@ -205,6 +210,8 @@ ${processes}
         curl -s -X PUT ${admin}/webhook ${json} -d '{"url":"${lowStock.url}"}'
         curl -s -X POST ${admin}/simulate/stock ${json} -d '{"product_id":"prod_00001","stock":2}'
    4. Deliveries the sandbox made and n8n's answers:  curl -s ${admin}/deliveries
+   5. An AI Agent with Storefront tools: open ${n8n.url}/workflow/${assistant.id}, pick an OpenAI credential (or any
+      OpenAI-compatible service's) in "OpenAI Chat Model", then "Open chat" and ask e.g. "Is ord_00012 pending?".
 ══════════════════════════════════════════════════════════════════════════════`);
 	} catch (error) {
 		console.error(`\n✗ ${/** @type {Error} */ (error).message}`);
