@@ -22,7 +22,8 @@ export class StorefrontV1 implements INodeType {
 		...this.baseDescription,
 		// n8n resolves `file:` icons of every version relative to Storefront.node.ts, where the files are.
 		icon: this.baseDescription.icon,
-		// 1.1: the AI Agent tool variant simplifies Get Many results by default (Simplify). Nothing else differs.
+		// 1.1 differs only as an AI Agent tool: Get Many is simplified by default, and a refused call is the tool's
+		// result instead of a failed node (actions/router.ts). Version 1 tools answer as before.
 		version: [1, 1.1],
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		defaults: { name: 'Storefront' },

@@ -36,7 +36,7 @@ export function toolDescription(text: string): INodeProperties {
 /** A warning on the tool variant of an operation that changes the store (README "Use with an AI Agent"). */
 export function writeToolNotice(what: string): INodeProperties {
 	return {
-		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it, and put n8n's human review in front of it (a "Send and Wait" tool) where a person should approve each call.`,
+		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it; where a person should approve each call, put n8n's human review in front of it (n8n 2.x).`,
 		name: 'writeToolNotice',
 		type: 'notice',
 		default: '',
@@ -46,7 +46,7 @@ export function writeToolNotice(what: string): INodeProperties {
 
 /**
  * Simplify on the tool variant of Get Many: a model's context is small and paid per token, and a list of full
- * records (50 orders ≈ 24 KB) is mostly fields it does not need. Version 1.1 turns it on by default; version 1
+ * records (50 orders ≈ 22 KB) is mostly fields it does not need. Version 1.1 turns it on by default; version 1
  * keeps the full records unless it is turned on, so existing tool nodes answer as before.
  */
 export function simplifyProperties(noun: string, fields: string): INodeProperties[] {
