@@ -6,12 +6,12 @@
 //
 // It speaks both APIs ChatOpenAI may use, since which one depends on the node version and its "Use Responses
 // API" switch (on by default from v1.3):
-// - Chat Completions, POST /v1/chat/completions: `messages` in, `choices[0].message` out; with `stream: true`,
-//   `chat.completion.chunk` SSE data lines ending in `data: [DONE]`.
-// - Responses, POST /v1/responses: `input` items in, `output` items (`message`, `function_call`) out; with
-//   `stream: true`, named SSE events (`response.created` ... `response.completed`) and no [DONE] line.
+// - Chat Completions, POST /v1/chat/completions: `messages` in, `choices[0].message` out;
+// - Responses, POST /v1/responses: `input` items in, `output` items (`message`, `function_call`) out.
 // The reply shapes follow what the SDK and @langchain/openai read (see the comments at each builder), so tool
-// calls come out as LangChain `tool_calls` and text as the message content, streamed or not.
+// calls come out as LangChain `tool_calls` and text as the message content. It does not stream: n8n's agent only
+// asks for a stream behind a streaming trigger, which these tests do not use, so `stream: true` is refused with a
+// 400 rather than answered by code no test runs.
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 
@@ -69,9 +69,6 @@ export interface ScriptedModel {
 	reset(): void;
 	stop(): Promise<void>;
 }
-
-/** Listed by GET /v1/models (with every model a request has named since), so a model picker finds the usual ids. */
-const LISTED_MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1-mini', 'gpt-4.1', 'gpt-5-mini'];
 
 // Parsed JSON navigated freely: request bodies are whatever the client sent, replies are plain objects.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -181,17 +178,6 @@ function estimateTokens(value: unknown): number {
 	return Math.max(1, Math.ceil(text.length / 4));
 }
 
-/** Splits streamed text into word-sized deltas, so the client really has to concatenate chunks. */
-function textPieces(text: string): string[] {
-	return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
-}
-
-/** Splits a tool call's arguments into two deltas for the same reason. */
-function argumentPieces(args: string): string[] {
-	const middle = Math.ceil(args.length / 2);
-	return [args.slice(0, middle), args.slice(middle)].filter((piece) => piece.length > 0);
-}
-
 function chatUsage(body: Json, output: unknown): Json {
 	const prompt = estimateTokens(body.messages);
 	const completion = estimateTokens(output);
@@ -246,59 +232,6 @@ function chatCompletion(id: string, created: number, body: Json, calls: ToolCall
 	};
 }
 
-/**
- * The same turn as `chat.completion.chunk`s, shaped like OpenAI's: a first delta with the role, then content
- * deltas, or per tool call one delta with `index`, `id`, `type` and `name` followed by `arguments` deltas with
- * only the `index` (ChatOpenAI merges tool_call_chunks by index); then an empty delta with the finish reason;
- * then, when the client asked with `stream_options.include_usage` (ChatOpenAI does by default), a last chunk
- * with no choices and the usage, every chunk before it carrying `usage: null`.
- */
-function chatCompletionChunks(
-	id: string,
-	created: number,
-	body: Json,
-	calls: ToolCallTurn | undefined,
-	text: string,
-): Json[] {
-	const withUsage = body.stream_options?.include_usage === true;
-	const chunk = (choices: Json[], extra: Json = {}): Json => ({
-		id,
-		object: 'chat.completion.chunk',
-		created,
-		model: body.model,
-		service_tier: 'default',
-		system_fingerprint: 'fp_scripted',
-		choices,
-		...(withUsage ? { usage: null } : {}),
-		...extra,
-	});
-	const delta = (d: Json, finishReason: string | null = null): Json => ({
-		index: 0,
-		delta: d,
-		logprobs: null,
-		finish_reason: finishReason,
-	});
-	const chunks: Json[] = [];
-	if (calls) {
-		calls.forEach((call, index) => {
-			const head = { index, id: call.callId, type: 'function', function: { name: call.name, arguments: '' } };
-			// The turn's first delta also carries the role, as OpenAI's does.
-			const role = index === 0 ? { role: 'assistant', content: null, refusal: null } : {};
-			chunks.push(chunk([delta({ ...role, tool_calls: [head] })]));
-			for (const piece of argumentPieces(call.arguments)) {
-				chunks.push(chunk([delta({ tool_calls: [{ index, function: { arguments: piece } }] })]));
-			}
-		});
-		chunks.push(chunk([delta({}, 'tool_calls')]));
-	} else {
-		chunks.push(chunk([delta({ role: 'assistant', content: '', refusal: null })]));
-		for (const piece of textPieces(text)) chunks.push(chunk([delta({ content: piece })]));
-		chunks.push(chunk([delta({}, 'stop')]));
-	}
-	if (withUsage) chunks.push(chunk([], { usage: chatUsage(body, calls ?? text) }));
-	return chunks;
-}
-
 /** Output items of a Responses turn: `function_call` items (ChatOpenAI's tool_calls) or one assistant `message`. */
 function responsesOutput(nextId: () => string, calls: ToolCallTurn | undefined, text: string): Json[] {
 	if (calls) {
@@ -322,20 +255,20 @@ function responsesOutput(nextId: () => string, calls: ToolCallTurn | undefined, 
 	];
 }
 
-/** A `response` object, in its final state or (for the first stream events) still in progress with no output. */
-function responseObject(id: string, created: number, body: Json, output: Json[] | undefined): Json {
+/** A completed `response` object. */
+function responseObject(id: string, created: number, body: Json, output: Json[]): Json {
 	return {
 		id,
 		object: 'response',
 		created_at: created,
-		status: output ? 'completed' : 'in_progress',
+		status: 'completed',
 		// ChatOpenAI throws on a truthy `error`, so it is always present and null.
 		error: null,
 		incomplete_details: null,
 		instructions: body.instructions ?? null,
 		max_output_tokens: body.max_output_tokens ?? null,
 		model: body.model,
-		output: output ?? [],
+		output,
 		parallel_tool_calls: body.parallel_tool_calls ?? true,
 		previous_response_id: body.previous_response_id ?? null,
 		reasoning: { effort: null, summary: null },
@@ -347,59 +280,10 @@ function responseObject(id: string, created: number, body: Json, output: Json[] 
 		tools: body.tools ?? [],
 		top_p: body.top_p ?? 1,
 		truncation: 'disabled',
-		usage: output ? responsesUsage(body, output) : null,
+		usage: responsesUsage(body, output),
 		user: null,
 		metadata: body.metadata ?? {},
 	};
-}
-
-/**
- * The same turn as Responses stream events, in OpenAI's order. ChatOpenAI builds the message from
- * `response.created` (id, model), `response.output_item.added` (a function_call's name and call_id, with empty
- * `arguments`, or a message's id), `response.function_call_arguments.delta` and `response.output_text.delta`
- * (keyed by output_index / content_index), and `response.completed` (usage, and the full output it replays on
- * the next turn). The other events are sent because the real API sends them and the SDK passes them through.
- */
-function responsesEvents(id: string, created: number, body: Json, output: Json[]): Json[] {
-	const events: Json[] = [];
-	const emit = (type: string, fields: Json): void => {
-		events.push({ type, sequence_number: events.length, ...fields });
-	};
-	emit('response.created', { response: responseObject(id, created, body, undefined) });
-	emit('response.in_progress', { response: responseObject(id, created, body, undefined) });
-	output.forEach((item, outputIndex) => {
-		if (item.type === 'function_call') {
-			emit('response.output_item.added', {
-				output_index: outputIndex,
-				item: { ...item, status: 'in_progress', arguments: '' },
-			});
-			for (const piece of argumentPieces(item.arguments)) {
-				emit('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: piece });
-			}
-			emit('response.function_call_arguments.done', {
-				item_id: item.id,
-				output_index: outputIndex,
-				name: item.name,
-				arguments: item.arguments,
-			});
-		} else {
-			const part = item.content[0];
-			const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
-			emit('response.output_item.added', {
-				output_index: outputIndex,
-				item: { ...item, status: 'in_progress', content: [] },
-			});
-			emit('response.content_part.added', { ...at, part: { ...part, text: '' } });
-			for (const piece of textPieces(part.text)) {
-				emit('response.output_text.delta', { ...at, delta: piece, logprobs: [] });
-			}
-			emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
-			emit('response.content_part.done', { ...at, part });
-		}
-		emit('response.output_item.done', { output_index: outputIndex, item });
-	});
-	emit('response.completed', { response: responseObject(id, created, body, output) });
-	return events;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -414,21 +298,6 @@ function sendJson(res: http.ServerResponse, status: number, payload: unknown): v
 /** OpenAI's error body; the SDK turns it into an APIError whose message is `<status> <error.message>`. */
 function sendError(res: http.ServerResponse, status: number, message: string, type: string, code: string): void {
 	sendJson(res, status, { error: { message, type, param: null, code } });
-}
-
-/**
- * Server-sent events as the SDK's parser reads them: each event is `event:` (Responses only; Chat Completions
- * sends bare `data:` lines) and one `data:` line of JSON, followed by a blank line.
- */
-function sendEvents(res: http.ServerResponse, events: Json[], named: boolean, done: boolean): void {
-	res.writeHead(200, {
-		'Content-Type': 'text/event-stream; charset=utf-8',
-		'Cache-Control': 'no-cache',
-		Connection: 'keep-alive',
-	});
-	for (const event of events) res.write(`${named ? `event: ${event.type}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
-	if (done) res.write('data: [DONE]\n\n');
-	res.end();
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {
@@ -466,7 +335,6 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 			throw new Error('ScriptedModel: no script set (call setScript)');
 		});
 	const requests: RecordedRequest[] = [];
-	const modelsSeen = new Set(LISTED_MODELS);
 	// Tool calls get call_1, call_2, ... in the order this server makes them (a counter of their own, so a test can
 	// predict them); response, message and item ids come from a second counter and only need to be unique.
 	let callCounter = 0;
@@ -493,7 +361,6 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 			return;
 		}
 		const model = typeof body?.model === 'string' ? body.model : '';
-		if (model) modelsSeen.add(model);
 		const recorded: RecordedRequest = {
 			api,
 			path,
@@ -504,6 +371,11 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		};
 		// Recorded before the script runs, so a call the script throws on is still there to inspect.
 		requests.push(recorded);
+		if (recorded.stream) {
+			recorded.error = 'stream: true is not scripted';
+			sendError(res, 400, `ScriptedModel: ${recorded.error}`, 'invalid_request_error', 'stream_not_scripted');
+			return;
+		}
 
 		let turn: ModelTurn;
 		try {
@@ -532,14 +404,9 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		const text = 'text' in turn ? turn.text : '';
 		const created = Math.floor(Date.now() / 1000);
 		if (api === 'chat') {
-			const id = `chatcmpl-scripted${nextId()}`;
-			if (recorded.stream) sendEvents(res, chatCompletionChunks(id, created, body, calls, text), false, true);
-			else sendJson(res, 200, chatCompletion(id, created, body, calls, text));
+			sendJson(res, 200, chatCompletion(`chatcmpl-scripted${nextId()}`, created, body, calls, text));
 		} else {
-			const id = `resp_scripted${nextId()}`;
-			const output = responsesOutput(nextId, calls, text);
-			if (recorded.stream) sendEvents(res, responsesEvents(id, created, body, output), true, false);
-			else sendJson(res, 200, responseObject(id, created, body, output));
+			sendJson(res, 200, responseObject(`resp_scripted${nextId()}`, created, body, responsesOutput(nextId, calls, text)));
 		}
 	}
 
@@ -548,10 +415,6 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		const key = `${req.method ?? 'GET'} ${path}`;
 		if (key === 'POST /v1/chat/completions') return await answerModelCall('chat', path, req, res);
 		if (key === 'POST /v1/responses') return await answerModelCall('responses', path, req, res);
-		if (key === 'GET /v1/models') {
-			const data = [...modelsSeen].map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted' }));
-			return sendJson(res, 200, { object: 'list', data });
-		}
 		req.resume();
 		sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', 'unknown_url');
 	}
