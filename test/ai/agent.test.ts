@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, no-console, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's REST API and the model's requests are untyped JSON; the test prints its measurement */
+/* eslint-disable @typescript-eslint/no-explicit-any, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's REST API and the model's requests are untyped JSON; the test prints its measurement */
 // The Storefront node as an AI Agent's tool, end to end in a real n8n (the matrix cell: environment.ts CELL): a
 // Webhook → AI Agent workflow whose chat model is n8n's own OpenAI Chat Model node pointed at a scripted,
 // OpenAI-compatible model on loopback (test/helpers/scriptedModel.ts), with Storefront tool nodes whose inputs come
@@ -10,7 +10,7 @@ import { randomUUID } from 'crypto';
 
 import { api } from '../helpers/sandbox';
 import { startScriptedModel, type ModelTurn, type RecordedRequest, type ScriptedModel } from '../helpers/scriptedModel';
-import { CELL, instance, report, rest, runtime, startEnvironment, TYPES, type Environment } from '../e2e/environment';
+import { CELL, createWorkflow, CREDENTIAL_NAME, instance, report, rest, startEnvironment, type Environment } from '../e2e/environment';
 
 jest.setTimeout(180_000);
 
@@ -67,20 +67,22 @@ const TOOLS: Record<string, Record<string, unknown>> = {
 
 const toolName = (nodeName: string) => nodeName.replace(/ /g, '_');
 
-/** Webhook "ask" → AI Agent (OpenAI Chat Model + the Storefront tools); the webhook answers with the agent's output. */
+/**
+ * Webhook "ask" → AI Agent (OpenAI Chat Model + the Storefront tools), created and activated by the e2e suite's
+ * createWorkflow (the cell's node types, the Storefront credential); the webhook answers with the agent's output.
+ */
 async function agentWorkflow(api: 'chat' | 'responses') {
-	const path = `ask-${randomUUID()}`;
 	const tools = Object.entries(TOOLS).map(([name, parameters], index) => ({
 		id: `ai-tool-${index}`,
 		name,
-		type: TYPES.tool,
+		type: 'n8n-nodes-storefront.storefrontTool',
 		typeVersion: 1.1,
 		position: [200 + index * 140, 260],
 		parameters,
-		credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
+		credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
 	}));
-	const workflow = {
-		name: `ai agent ${api} ${randomUUID().slice(0, 6)}`,
+	return await createWorkflow(env, {
+		name: `ai agent ${api}`,
 		nodes: [
 			{
 				id: 'ai-ask',
@@ -89,7 +91,7 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} },
+				parameters: { httpMethod: 'POST', path: `ask-${randomUUID()}`, responseMode: 'lastNode', options: {} },
 			},
 			{
 				id: 'ai-agent',
@@ -121,11 +123,7 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 			...Object.fromEntries(tools.map((tool) => [tool.name, { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] }])),
 		},
 		settings: { executionOrder: 'v1' },
-	};
-	const created = await env.client.createWorkflow(workflow);
-	const url = `${env.webhookUrl}/webhook/${path}`;
-	await instance.activate(env.client, created.id, url);
-	return { id: created.id as string, url };
+	});
 }
 
 /** Ask the agent; the answer is the webhook's response (the agent's output). */
@@ -341,14 +339,11 @@ describe('the example examples/ai-order-assistant.json', () => {
 		expect(chat.parameters.public).toBeUndefined(); // not public: only the editor's chat reaches it
 
 		// What a user does: pick a model credential; here also open the chat to the (loopback) world to reach it.
-		const retyped = instance.bindCredential(runtime.retype(example, CELL.install), env.credential);
-		const model_ = retyped.nodes.find((node: any) => node.name === modelNode.name);
-		model_.credentials = { openAiApi: modelCredential };
-		const trigger = retyped.nodes.find((node: any) => node.name === chat.name);
-		trigger.parameters = { ...trigger.parameters, public: true };
-		const created = await env.client.createWorkflow({ ...retyped, name: `${example.name} ${randomUUID().slice(0, 6)}` });
+		modelNode.credentials = { openAiApi: modelCredential };
+		chat.parameters = { ...chat.parameters, public: true };
+		await createWorkflow(env, example);
 		const url = `${env.webhookUrl}/webhook/${chat.webhookId}/chat`;
-		await env.client.activateWorkflow(created.id);
+		await instance.waitForWebhook(url);
 
 		const orderId = orderIn('pending', 2);
 		model.reset();
@@ -357,13 +352,11 @@ describe('the example examples/ai-order-assistant.json', () => {
 			const [order] = parsed(request.toolResults[0].content);
 			return { text: `Order ${String(order.id)} is ${String(order.status)}.` };
 		});
-		const res = await eventuallyOk(() =>
-			fetch(url, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ action: 'sendMessage', sessionId: randomUUID(), chatInput: `Is ${orderId} pending?` }),
-			}),
-		);
+		const res = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId: randomUUID(), chatInput: `Is ${orderId} pending?` }),
+		});
 		expect(await res.json()).toEqual({ output: `Order ${orderId} is pending.` });
 		const [first] = model.requests;
 		expect(first.tools.map((tool) => tool.name).sort()).toEqual(['Find_Products', 'Get_Order', 'List_Orders', 'Set_Order_Status']);
@@ -371,13 +364,3 @@ describe('the example examples/ai-order-assistant.json', () => {
 		expect(env.sandbox.state.orders.get(orderId)?.status).toBe('pending');
 	});
 });
-
-/** Retry a request while the just-activated webhook is not registered yet (n8n 2.x registers it shortly after). */
-async function eventuallyOk(send: () => Promise<Response>, timeoutMs = 30_000) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const res = await send();
-		if (res.status !== 404 || Date.now() > deadline) return res;
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-}
