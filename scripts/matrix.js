@@ -97,7 +97,7 @@ function main() {
 		});
 	}
 
-	console.log('\nCompatibility matrix (e2e suite per cell)\n');
+	console.log('\nCompatibility matrix (e2e and AI Agent suites per cell)\n');
 	console.log('| n8n | Node | install path | passed | failed | n8n start-up | cell wall time |');
 	console.log('|---|---|---|---|---|---|---|');
 	for (const row of rows) {

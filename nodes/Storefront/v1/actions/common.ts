@@ -49,7 +49,7 @@ export function writeToolNotice(what: string): INodeProperties {
  * records (50 orders ≈ 22 KB) is mostly fields it does not need. Version 1.1 turns it on by default; version 1
  * keeps the full records unless it is turned on, so existing tool nodes answer as before.
  */
-export function simplifyProperties(noun: string, fields: string): INodeProperties[] {
+function simplifyProperties(noun: string, fields: string): INodeProperties[] {
 	const base: INodeProperties = {
 		displayName: 'Simplify',
 		name: 'simplify',
