@@ -1,7 +1,8 @@
-// Six suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// Seven suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
 // `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
-// queue-mode topology itself, so it cannot pass anywhere else), `browser` (the n8n editor in Debian's chromium) and
+// queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
+// removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium) and
 // `reliability` (a real n8n under load, crashes and hostile input).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
@@ -12,11 +13,12 @@ module.exports = {
 			...common,
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/'],
+			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
 		{ ...common, displayName: 'ai', testMatch: ['<rootDir>/test/ai/**/*.test.ts'] },
 		{ ...common, displayName: 'queue', testMatch: ['<rootDir>/test/queue/**/*.test.ts'] },
+		{ ...common, displayName: 'registry', testMatch: ['<rootDir>/test/registry/**/*.test.ts'] },
 		{ ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
 		{ ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.test.ts'] },
 	],

@@ -17,11 +17,18 @@ const END = '<!-- compatibility:end -->';
 const INSTALL_LABELS = {
 	community: 'community package (`~/.n8n/nodes`)',
 	custom: 'custom extensions folder (`N8N_CUSTOM_EXTENSIONS`)',
+	registry: 'by name from an npm registry (Settings → Community Nodes)',
 };
 
-/** The queue-mode cell (dev/n8n/queue.js); its start-up is until every process is ready. */
-const QUEUE_LABEL =
-	', **queue mode**: main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7 (e2e + queue suites)';
+/** What each kind of cell runs (scripts/matrix.js projectsOf); queue mode's start-up is until every process is ready. */
+const SUITES = {
+	single: ' (e2e + AI Agent suites)',
+	singleRegistry: ' (e2e + AI Agent + registry suites)',
+	queue: ', **queue mode**: main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7 (e2e + AI Agent + queue suites)',
+	queueRegistry: ', **queue mode**: main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself (registry suite)',
+};
+/** @param {{mode?: string, install: string}} row */
+const suitesOf = (row) => SUITES[/** @type {keyof typeof SUITES} */ (`${row.mode === 'queue' ? 'queue' : 'single'}${row.install === 'registry' ? 'Registry' : ''}`)];
 
 /** @param {string} version */
 const semver = (version) => version.split('.').map(Number);
@@ -34,14 +41,14 @@ function render(record) {
 	})[0];
 	const lines = [
 		START,
-		`Measured ${record.measuredAt} on ${record.platform} by the compatibility matrix (the whole e2e suite in a real n8n`,
+		`Measured ${record.measuredAt} on ${record.platform} by the compatibility matrix (whole test suites in a real n8n`,
 		'per cell, each with its own n8n process, user folder and database):',
 		'',
-		'| n8n | Node | install path | e2e tests passed | failed | n8n start-up |',
+		'| n8n | Node | install path | tests passed | failed | n8n start-up |',
 		'|---|---|---|---|---|---|',
 		...record.rows.map(
 			(row) =>
-				`| ${row.n8n} | ${row.node} | ${INSTALL_LABELS[row.install] ?? row.install}${row.mode === 'queue' ? QUEUE_LABEL : ''} | ${row.passed} | ${row.failed} | ${row.startupSeconds} s |`,
+				`| ${row.n8n} | ${row.node} | ${INSTALL_LABELS[row.install] ?? row.install}${suitesOf(row)} | ${row.passed} | ${row.failed} | ${row.startupSeconds} s |`,
 		),
 		'',
 		`**Oldest supported n8n: ${oldest.n8n}** — the oldest version in the table, tested exactly.`,

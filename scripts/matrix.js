@@ -4,7 +4,8 @@
 // (test/ai: an agent with Storefront tools and a scripted model) in a real n8n for each n8n line × install path, each
 // cell in its own n8n process with its own user folder and database; plus the queue-mode cell 2/community/queue: the
 // same two suites on n8n's distributed engine (main + webhook processor + 2 workers, Postgres, Redis:
-// dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates). Prints
+// dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates); plus the registry cells, where n8n
+// installs the package by name from a local npm registry (test/registry; 2/registry/queue: every process does). Prints
 // a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time, wall time) and the queue
 // cell's counts, and writes them to artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--json-dir DIR] [--record]
@@ -25,15 +26,24 @@ const { INSTALL_LABELS, writeRecord } = require('./compatibility');
 
 /** Execution modes: one n8n process on SQLite, or queue mode. */
 const MODES = ['single', 'queue'];
-/** Every cell: each n8n line (newest first) × each install path, then queue mode on the pinned 2.x. */
+/** Every cell: each n8n line (newest first) × each install path, then queue mode on the pinned 2.x, copied and from a registry. */
 const ALL = Object.keys(LINES)
 	.sort()
 	.reverse()
 	.flatMap((line) => INSTALLS.map((install) => `${line}/${install}`))
-	.concat('2/community/queue');
+	.concat('2/community/queue', '2/registry/queue');
 
-/** The e2e and AI Agent suites in every cell; queue mode adds its own suite. */
-const projectsOf = (/** @type {string} */ mode) => (mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai']);
+/**
+ * The suites of a cell: the e2e and AI Agent suites everywhere (from a registry: on the package n8n installed by
+ * name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during deliveries,
+ * uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to 2/community/queue is
+ * every process installing and updating the package itself.
+ * @param {string} mode @param {string} install
+ */
+function projectsOf(mode, install) {
+	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
+	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai'];
+}
 
 function option(/** @type {string} */ name) {
 	const at = process.argv.indexOf(name);
@@ -48,6 +58,8 @@ function main() {
 	const rows = [];
 	/** @type {string[]} what the AI suite measured per cell (printed, not recorded) */
 	const aiFigures = [];
+	/** @type {string[]} what the registry suite counted per cell: the update during deliveries, the uninstalled answer */
+	const registryFigures = [];
 	for (const cell of cells) {
 		const [line, install, mode = 'single'] = cell.split('/');
 		if (!(line in LINES) || !INSTALLS.includes(install) || !MODES.includes(mode)) throw new Error(`unknown cell ${cell} (known: ${ALL.join(', ')})`);
@@ -60,7 +72,7 @@ function main() {
 		const started = Date.now();
 		const r = spawnSync(
 			process.execPath,
-			[require.resolve('jest/bin/jest'), '--selectProjects', ...projectsOf(mode), '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
+			[require.resolve('jest/bin/jest'), '--selectProjects', ...projectsOf(mode, install), '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
 			{ cwd: ROOT, stdio: 'inherit', env: { ...process.env, E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_REPORT: report } },
 		);
 		const seconds = (Date.now() - started) / 1000;
@@ -83,11 +95,23 @@ function main() {
 			const list = info[`aiListBytes_${format}`];
 			if (list) aiFigures.push(`  ${cell} (${format} API): ${list.orders} orders in ${list.bytes} bytes; as full records ${list.fullBytes} bytes`);
 		}
+		const update = info.registryUpdate;
+		if (update) {
+			const line = (/** @type {any} */ c) => `sent ${c.sent}, acknowledged ${c.acknowledged}, run ${c.run}, run twice ${c.runTwice}, lost ${c.lost}, retried by the sender ${c.retried}`;
+			const again = update.redeliveredAfter;
+			registryFigures.push(
+				`  ${cell}: update ${info.registryVersions} took ${(update.updateMs / 1000).toFixed(1)} s; all deliveries: ${line(update.all)}`,
+				`    sent during the update: ${line(update.during)}; attempts refused: ${update.refusedAttempts}`,
+				`    redelivered after it (ran before it): ${again.sent}, answered 200: ${again.answered200}, dropped on arrival ${again.droppedAtArrival}, ran again ${again.ranAgain}`,
+			);
+		}
+		if (info.registryUninstalled) registryFigures.push(`    a delivery to a workflow of the uninstalled package: ${info.registryUninstalled.status} ${info.registryUninstalled.body}`);
 		rows.push({
 			cell,
 			line,
 			install,
-			...(mode === 'single' ? {} : { mode, counts: { volume: info.volume, duplicates: info.duplicates } }),
+			...(mode === 'single' ? {} : { mode }),
+			...(projectsOf(mode, install).includes('queue') ? { counts: { volume: info.volume, duplicates: info.duplicates } } : {}),
 			n8n: info.version || rt.version,
 			node: rt.nodeVersion,
 			passed,
@@ -97,12 +121,12 @@ function main() {
 		});
 	}
 
-	console.log('\nCompatibility matrix (e2e and AI Agent suites per cell)\n');
+	console.log('\nCompatibility matrix (per cell: e2e and AI Agent suites; queue and registry suites where named)\n');
 	console.log('| n8n | Node | install path | passed | failed | n8n start-up | cell wall time |');
 	console.log('|---|---|---|---|---|---|---|');
 	for (const row of rows) {
 		const startup = row.startupSeconds === null ? '—' : `${row.startupSeconds} s`;
-		const label = `${INSTALL_LABELS[row.install]}${row.mode === 'queue' ? ', queue mode' : ''}`;
+		const label = `${INSTALL_LABELS[row.install]}${row.mode === 'queue' ? ', queue mode' : ''} (${projectsOf(row.mode || 'single', row.install).join(', ')})`;
 		console.log(`| ${row.n8n} | ${row.node} | ${label} | ${row.passed} | ${row.failed} | ${startup} | ${row.seconds} s |`);
 	}
 	for (const row of rows.filter((r) => r.counts)) {
@@ -120,6 +144,7 @@ function main() {
 		if (!volume) console.log('  volume: no figures (its test failed; see above)');
 		if (!duplicates) console.log('  duplicates: no figures (those tests did not run; see above)');
 	}
+	if (registryFigures.length) console.log(`\nRegistry cells: Community Nodes install, update while deliveries flow, uninstall\n${registryFigures.join('\n')}`);
 	if (aiFigures.length) console.log(`\nAI Agent suite: what a List Orders tool (default settings) returned to the model\n${aiFigures.join('\n')}`);
 	const record = { measuredAt: new Date().toISOString().slice(0, 10), platform: `${process.platform}-${process.arch}`, rows };
 	fs.mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });

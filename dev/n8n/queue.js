@@ -305,7 +305,10 @@ async function watchdog(file) {
  * Redis); on any failure what was started is stopped before the error is thrown.
  * @param {{dir: string, webhooks?: number, workers?: number, concurrency?: number, line?: string, install?: string,
  *   env?: Record<string, string>, logLevel?: string, workerLogLevel?: string, mainPort?: number, webhookPorts?: number[],
- *   encryptionKey?: string, log?: (line: string) => void, timeoutMs?: number}} o
+ *   encryptionKey?: string, log?: (line: string) => void, timeoutMs?: number,
+ *   registry?: import('./runtime').Registry}} o
+ * `registry`: every process runs where the public npm registry is the local one (dev/n8n/registry.js), each with its
+ * own package folder, as when n8n's main process has them all install a community package.
  */
 async function startQueue(o) {
 	const runtime = require('./runtime');
@@ -405,6 +408,7 @@ async function startQueue(o) {
 				logFile: path.join(dir, `${name}.log`),
 				line: o.line,
 				install: o.install,
+				registry: o.registry,
 				command,
 				timeoutMs: o.timeoutMs,
 				...extra,

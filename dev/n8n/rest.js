@@ -232,13 +232,25 @@ class N8nClient {
 		return this.types('credentials');
 	}
 
-	/** @param {'nodes' | 'credentials'} kind @returns {Promise<any[]>} */
+	/**
+	 * n8n rewrites these files in place whenever a community package is installed, updated or removed (seen on
+	 * 1.123.81: a read during the rewrite got a cut file), so a read that does not parse is made again.
+	 * @param {'nodes' | 'credentials'} kind @returns {Promise<any[]>}
+	 */
 	async types(kind) {
-		const res = await fetch(`${this.baseUrl}/types/${kind}.json`, {
-			headers: { cookie: this.cookie, 'browser-id': this.browserId },
-		});
-		if (!res.ok) throw new N8nApiError('GET', `/types/${kind}.json`, res.status, await res.text());
-		return /** @type {Promise<any[]>} */ (res.json());
+		for (let attempt = 1; ; attempt++) {
+			const res = await fetch(`${this.baseUrl}/types/${kind}.json`, {
+				headers: { cookie: this.cookie, 'browser-id': this.browserId },
+			});
+			const text = await res.text();
+			if (!res.ok) throw new N8nApiError('GET', `/types/${kind}.json`, res.status, text);
+			try {
+				return JSON.parse(text);
+			} catch (error) {
+				if (attempt >= 10) throw error;
+				await new Promise((resolve) => setTimeout(resolve, 300));
+			}
+		}
 	}
 }
 

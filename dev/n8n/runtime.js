@@ -14,8 +14,14 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
 const { DEFAULT_LINE, resolveRuntime } = require('./prepare');
 
-/** The two ways users install the package: n8n's community-package folder, or a custom extensions folder. */
-const INSTALLS = ['community', 'custom'];
+/**
+ * The ways users install the package: copied into n8n's community-package folder, or into a custom extensions
+ * folder; or by name through n8n's Community Nodes from an npm registry (dev/n8n/registry.js), which leaves it in the
+ * community-package folder too.
+ */
+const INSTALLS = ['community', 'custom', 'registry'];
+
+/** @typedef {{env(userFolder: string): Record<string, string>, command(file: string, args: string[]): {file: string, args: string[]}}} Registry */
 
 /**
  * Node type ids as n8n registers them: `<package name>.<node name>` for a community package (what users'
@@ -24,7 +30,7 @@ const INSTALLS = ['community', 'custom'];
  */
 function typesFor(install = 'community') {
 	if (!INSTALLS.includes(install)) throw new Error(`unknown install path "${install}" (known: ${INSTALLS.join(', ')})`);
-	const prefix = install === 'custom' ? 'CUSTOM' : PACKAGE_NAME;
+	const prefix = install === 'custom' ? 'CUSTOM' : PACKAGE_NAME; // a registry install is a community package
 	return {
 		action: `${prefix}.storefront`,
 		tool: `${prefix}.storefrontTool`,
@@ -190,7 +196,8 @@ async function waitHealthy(url, { timeoutMs = 180_000, child, paths = ['/healthz
  * pass their own `readyPaths` (and `env`) as their health endpoints differ.
  * @param {{port?: number, userFolder: string, logFile?: string, echo?: boolean, logLevel?: string,
  *   env?: Record<string, string>, timeoutMs?: number, installPackage?: boolean, line?: string, install?: string,
- *   command?: string, args?: string[], readyPaths?: string[]}} o
+ *   command?: string, args?: string[], readyPaths?: string[], registry?: Registry}} o
+ * `registry` (dev/n8n/registry.js): n8n runs where the public npm registry is the local one (install "registry").
  */
 async function startN8n(o) {
 	const rt = resolveRuntime(o.line);
@@ -198,13 +205,17 @@ async function startN8n(o) {
 	const port = o.port || (await freePort());
 	const runnerPort = await freePort();
 	fs.mkdirSync(o.userFolder, { recursive: true });
-	if (o.installPackage !== false) installPackage(o.userFolder, { install });
+	// From a registry, n8n installs the package itself (Community Nodes), so nothing is copied.
+	if (o.installPackage !== false && install !== 'registry') installPackage(o.userFolder, { install });
 	const env = {
 		...n8nEnv({ port, userFolder: o.userFolder, runnerPort, logLevel: o.logLevel, install, line: rt.line }),
+		...(o.registry ? o.registry.env(o.userFolder) : {}),
 		...(o.env || {}),
 	};
+	const args = [rt.n8nBin, o.command || 'start', ...(o.args || [])];
+	const command = o.registry ? o.registry.command(rt.nodeBin, args) : { file: rt.nodeBin, args };
 	const started = Date.now();
-	const child = spawn(rt.nodeBin, [rt.n8nBin, o.command || 'start', ...(o.args || [])], {
+	const child = spawn(command.file, command.args, {
 		cwd: o.userFolder,
 		env,
 		stdio: ['ignore', 'pipe', 'pipe'],

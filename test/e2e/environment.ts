@@ -5,6 +5,8 @@
 // ~/.n8n/nodes/node_modules, default; custom = a custom extensions folder) and E2E_N8N_MODE (single = one n8n on
 // SQLite, default; queue = n8n's queue mode from dev/n8n/queue.js: main + webhook processor + 2 workers on
 // Postgres and Redis, production webhooks delivered to the webhook processor). scripts/matrix.js runs every cell.
+// E2E_INSTALL=registry: the package is not copied; n8n installs it by name through Community Nodes from a local npm
+// registry that its processes take for the public one (dev/n8n/registry.js), as users install it.
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -17,9 +19,13 @@ const runtime = require('../../dev/n8n/runtime') as typeof import('../../dev/n8n
 const rest = require('../../dev/n8n/rest') as typeof import('../../dev/n8n/rest');
 const instance = require('../../dev/n8n/instance') as typeof import('../../dev/n8n/instance');
 const queue = require('../../dev/n8n/queue') as typeof import('../../dev/n8n/queue');
+const registryModule = require('../../dev/n8n/registry') as typeof import('../../dev/n8n/registry');
+const releases = require('../../dev/n8n/releases') as typeof import('../../dev/n8n/releases');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-export { runtime, rest, instance, queue };
+export { runtime, rest, instance, queue, releases };
+export type Registry = Awaited<ReturnType<typeof registryModule.startRegistry>>;
+export type Releases = ReturnType<typeof releases.buildReleases>;
 export type N8nClient = InstanceType<typeof rest.N8nClient>;
 export type QueueTopology = Awaited<ReturnType<typeof queue.startQueue>>;
 export type Mode = 'single' | 'queue';
@@ -60,7 +66,9 @@ export interface Environment {
 	 * Stop n8n cleanly (SIGTERM, then wait for it to exit; SIGKILL only if it has not exited after `timeoutMs`) and
 	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended.
 	 */
-	restart(timeoutMs?: number): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
+	restart(timeoutMs?: number, extraEnv?: Record<string, string>): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
+	/** Install "registry": the local registry n8n installs from, and the releases built for it. */
+	published?: PublishedRegistry;
 	stop(): Promise<void>;
 }
 
@@ -74,6 +82,35 @@ export interface EnvironmentOptions {
 	/** Sandbox data sizes and webhook delivery policy (attempts, baseDelayMs, timeoutMs, concurrency), over this
 	 * suite's small, quick defaults. */
 	sandbox?: Pick<SandboxOptions, 'sizes' | 'delivery'>;
+	/**
+	 * Install "registry" only: what to do once the owner exists and before the Storefront credential is created (its
+	 * type comes with the package). Default: install the current release by name, as Settings → Community Nodes does.
+	 */
+	installFromRegistry?: (client: N8nClient, published: PublishedRegistry) => Promise<void>;
+}
+
+/** The local registry with this package's releases built (the current one published; `next` for the tests to publish). */
+export interface PublishedRegistry {
+	registry: Registry;
+	releases: Releases;
+}
+
+/** Start the local npm registry in `dir`, cut the releases and publish the current one. */
+export async function startPublishedRegistry(dir: string): Promise<PublishedRegistry> {
+	const registry = await registryModule.startRegistry({ dir: path.join(dir, 'registry'), line: CELL.line });
+	try {
+		const built = releases.buildReleases(path.join(dir, 'releases'));
+		registry.publish(built.current.tarball);
+		return { registry, releases: built };
+	} catch (error) {
+		await registry.stop();
+		throw error;
+	}
+}
+
+/** Install the package by name, as the Settings dialog does (`POST /rest/community-packages {name}`). */
+export async function installByName(client: N8nClient, name: string, version?: string) {
+	return client.request('POST', '/community-packages', version ? { name, version } : { name });
 }
 
 /** Record facts of this cell for the matrix runner (it prints them): merged into the E2E_REPORT file. */
@@ -95,8 +132,9 @@ export function report(facts: Record<string, unknown>) {
  */
 export async function startEnvironment(
 	label: string,
-	{ n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {} }: EnvironmentOptions = {},
+	options: EnvironmentOptions = {},
 ): Promise<Environment> {
+	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {} } = options;
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of ['dist/nodes/Storefront/Storefront.node.js', 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js']) {
 		if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
@@ -112,17 +150,38 @@ export async function startEnvironment(
 		delivery: { attempts: 2, baseDelayMs: 100, timeoutMs: 10_000, ...sandboxOptions.delivery },
 	});
 	const userFolder = path.join(dir, 'n8n');
-	const start = (port?: number) =>
-		runtime.startN8n({ userFolder, port, logFile: n8nLog, logLevel: 'warn', line: CELL.line, install: CELL.install, env: n8nEnv });
+	let published: PublishedRegistry | undefined;
+	const start = (port?: number, extraEnv: Record<string, string> = {}) =>
+		runtime.startN8n({
+			userFolder,
+			port,
+			logFile: n8nLog,
+			// From a registry: "Community package installed" (n8n's own record of an install) is an info line.
+			logLevel: published ? 'info' : 'warn',
+			line: CELL.line,
+			install: CELL.install,
+			registry: published?.registry,
+			env: { ...n8nEnv, ...extraEnv },
+		});
 	let stopN8n: (() => Promise<void>) | undefined;
 	let single: Awaited<ReturnType<typeof runtime.startN8n>> | undefined;
 	try {
 		let n8nUrl: string;
 		let webhookUrl: string;
 		let topology: QueueTopology | undefined;
+		if (CELL.install === 'registry') published = await startPublishedRegistry(dir);
 		if (mode === 'queue') {
 			// The state folder (Postgres data, Redis, one user folder and log per n8n process) is `dir` itself.
-			topology = await queue.startQueue({ dir, line: CELL.line, install: CELL.install, env: n8nEnv, logLevel: 'warn', webhooks, workers });
+			topology = await queue.startQueue({
+				dir,
+				line: CELL.line,
+				install: CELL.install,
+				registry: published?.registry,
+				env: n8nEnv,
+				logLevel: published ? 'info' : 'warn',
+				webhooks,
+				workers,
+			});
 			stopN8n = topology.stop;
 			n8nUrl = topology.url;
 			webhookUrl = topology.webhookUrl;
@@ -136,6 +195,10 @@ export async function startEnvironment(
 		}
 		const client = new rest.N8nClient(n8nUrl);
 		await client.ensureOwner(OWNER);
+		if (published) {
+			const install = options.installFromRegistry ?? ((c, p) => installByName(c, p.releases.name).then(() => undefined));
+			await install(client, published);
+		}
 		const credentialData = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
 		const credential = await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
 		const stopStarted = stopN8n;
@@ -159,22 +222,25 @@ export async function startEnvironment(
 				single = await start(single.port);
 				return { downMs: Date.now() - down };
 			},
-			async restart(timeoutMs = 60_000) {
+			async restart(timeoutMs = 60_000, extraEnv = {}) {
 				if (!single) throw new Error('restart is for a single n8n process');
 				const down = Date.now();
 				await single.stop(timeoutMs);
 				const exit = (await single.exited) as { code: number | null; signal: NodeJS.Signals | null };
-				single = await start(single.port);
+				single = await start(single.port, extraEnv);
 				return { downMs: Date.now() - down, exit };
 			},
+			published,
 			async stop() {
 				await stopStarted();
+				await published?.registry.stop();
 				await sandbox.stop();
 				if (!process.env.KEEP_E2E_DIR) fs.rmSync(dir, { recursive: true, force: true });
 			},
 		};
 	} catch (error) {
 		await stopN8n?.();
+		await published?.registry.stop();
 		await sandbox.stop();
 		if (!process.env.KEEP_E2E_DIR) fs.rmSync(dir, { recursive: true, force: true });
 		throw error;

@@ -153,3 +153,29 @@ export function request(
 export function api(sb: Sandbox, method: string, apiPath: string, body?: string | Buffer | object, key = sb.apiKey): Promise<HttpResult> {
 	return request(method, sb.baseUrl + apiPath, { headers: { Authorization: `Bearer ${key}` }, body });
 }
+
+/** A delivery in the sandbox's in-process log, with what it keeps off the JSON view: the signed bytes and the secret. */
+export type SentDelivery = Delivery & { body: Buffer; secret: string };
+
+// The sandbox's own signing (sandbox/webhooks.js): what its deliveries carry in X-Service-Signature.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { sign: signDelivery } = require(path.join(__dirname, '..', '..', 'sandbox', 'webhooks')) as { sign: (secret: string, body: Buffer) => string };
+
+/**
+ * Send a delivery again as the service's retries do: the same bytes, the same signature (the sandbox's own signing
+ * over those bytes, with the delivery's secret) and delivery id, the next attempt number.
+ */
+export async function resend(url: string, d: SentDelivery) {
+	const res = await request('POST', url, {
+		headers: {
+			'Content-Type': 'application/json',
+			'User-Agent': 'Storefront-Webhooks/1.0 (sandbox)',
+			'X-Service-Signature': signDelivery(d.secret, d.body),
+			'X-Service-Event': d.type,
+			'X-Service-Delivery': d.id,
+			'X-Service-Attempt': String(d.attempts.length + 1),
+		},
+		body: d.body,
+	});
+	return { eventId: d.event_id, status: res.status, text: res.text };
+}

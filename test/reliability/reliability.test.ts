@@ -16,12 +16,9 @@ import {
 	type Environment,
 	type EnvironmentOptions,
 } from '../e2e/environment';
-import { request, type Delivery as SandboxDelivery } from '../helpers/sandbox';
+import { resend, type SentDelivery } from '../helpers/sandbox';
 import { executionsOf, type ExecutionRecord } from './n8n-db';
 
-// The sandbox's own signing (sandbox/webhooks.js): what its deliveries carry in X-Service-Signature.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { sign: signDelivery } = require('../../sandbox/webhooks') as { sign: (secret: string, body: Buffer) => string };
 
 // Generous: n8n's default engine handles about 10 deliveries/s on 2 cores, and far fewer when the machine is busy.
 jest.setTimeout(1_200_000);
@@ -78,8 +75,6 @@ interface Delivery {
 	attempts: Array<{ status: number | null; ok: boolean; error: string | null; ms: number; response: string | null }>;
 }
 
-/** A delivery in the sandbox's in-process log, with what it keeps off the JSON view: the signed bytes and the secret. */
-type SentDelivery = SandboxDelivery & { body: Buffer; secret: string };
 
 const UNFINISHED = ['new', 'running', 'waiting'];
 
@@ -287,22 +282,8 @@ describe('restart: events redelivered byte for byte after n8n restarts on the sa
 
 		const stopped = await restart(env);
 
-		// The service redelivers every event as its retries do: the same bytes, the same signature (the sandbox's
-		// own signing over those bytes, with the delivery's secret) and delivery id, the next attempt number.
-		const redeliver = async (d: SentDelivery) => {
-			const res = await request('POST', wf.url, {
-				headers: {
-					'Content-Type': 'application/json',
-					'User-Agent': 'Storefront-Webhooks/1.0 (sandbox)',
-					'X-Service-Signature': signDelivery(d.secret, d.body),
-					'X-Service-Event': d.type,
-					'X-Service-Delivery': d.id,
-					'X-Service-Attempt': String(d.attempts.length + 1),
-				},
-				body: d.body,
-			});
-			return { eventId: d.event_id, status: res.status, text: res.text };
-		};
+		// The service redelivers every event as its retries do (the same bytes, signature and delivery id).
+		const redeliver = (d: SentDelivery) => resend(wf.url, d);
 		const redeliveredFrom = Date.now();
 		const answers: Array<Awaited<ReturnType<typeof redeliver>>> = [];
 		for (let i = 0; i < deliveries.length; i += 10) answers.push(...(await Promise.all(deliveries.slice(i, i + 10).map(redeliver))));
