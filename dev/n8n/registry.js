@@ -126,8 +126,12 @@ async function startVerdaccio({ dir, nodeBin }) {
 	});
 	fs.closeSync(out);
 	const who = child.pid === undefined ? undefined : proc.identity(child.pid);
+	// Never left behind when the process that started it ends without stopping it (a crashed test run).
+	const killOnExit = () => who && proc.signalIfAlive(who, 'SIGKILL');
+	process.once('exit', killOnExit);
 	const url = `http://127.0.0.1:${port}`;
 	const stop = async () => {
+		process.removeListener('exit', killOnExit);
 		if (who && proc.signalIfAlive(who, 'SIGTERM') && (await proc.waitGone([who], 5000)).length) proc.signalIfAlive(who, 'SIGKILL');
 	};
 	const deadline = Date.now() + 60_000;

@@ -270,6 +270,15 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 		expect(updated.installedVersion).toBe(next.version);
 		const each = QUEUE ? await everyProcessHas(next.version, { installs: 2 }) : onEachProcess();
 		expect(each.every((p) => p.version === next.version)).toBe(true);
+		expect(tarballDownloads(next.version)).toBe(each.length);
+		if (env.queue) {
+			// Run on the workers (by their own log lines, which reach their files through this process: a moment's lag).
+			const topology = env.queue;
+			await eventually(() => {
+				const byWorker = Object.values(topology.executionsByWorker()).flat();
+				return executions.every((e: any) => byWorker.includes(String(e.id))) ? true : undefined;
+			}, 'a worker log line for every execution of the update');
+		}
 		const action = (await storefrontTypes()).find((t: any) => t.name === TYPES.action);
 		expect(action.description).toBe(next.description);
 		if (CELL.line === '2') {
