@@ -20,15 +20,33 @@ const INSTALL_LABELS = {
 	registry: 'by name from an npm registry (Settings → Community Nodes)',
 };
 
-/** What each kind of cell runs (scripts/matrix.js projectsOf); queue mode's start-up is until every process is ready. */
-const SUITES = {
-	single: ' (e2e + AI Agent suites)',
-	singleRegistry: ' (e2e + AI Agent + registry suites)',
-	queue: ', **queue mode**: main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7 (e2e + AI Agent + queue suites)',
-	queueRegistry: ', **queue mode**: main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself (registry suite)',
+/**
+ * The jest projects of a matrix cell: the e2e and AI Agent suites everywhere (from a registry: on the package n8n
+ * installed by name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during
+ * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
+ * 2/community/queue is every process installing and updating the package itself.
+ * @param {string} mode @param {string} install
+ */
+function projectsOf(mode, install) {
+	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
+	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai'];
+}
+
+/** @type {Record<string, string>} */
+const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry' };
+/** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
+const QUEUE_TOPOLOGY = {
+	community: 'main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7',
+	registry: 'main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself',
 };
-/** @param {{mode?: string, install: string}} row */
-const suitesOf = (row) => SUITES[/** @type {keyof typeof SUITES} */ (`${row.mode === 'queue' ? 'queue' : 'single'}${row.install === 'registry' ? 'Registry' : ''}`)];
+
+/** What a row's cell ran, after its install path. @param {{mode?: string, install: string}} row */
+function suitesOf(row) {
+	const projects = projectsOf(row.mode || 'single', row.install);
+	const suites = `(${projects.map((p) => SUITE_NAMES[p]).join(' + ')} suite${projects.length > 1 ? 's' : ''})`;
+	if (row.mode !== 'queue') return ` ${suites}`;
+	return `, **queue mode**: ${QUEUE_TOPOLOGY[/** @type {keyof typeof QUEUE_TOPOLOGY} */ (row.install)]} ${suites}`;
+}
 
 /** @param {string} version */
 const semver = (version) => version.split('.').map(Number);
@@ -72,4 +90,4 @@ function writeRecord(record) {
 	fs.writeFileSync(README, readme.replace(section(readme), render(record)));
 }
 
-module.exports = { RECORD, README, INSTALL_LABELS, render, section, writeRecord };
+module.exports = { RECORD, README, INSTALL_LABELS, projectsOf, render, section, writeRecord };

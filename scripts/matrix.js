@@ -22,7 +22,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const { prepare, LINES } = require('../dev/n8n/prepare');
 const { INSTALLS } = require('../dev/n8n/runtime');
-const { INSTALL_LABELS, writeRecord } = require('./compatibility');
+const { INSTALL_LABELS, projectsOf, writeRecord } = require('./compatibility');
 
 /** Execution modes: one n8n process on SQLite, or queue mode. */
 const MODES = ['single', 'queue'];
@@ -32,18 +32,6 @@ const ALL = Object.keys(LINES)
 	.reverse()
 	.flatMap((line) => INSTALLS.map((install) => `${line}/${install}`))
 	.concat('2/community/queue', '2/registry/queue');
-
-/**
- * The suites of a cell: the e2e and AI Agent suites everywhere (from a registry: on the package n8n installed by
- * name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during deliveries,
- * uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to 2/community/queue is
- * every process installing and updating the package itself.
- * @param {string} mode @param {string} install
- */
-function projectsOf(mode, install) {
-	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
-	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai'];
-}
 
 function option(/** @type {string} */ name) {
 	const at = process.argv.indexOf(name);

@@ -233,9 +233,6 @@ async function startRegistry({ dir, line }) {
 		return {
 			/** Where tests publish (plain HTTP on 127.0.0.1; n8n processes see the same registry as REGISTRY_URL). */
 			url: verdaccio.url,
-			address,
-			caFile: certs.caFile,
-			hostsFile,
 			/** Every request the front passed on, as n8n processes made them. */
 			requests: started.requests,
 			/**
@@ -267,18 +264,11 @@ async function startRegistry({ dir, line }) {
 			},
 			/** Publish a packed tarball (`npm publish`, with this run's npm cache and user config). @param {string} tarball */
 			publish(tarball) {
-				const host = verdaccio.url.replace(/^http:/, '');
-				execFileSync('npm', ['publish', tarball, `--registry=${verdaccio.url}/`, `--//${host.slice(2)}/:_authToken=${token}`, '--tag', 'latest'], {
+				execFileSync('npm', ['publish', tarball, `--registry=${verdaccio.url}/`, `--//${new URL(verdaccio.url).host}/:_authToken=${token}`], {
 					cwd: dir,
 					env: { ...process.env, npm_config_userconfig: npmrc, npm_config_cache: path.join(dir, 'publish-cache'), npm_config_update_notifier: 'false' },
 					stdio: ['ignore', 'pipe', 'pipe'],
 				});
-			},
-			/** The registry's metadata of `name` (what `npm view` reads). @param {string} name */
-			async packument(name) {
-				const res = await fetch(`${verdaccio.url}/${encodeURIComponent(name)}`);
-				if (!res.ok) throw new Error(`GET ${name} from the local registry → ${res.status}`);
-				return res.json();
 			},
 			async stop() {
 				await started.stop();

@@ -49,9 +49,12 @@ function buildReleases(outDir) {
 	fs.mkdirSync(repo);
 	execFileSync('tar', ['-xzf', currentTarball, '-C', repo, '--strip-components=1']);
 	git(['init', '-q', '-b', 'main'], repo);
+	// The repository's own identity, for these commits and the release script's alike.
+	git(['config', 'user.name', 'ci'], repo);
+	git(['config', 'user.email', 'ci@storefront.example'], repo);
 	const commit = (/** @type {string} */ message) => {
 		git(['add', '-A'], repo);
-		git(['-c', 'user.name=ci', '-c', 'user.email=ci@storefront.example', 'commit', '-q', '-m', message], repo);
+		git(['commit', '-q', '-m', message], repo);
 	};
 	commit(`${manifest.name} ${manifest.version} as packed`);
 	const nodeFile = path.join(repo, NODE_FILE);
@@ -64,18 +67,7 @@ function buildReleases(outDir) {
 	const changelog = fs.readFileSync(changelogFile, 'utf8');
 	fs.writeFileSync(changelogFile, changelog.replace(/^## \[Unreleased\]\n/m, `## [Unreleased]\n\n### Changed\n- The Storefront node's description says${NEXT_DESCRIPTION_SUFFIX} (a test release).\n`));
 	commit('A change users can see');
-	const env = { GIT_AUTHOR_NAME: 'ci', GIT_AUTHOR_EMAIL: 'ci@storefront.example', GIT_COMMITTER_NAME: 'ci', GIT_COMMITTER_EMAIL: 'ci@storefront.example' };
-	const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-	Object.assign(process.env, env);
-	let cut;
-	try {
-		cut = release(repo, 'patch');
-	} finally {
-		for (const [k, v] of Object.entries(saved)) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
-	}
+	const cut = release(repo, 'patch');
 	const nextTarball = pack(repo, outDir);
 	return {
 		name: manifest.name,

@@ -23,7 +23,7 @@ const registryModule = require('../../dev/n8n/registry') as typeof import('../..
 const releases = require('../../dev/n8n/releases') as typeof import('../../dev/n8n/releases');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-export { runtime, rest, instance, queue, releases };
+export { runtime, rest, instance, queue };
 export type Registry = Awaited<ReturnType<typeof registryModule.startRegistry>>;
 export type Releases = ReturnType<typeof releases.buildReleases>;
 export type N8nClient = InstanceType<typeof rest.N8nClient>;
@@ -109,8 +109,8 @@ export async function startPublishedRegistry(dir: string): Promise<PublishedRegi
 }
 
 /** Install the package by name, as the Settings dialog does (`POST /rest/community-packages {name}`). */
-export async function installByName(client: N8nClient, name: string, version?: string) {
-	return client.request('POST', '/community-packages', version ? { name, version } : { name });
+export async function installByName(client: N8nClient, name: string) {
+	return client.request('POST', '/community-packages', { name });
 }
 
 /** Record facts of this cell for the matrix runner (it prints them): merged into the E2E_REPORT file. */
@@ -151,13 +151,14 @@ export async function startEnvironment(
 	});
 	const userFolder = path.join(dir, 'n8n');
 	let published: PublishedRegistry | undefined;
+	// From a registry: "Community package installed" (each process's own record of an install) is an info line.
+	const logLevel = CELL.install === 'registry' ? 'info' : 'warn';
 	const start = (port?: number, extraEnv: Record<string, string> = {}) =>
 		runtime.startN8n({
 			userFolder,
 			port,
 			logFile: n8nLog,
-			// From a registry: "Community package installed" (n8n's own record of an install) is an info line.
-			logLevel: published ? 'info' : 'warn',
+			logLevel,
 			line: CELL.line,
 			install: CELL.install,
 			registry: published?.registry,
@@ -178,7 +179,7 @@ export async function startEnvironment(
 				install: CELL.install,
 				registry: published?.registry,
 				env: n8nEnv,
-				logLevel: published ? 'info' : 'warn',
+				logLevel,
 				webhooks,
 				workers,
 			});

@@ -29,7 +29,6 @@ import {
 	type Environment,
 } from '../e2e/environment';
 
-
 if (CELL.install !== 'registry') throw new Error(`the registry suite installs from the local registry: run it with E2E_INSTALL=registry (npm run test:registry), not "${CELL.install}"`);
 
 jest.setTimeout(600_000);
@@ -38,16 +37,14 @@ const QUEUE = CELL.mode === 'queue';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let env: Environment;
-let install: { response: any; ms: number; pid: number | undefined };
+let install: { response: any; pid: number | undefined };
 
 beforeAll(async () => {
 	env = await startEnvironment('registry', {
 		// Retries spread over about 15 s (0.5, 1, 2, 4, 8 s), as a webhook sender's do.
 		sandbox: { delivery: { attempts: 6, baseDelayMs: 500, timeoutMs: 10_000, concurrency: 5 } },
-		installFromRegistry: async (client, published) => {
-			const started = Date.now();
-			const response = await installByName(client, published.releases.name);
-			install = { response, ms: Date.now() - started, pid: undefined };
+		installFromRegistry: async (client, { releases }) => {
+			install = { response: await installByName(client, releases.name), pid: undefined };
 		},
 		webhooks: 1,
 		workers: 2,
@@ -59,10 +56,9 @@ afterAll(async () => {
 	await env?.stop();
 }, 120_000);
 
-const published = () => NonNullable(env.published);
-function NonNullable<T>(value: T | undefined): T {
-	if (value === undefined) throw new Error('the environment has no local registry');
-	return value;
+function published() {
+	if (!env.published) throw new Error('the environment has no local registry');
+	return env.published;
 }
 
 /** Every n8n process of the cell with its user folder and log file. */
@@ -363,7 +359,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			// As a container from a new image: n8n's database (a volume) still lists the package, ~/.n8n/nodes lacks it.
 			fs.rmSync(target, { recursive: true, force: true });
 			let from = logFrom();
-			await env.restart(60_000, { N8N_LOG_LEVEL: 'info' });
+			await env.restart(60_000);
 			const warned = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
 			expect(warned).toContain('n8n detected that some packages are missing');
 			expect(fs.existsSync(target)).toBe(false);
@@ -371,7 +367,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			expect(await storefrontTypes()).toEqual([]);
 
 			from = logFrom();
-			await env.restart(60_000, { N8N_LOG_LEVEL: 'info', N8N_REINSTALL_MISSING_PACKAGES: 'true' });
+			await env.restart(60_000, { N8N_REINSTALL_MISSING_PACKAGES: 'true' });
 			const reinstalled = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
 			expect(reinstalled).toContain('Attempting to reinstall missing packages');
 			expect(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(next.version);
