@@ -10,7 +10,7 @@
 // at 0 remembered ids and at K remembered ids (K = SHARED_EVENT_IDS_LIMIT of the built module, and 10,000), on
 //   single  one n8n process on SQLite
 //   queue   queue mode (dev/n8n/queue.js): main + 1 webhook processor + 1 worker, Postgres, Redis
-// both with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the README's recommended setting).
+// both with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the recommended setting, docs/reliability.md).
 //
 // Pre-fill: before every "on" round the trigger node's row (primary key workflowId + context `n:<node id>`) is
 // written straight into n8n's database, as n8n itself writes it: value = JSON {"mode":"entries","data":[…]}, the

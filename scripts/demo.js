@@ -30,7 +30,7 @@ const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
 const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
 const CREDENTIAL_NAME = 'Storefront sandbox';
 const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json'];
-// Imported but left inactive: its chat model needs the user's own model credential (README "Use with an AI Agent").
+// Imported but left inactive: its chat model needs the user's own model credential (docs/ai-agent.md).
 const AI_EXAMPLE = 'ai-order-assistant.json';
 
 const step = (/** @type {string} */ text) => console.log(`\n▸ ${text}`);

@@ -23,7 +23,7 @@ import { NodeOperationError } from 'n8n-workflow';
 // dropped only where a value proves that another one got there first. When two copies race, the later writer of
 // step 1 keeps its token and reaches step 3 first; the earlier one finds its token gone and waits, so its step 3
 // sees the marker. Both run only when one's step 1 spans the other's write and read-back (measured in
-// README, "Drop Duplicate Events").
+// docs/trigger.md, "Drop Duplicate Events").
 
 /** At most this many event ids per trigger node are remembered in n8n's database (oldest forgotten first). */
 export const SHARED_EVENT_IDS_LIMIT = 500;

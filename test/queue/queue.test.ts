@@ -277,7 +277,7 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 			}),
 			node('Processed', 'n8n-nodes-base.noOp', 1, {}),
 		],
-		// The README's queue-mode recipe: claim the id with Redis's atomic INCR (kept 72 h), go on only when this
+		// The Redis recipe of docs/queue-mode.md: claim the id with Redis's atomic INCR (kept 72 h), go on only when this
 		// delivery made the count 1, and continue with the trigger's event.
 		redisClaim: () => [
 			node(
@@ -399,11 +399,11 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 	);
 
 	it.each(['sequence', 'parallel'] as const)(
-		"the README's queue-mode recipe (Redis INCR claim of the event id, then If = 1) across two webhook processors, in %s: none gets through",
+		"docs/queue-mode.md's Redis recipe (INCR claim of the event id, then If = 1) across two webhook processors, in %s: none gets through",
 		async (way) => {
 			const wf = await workflow(`queue dedupe redis claim ${way}`, 'redisClaim', { dropDuplicates: false });
 			const { duplicates, lost } = await redeliver(wf, way, onEachProcessor(wf.url));
-			record(`README recipe (Redis claim), to both webhook processors in ${way}`, duplicates);
+			record(`docs/queue-mode.md recipe (Redis claim), to both webhook processors in ${way}`, duplicates);
 			expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
 		},
 	);

@@ -23,7 +23,7 @@ import { executionsOf, type ExecutionRecord } from './n8n-db';
 // Generous: n8n's default engine handles about 10 deliveries/s on 2 cores, and far fewer when the machine is busy.
 jest.setTimeout(1_200_000);
 
-/** What README "Performance" recommends for production webhook volume (see there for why). */
+/** What docs/reliability.md recommends for production webhook volume (docs/performance.md says why). */
 const RECOMMENDED = { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' };
 const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
 
