@@ -64,12 +64,30 @@ export class StorefrontApi implements ICredentialType {
 		},
 	};
 
-	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer.
+	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer. The
+	// rules give the two usual mistakes a message saying what to fix (n8n would show only "Unauthorized" or
+	// "Not Found"); an unreachable host keeps n8n's own message (ECONNREFUSED, ENOTFOUND, …).
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
 			url: '/products',
 			qs: { limit: 1 },
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'Storefront refused the API key (401 Unauthorized): check the API Key, or create a new one in the Storefront dashboard',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'No Storefront API at this Base URL (404 Not Found): use the API base including its version, e.g. https://api.example.com/v1',
+				},
+			},
+		],
 	};
 }

@@ -7,6 +7,7 @@ import { createHmac, randomUUID } from 'crypto';
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { api, request } from '../helpers/sandbox';
 import {
+	CELL,
 	createWorkflow,
 	CREDENTIAL_NAME,
 	eventually,
@@ -102,7 +103,19 @@ describe('the package in n8n', () => {
 			data: { ...env.credentialData, apiKey: wrongKey },
 		});
 		expect(bad.status).toBe('Error');
+		// n8n 2.x applies the credential's rule for a 401 (it would say only "Unauthorized"); n8n 1.x answers a 401
+		// with its own words before any rule is looked at.
+		expect(bad.message).toContain(CELL.line === '1' ? 'Authorization failed - please check your credentials' : 'Storefront refused the API key (401 Unauthorized)');
 		expect(bad.message).not.toContain(wrongKey);
+		// A base URL without the API version: the 404 rule says what the URL must look like.
+		const noVersion = await env.client.testCredential({
+			id: env.credential.id,
+			name: CREDENTIAL_NAME,
+			type: TYPES.credential,
+			data: { ...env.credentialData, baseUrl: env.credentialData.baseUrl.replace(/\/v1$/, '') },
+		});
+		const notFound = CELL.line === '1' ? 'The resource you are requesting could not be found' : 'No Storefront API at this Base URL (404 Not Found)';
+		expect(noVersion).toMatchObject({ status: 'Error', message: expect.stringContaining(notFound) });
 		// The sandbox saw the wrong key and refused it (the failure came from the service, not from n8n).
 		const { body: log } = await env.sandbox.admin('GET', '/requests');
 		expect(log.some((r: any) => r.status === 401)).toBe(true);
