@@ -132,7 +132,10 @@ export class StorefrontTrigger implements INodeType {
 		version: [1, 1.1, 1.2],
 		defaultVersion: 1.2,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow when Storefront sends a signed webhook event',
+		// n8n's nodes panel lists this trigger and the Storefront node as one entry, "Storefront", and shows this
+		// description for it in both of its lists, "What triggers this workflow?" and "What happens next?"; so it says
+		// what both do, not only what the trigger does.
+		description: 'Manage a Storefront shop, and start workflows from its signed webhook events (orders, payments, stock)',
 		defaults: {
 			name: 'Storefront Trigger',
 		},

@@ -1,6 +1,8 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 	INodeType,
 	INodeTypeBaseDescription,
 	INodeTypeDescription,
@@ -15,8 +17,29 @@ import { router } from './actions/router';
 import * as store from './actions/store';
 import { listSearch } from './methods';
 
+/**
+ * The subtitle under the node on the canvas, in the names the panel shows ("Update Status: Order"). n8n's usual
+ * `$parameter.operation + ": " + $parameter.resource` shows the stored values instead ("updateStatus: order"),
+ * which is what a pair not in the table (an expression) still gets.
+ */
+function subtitleOf(properties: INodeProperties[]) {
+	const resources = (properties.find((p) => p.name === 'resource')?.options ?? []) as INodePropertyOptions[];
+	const labels: Record<string, string> = {};
+	for (const operation of properties.filter((p) => p.name === 'operation')) {
+		for (const resource of operation.displayOptions?.show?.resource ?? []) {
+			const resourceName = resources.find((r) => r.value === resource)?.name;
+			for (const option of (operation.options ?? []) as INodePropertyOptions[]) {
+				labels[`${String(resource)}:${String(option.value)}`] = `${option.name}: ${resourceName}`;
+			}
+		}
+	}
+	return `={{ ${JSON.stringify(labels)}[$parameter["resource"] + ":" + $parameter["operation"]] || $parameter["operation"] + ": " + $parameter["resource"] }}`;
+}
+
 export class StorefrontV1 implements INodeType {
-	constructor(private readonly baseDescription: INodeTypeBaseDescription) {}
+	constructor(private readonly baseDescription: INodeTypeBaseDescription) {
+		this.description.subtitle = subtitleOf(this.description.properties);
+	}
 
 	description: INodeTypeDescription = {
 		...this.baseDescription,
@@ -25,7 +48,6 @@ export class StorefrontV1 implements INodeType {
 		// 1.1 differs only as an AI Agent tool: Get Many is simplified by default, and a refused call is the tool's
 		// result instead of a failed node (actions/router.ts). Version 1 tools answer as before.
 		version: [1, 1.1],
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		defaults: { name: 'Storefront' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
