@@ -1,94 +1,37 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; n8n's internal REST API answers untyped JSON */
+/* eslint-disable @typescript-eslint/no-explicit-any -- test code: DOM values are untyped here (this project compiles without the DOM lib) */
 // The n8n editor in a real browser (Debian's chromium driven by playwright-core) against a real n8n with this
 // package installed: log in, open the demo workflow, open the Storefront node and the Storefront Trigger, run a
-// Storefront node in the editor, check what renders, and save screenshots to artifacts/browser/. The README's
-// pictures (docs/images/) are regenerated here too, and the suite fails when one is blank or shows an error.
-// Chromium is required: without it the suite fails.
-import * as fs from 'fs';
-import * as path from 'path';
-import { inflateSync } from 'zlib';
-import { chromium, selectors, type Browser, type Page } from 'playwright-core';
+// Storefront node in the editor, check what renders, and save screenshots to artifacts/browser/. The pictures of
+// README and docs/ (docs/images/) are regenerated here too (and by journey.test.ts), and the suite fails when one is
+// blank, shows an error, or has a notification or pop-over over it. Chromium is required: without it the suite fails.
+import type { Page } from 'playwright-core';
 
-import { createWorkflow, instance, OWNER, startEnvironment, TYPES, type Environment } from '../e2e/environment';
+import { createWorkflow, instance, startEnvironment, TYPES, type Environment } from '../e2e/environment';
+import { openBrowser, picture, screenshot, signIn, type BrowserSession } from './browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
-const PICTURES = path.resolve(__dirname, '..', '..', 'docs', 'images');
 const ICON_PREFIX = `icons/${TYPES.action.split('.')[0]}/`;
 
 jest.setTimeout(120_000);
 
 let env: Environment;
-let browser: Browser;
+let session: BrowserSession;
 let page: Page;
 let workflow: Awaited<ReturnType<typeof createWorkflow>>;
-const failedRequests: string[] = [];
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
-	if (!fs.existsSync(CHROMIUM)) {
-		throw new Error(
-			`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH). The browser suite needs it and does not skip.`,
-		);
-	}
-	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	fs.mkdirSync(PICTURES, { recursive: true });
 	env = await startEnvironment('browser');
-	workflow = await createWorkflow(env, instance.loadExample('order-intake.json'));
-
-	selectors.setTestIdAttribute('data-test-id');
-	browser = await chromium.launch({
-		executablePath: CHROMIUM,
-		args: [
-			'--headless',
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-			'--no-first-run',
-		],
-	});
-	page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-	page.setDefaultTimeout(30_000);
-	page.on('pageerror', (error) => pageErrors.push(error.message));
-	page.on('response', (response) => {
-		if (response.status() >= 400) failedRequests.push(`${response.status()} ${new URL(response.url()).pathname}`);
-	});
+	// Under the example's own name: it is in the README's first picture.
+	workflow = await createWorkflow(env, instance.loadExample('order-intake.json'), { keepName: true });
+	session = await openBrowser(env.n8nUrl);
+	page = session.page;
 }, 300_000);
 
 afterAll(async () => {
-	await browser?.close();
+	await session?.browser.close();
 	await env?.stop();
 }, 60_000);
 
-const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
-
-/**
- * Share of non-zero bytes in a PNG's filtered scanlines: a blank (one-colour) screenshot has almost none, since
- * each row filters to zeros. Enough to tell "something rendered" without an image library.
- */
-function pngInk(png: Buffer) {
-	const idat: Buffer[] = [];
-	for (let at = 8; at < png.length; ) {
-		const length = png.readUInt32BE(at);
-		if (png.toString('ascii', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
-		at += 12 + length;
-	}
-	const raw = inflateSync(Buffer.concat(idat));
-	let ink = 0;
-	for (const byte of raw) if (byte !== 0) ink++;
-	return ink / raw.length;
-}
-
-/** A README picture: saved to docs/images/<name>.png, refused when blank or when the page shows an error. */
-async function picture(name: string) {
-	const text = await page.locator('body').innerText();
-	expect(text).not.toMatch(/problem (loading|running)|could not be loaded|not (currently )?installed|something went wrong/i);
-	const png = await page.screenshot({ path: path.join(PICTURES, `${name}.png`) });
-	// A one-colour screenshot scores about 0.0002 (one filter byte per row); these pages score 0.015 and more.
-	expect(pngInk(png)).toBeGreaterThan(0.005);
-}
+const shot = (name: string) => screenshot(page, name);
 
 /** Open a node's panel (NDV) by double-clicking it on the canvas. */
 async function openNode(name: string) {
@@ -121,11 +64,7 @@ async function expectPackageIcons(minimum: number) {
 }
 
 it('logs in with the owner account', async () => {
-	await page.goto(`${env.n8nUrl}/signin`);
-	await page.locator('input[name="emailOrLdapLoginId"]').fill(OWNER.email);
-	await page.locator('input[name="password"]').fill(OWNER.password);
-	await page.getByTestId('form-submit-button').click();
-	await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+	await signIn(page, env.n8nUrl);
 	await shot('01-after-login');
 });
 
@@ -137,8 +76,9 @@ it('opens the demo workflow with the package nodes and their icons on the canvas
 	expect(types).toEqual(expect.arrayContaining([TYPES.trigger, TYPES.action]));
 	// Trigger + Get Order + Mark Processing each show the Storefront icon.
 	await expectPackageIcons(3);
+	await expect(page.getByTestId('workflow-name-input').innerText()).resolves.toContain('Storefront: order intake');
 	await shot('02-workflow-canvas');
-	await picture('workflow-canvas');
+	await picture(page, 'workflow-canvas');
 });
 
 it('renders the Storefront node: resource and operation selectors and the order resource locator', async () => {
@@ -176,12 +116,13 @@ it('renders the Storefront Trigger: production webhook URL, the dashboard notice
 	await expectNoNodeError(ndv);
 	await expectPackageIcons(1);
 	await shot('05-storefront-trigger');
-	await picture('trigger-panel');
+	await picture(page, 'trigger-panel');
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
 it('runs a Storefront node in the editor: order picked from the list, output items beside the parameters', async () => {
-	const order = [...env.sandbox.state.orders.values()][0];
+	// A pending order: the one a shop acts on next.
+	const order = [...env.sandbox.state.orders.values()].find((o) => o.status === 'pending')!;
 	const run = await createWorkflow(
 		env,
 		{
@@ -219,14 +160,15 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 	await expect(output.innerText()).resolves.toContain(order.id);
 	await expectNoNodeError(ndv);
 	await shot('06-storefront-node-run');
-	await picture('storefront-node-run');
+	await picture(page, 'storefront-node-run');
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
-it('raised no page errors and every failed request is an expected one', () => {
+it('raised no page errors or error notifications, and every failed request is an expected one', async () => {
 	// n8n asks for optional output schemas that community nodes do not ship; the failed login probe before
 	// signing in is the editor checking for a session.
-	const unexpected = failedRequests.filter((r) => !/^404 \/schemas\//.test(r) && !/^401 \/rest\/login$/.test(r));
+	const unexpected = session.failedRequests.filter((r) => !/^404 \/schemas\//.test(r) && !/^401 \/rest\/login$/.test(r));
 	expect(unexpected).toEqual([]);
-	expect(pageErrors).toEqual([]);
+	expect(session.pageErrors).toEqual([]);
+	expect(await session.errorToasts()).toEqual([]);
 });

@@ -52,6 +52,7 @@ export interface Environment {
 	/** The queue-mode processes, Postgres and Redis (queue mode only). */
 	queue?: QueueTopology;
 	client: N8nClient;
+	/** The Storefront credential (id and name empty when the options said `credential: false`). */
 	credential: { id: string; name: string };
 	credentialData: { baseUrl: string; apiKey: string; webhookSecret: string };
 	dir: string;
@@ -87,6 +88,10 @@ export interface EnvironmentOptions {
 	 * type comes with the package). Default: install the current release by name, as Settings → Community Nodes does.
 	 */
 	installFromRegistry?: (client: N8nClient, published: PublishedRegistry) => Promise<void>;
+	/** How the package reaches n8n, over the cell's (E2E_INSTALL): the browser journey installs it from a registry. */
+	install?: string;
+	/** false: no Storefront credential is created (the browser journey creates it in n8n's dialog). */
+	credential?: boolean;
 }
 
 /** The local registry with this package's releases built (the current one published; `next` for the tests to publish). */
@@ -134,7 +139,7 @@ export async function startEnvironment(
 	label: string,
 	options: EnvironmentOptions = {},
 ): Promise<Environment> {
-	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {} } = options;
+	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {}, install = CELL.install } = options;
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of ['dist/nodes/Storefront/Storefront.node.js', 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js']) {
 		if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
@@ -152,7 +157,7 @@ export async function startEnvironment(
 	const userFolder = path.join(dir, 'n8n');
 	let published: PublishedRegistry | undefined;
 	// From a registry: "Community package installed" (each process's own record of an install) is an info line.
-	const logLevel = CELL.install === 'registry' ? 'info' : 'warn';
+	const logLevel = install === 'registry' ? 'info' : 'warn';
 	const start = (port?: number, extraEnv: Record<string, string> = {}) =>
 		runtime.startN8n({
 			userFolder,
@@ -160,7 +165,7 @@ export async function startEnvironment(
 			logFile: n8nLog,
 			logLevel,
 			line: CELL.line,
-			install: CELL.install,
+			install,
 			registry: published?.registry,
 			env: { ...n8nEnv, ...extraEnv },
 		});
@@ -170,13 +175,13 @@ export async function startEnvironment(
 		let n8nUrl: string;
 		let webhookUrl: string;
 		let topology: QueueTopology | undefined;
-		if (CELL.install === 'registry') published = await startPublishedRegistry(dir);
+		if (install === 'registry') published = await startPublishedRegistry(dir);
 		if (mode === 'queue') {
 			// The state folder (Postgres data, Redis, one user folder and log per n8n process) is `dir` itself.
 			topology = await queue.startQueue({
 				dir,
 				line: CELL.line,
-				install: CELL.install,
+				install,
 				registry: published?.registry,
 				env: n8nEnv,
 				logLevel,
@@ -201,7 +206,8 @@ export async function startEnvironment(
 			await install(client, published);
 		}
 		const credentialData = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
-		const credential = await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
+		const credential =
+			options.credential === false ? { id: '', name: '' } : await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
 		const stopStarted = stopN8n;
 		return {
 			sandbox,
@@ -249,9 +255,11 @@ export async function startEnvironment(
 }
 
 /** Create (and optionally activate) a workflow; trigger nodes get the environment's credential. */
-export async function createWorkflow(env: Environment, workflow: any, { activate = true } = {}) {
+export async function createWorkflow(env: Environment, workflow: any, { activate = true, keepName = false } = {}) {
 	const bound = instance.bindCredential(runtime.retype(workflow, CELL.install), env.credential);
-	const created = await env.client.createWorkflow({ ...bound, name: `${bound.name} ${Math.random().toString(36).slice(2, 8)}` });
+	// A random suffix tells apart the copies a suite makes of one example; `keepName` for a workflow in a picture.
+	const name = keepName ? bound.name : `${bound.name} ${Math.random().toString(36).slice(2, 8)}`;
+	const created = await env.client.createWorkflow({ ...bound, name });
 	const triggerNode = created.nodes.find((n: any) => n.type === TYPES.trigger);
 	const webhookNode = created.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
 	// Production deliveries go where production webhooks are served: the webhook processor in queue mode.
