@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; DOM values are untyped here (no DOM lib) */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; DOM values are untyped here (no DOM lib) */
 // What both browser suites share: Debian's chromium driven by playwright-core, signing in, screenshots that must show
 // something, and the README's pictures, which must show no error and nothing covering the canvas.
 import * as fs from 'fs';
@@ -6,7 +6,7 @@ import * as path from 'path';
 import { inflateSync } from 'zlib';
 import { chromium, selectors, type Browser, type Page } from 'playwright-core';
 
-import { OWNER } from '../e2e/environment';
+import { OWNER, startEnvironment, type Environment, type EnvironmentOptions } from '../e2e/environment';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
@@ -17,10 +17,47 @@ export interface BrowserSession {
 	page: Page;
 	/** Uncaught errors in the page. */
 	pageErrors: string[];
-	/** Every answer of 400 or more the editor got: "<status> <path>". */
-	failedRequests: string[];
+	/** Every answer of 400 or more the editor got, but the expected ones: "<status> <path>". */
+	unexpectedFailedRequests(): string[];
 	/** The text of every error notification n8n showed since the page loaded (recorded as it appears). */
 	errorToasts(): Promise<string[]>;
+}
+
+/**
+ * Failed requests every editor session makes: n8n asks for optional output schemas that community nodes do not ship,
+ * and the login probe before signing in is the editor checking for a session.
+ */
+const EXPECTED_FAILURES = [/^404 \/schemas\//, /^401 \/rest\/login$/];
+
+/** A browser suite's n8n (with the sandbox) and browser session; `stop()` ends both. */
+export interface BrowserSuite extends BrowserSession {
+	env: Environment;
+	stop(): Promise<void>;
+}
+
+/**
+ * Start the environment, let `prepare` set it up (workflows to open, say), then open the browser on its editor. What
+ * was started is stopped again when a later part fails.
+ */
+export async function startBrowserSuite(label: string, options: EnvironmentOptions = {}, prepare?: (env: Environment) => Promise<void>): Promise<BrowserSuite> {
+	const env = await startEnvironment(label, options);
+	let session: BrowserSession | undefined;
+	try {
+		await prepare?.(env);
+		session = await openBrowser(env.n8nUrl);
+	} catch (error) {
+		await env.stop();
+		throw error;
+	}
+	const opened = session;
+	return {
+		...opened,
+		env,
+		async stop() {
+			await opened.browser.close();
+			await env.stop();
+		},
+	};
 }
 
 /**
@@ -28,7 +65,7 @@ export interface BrowserSession {
  * URL there), and listeners that record page errors, failed requests and error notifications. Fails (never skips)
  * without chromium.
  */
-export async function openBrowser(origin: string): Promise<BrowserSession> {
+async function openBrowser(origin: string): Promise<BrowserSession> {
 	if (!fs.existsSync(CHROMIUM)) {
 		throw new Error(
 			`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH). The browser suites need it and do not skip.`,
@@ -71,7 +108,7 @@ export async function openBrowser(origin: string): Promise<BrowserSession> {
 		browser,
 		page,
 		pageErrors,
-		failedRequests,
+		unexpectedFailedRequests: () => failedRequests.filter((r) => !EXPECTED_FAILURES.some((expected) => expected.test(r))),
 		errorToasts: () => page.evaluate(() => [...((globalThis as any).__errorToasts ?? [])] as string[]),
 	};
 }

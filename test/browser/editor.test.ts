@@ -6,30 +6,27 @@
 // blank, shows an error, or has a notification or pop-over over it. Chromium is required: without it the suite fails.
 import type { Page } from 'playwright-core';
 
-import { createWorkflow, instance, startEnvironment, TYPES, type Environment } from '../e2e/environment';
-import { openBrowser, picture, screenshot, signIn, type BrowserSession } from './browser';
+import { createWorkflow, instance, TYPES, type Environment } from '../e2e/environment';
+import { picture, screenshot, signIn, startBrowserSuite, type BrowserSuite } from './browser';
 
 const ICON_PREFIX = `icons/${TYPES.action.split('.')[0]}/`;
 
 jest.setTimeout(120_000);
 
 let env: Environment;
-let session: BrowserSession;
+let session: BrowserSuite;
 let page: Page;
 let workflow: Awaited<ReturnType<typeof createWorkflow>>;
 
 beforeAll(async () => {
-	env = await startEnvironment('browser');
-	// Under the example's own name: it is in the README's first picture.
-	workflow = await createWorkflow(env, instance.loadExample('order-intake.json'), { keepName: true });
-	session = await openBrowser(env.n8nUrl);
-	page = session.page;
+	session = await startBrowserSuite('browser', {}, async (started) => {
+		// Under the example's own name: it is in the README's first picture.
+		workflow = await createWorkflow(started, instance.loadExample('order-intake.json'), { keepName: true });
+	});
+	({ env, page } = session);
 }, 300_000);
 
-afterAll(async () => {
-	await session?.browser.close();
-	await env?.stop();
-}, 60_000);
+afterAll(() => session?.stop(), 60_000);
 
 const shot = (name: string) => screenshot(page, name);
 
@@ -165,10 +162,7 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 });
 
 it('raised no page errors or error notifications, and every failed request is an expected one', async () => {
-	// n8n asks for optional output schemas that community nodes do not ship; the failed login probe before
-	// signing in is the editor checking for a session.
-	const unexpected = session.failedRequests.filter((r) => !/^404 \/schemas\//.test(r) && !/^401 \/rest\/login$/.test(r));
-	expect(unexpected).toEqual([]);
+	expect(session.unexpectedFailedRequests()).toEqual([]);
 	expect(session.pageErrors).toEqual([]);
 	expect(await session.errorToasts()).toEqual([]);
 });

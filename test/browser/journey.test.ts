@@ -8,8 +8,8 @@
 // A step fails on a blank picture, an error notification or a page error. The steps share one page, in order.
 import type { Page } from 'playwright-core';
 
-import { eventually, startEnvironment, TYPES, type Environment } from '../e2e/environment';
-import { closeToasts, openBrowser, picture, screenshot, signIn, type BrowserSession } from './browser';
+import { eventually, registerWebhook, TYPES, type Environment } from '../e2e/environment';
+import { closeToasts, picture, screenshot, signIn, startBrowserSuite, type BrowserSuite } from './browser';
 
 jest.setTimeout(120_000);
 
@@ -19,7 +19,7 @@ const WORKFLOW_NAME = 'New order → processing';
 const CREDENTIAL_NAME = 'Storefront account';
 
 let env: Environment;
-let session: BrowserSession;
+let session: BrowserSuite;
 let page: Page;
 let workflowId: string;
 let productionUrl: string;
@@ -28,15 +28,11 @@ let testOrder: { id: string; status: string };
 
 beforeAll(async () => {
 	// No workflow, no credential: the package comes from the registry, installed in the browser below.
-	env = await startEnvironment('journey', { install: 'registry', credential: false, installFromRegistry: async () => undefined });
-	session = await openBrowser(env.n8nUrl);
-	page = session.page;
+	session = await startBrowserSuite('journey', { install: 'registry', credential: false, installFromRegistry: async () => undefined });
+	({ env, page } = session);
 }, 300_000);
 
-afterAll(async () => {
-	await session?.browser.close();
-	await env?.stop();
-}, 60_000);
+afterAll(() => session?.stop(), 60_000);
 
 /** After every step: no error notification appeared and the page raised no error. */
 afterEach(async () => {
@@ -167,7 +163,7 @@ it('picks the events and copies the production URL from the panel', async () => 
 it('listens for a test event: a checkout sent to the Test URL shows up as the trigger output', async () => {
 	const testUrl = await copyWebhookUrl('Test URL');
 	expect(testUrl).toBe(productionUrl.replace('/webhook/', '/webhook-test/'));
-	await env.sandbox.admin('PUT', '/webhook', { url: testUrl, secret: env.sandbox.webhookSecret });
+	await registerWebhook(env, testUrl);
 	await ndv().getByTestId('trigger-execute-button').click();
 	await ndv().getByText(/Listening for test event/i).first().waitFor();
 	testOrder = (await env.sandbox.admin('POST', '/simulate/checkout', {})).body;
@@ -254,7 +250,7 @@ it('publishes the workflow: two connected nodes, live', async () => {
 });
 
 it('a checkout runs it: the executions list shows one successful production run, and the order is processing', async () => {
-	await env.sandbox.admin('PUT', '/webhook', { url: productionUrl, secret: env.sandbox.webhookSecret });
+	await registerWebhook(env, productionUrl);
 	const order = (await env.sandbox.admin('POST', '/simulate/checkout', {})).body as { id: string; status: string };
 	expect(order.status).toBe('pending');
 	await eventually(() => (sandboxOrder(order.id).status === 'processing' ? true : undefined), `${order.id} processing`);
@@ -281,8 +277,5 @@ it('a checkout runs it: the executions list shows one successful production run,
 });
 
 it('met no unexpected failed request on the way', () => {
-	// n8n asks for optional output schemas that community nodes do not ship; the login probe before signing in is
-	// the editor checking for a session.
-	const unexpected = session.failedRequests.filter((r) => !/^404 \/schemas\//.test(r) && !/^401 \/rest\/login$/.test(r));
-	expect(unexpected).toEqual([]);
+	expect(session.unexpectedFailedRequests()).toEqual([]);
 });

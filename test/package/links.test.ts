@@ -96,12 +96,18 @@ function anchorsOf(markdown: string): Set<string> {
 
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i; // http:, https:, mailto:, …
 
+/** The repository path a relative link of `file` names (without its #anchor or ?query): `file` itself for `#x`. */
+function resolveLink(file: string, target: string): string {
+	const pathPart = decodeURI(target.split('#')[0].split('?')[0]);
+	if (pathPart === '') return file;
+	return path.posix.normalize(pathPart.startsWith('/') ? pathPart.slice(1) : path.posix.join(path.posix.dirname(file), pathPart));
+}
+
 /** What is wrong with one link of `file`, or undefined when it resolves. */
 function problem(file: string, target: string): string | undefined {
 	if (EXTERNAL.test(target) || target.startsWith('//')) return undefined;
-	const [beforeHash, anchor] = target.split('#', 2) as [string, string | undefined];
-	const pathPart = decodeURI(beforeHash.split('?')[0]);
-	const resolved = pathPart === '' ? file : path.posix.normalize(pathPart.startsWith('/') ? pathPart.slice(1) : path.posix.join(path.posix.dirname(file), pathPart));
+	const anchor = target.split('#', 2)[1] as string | undefined;
+	const resolved = resolveLink(file, target);
 	if (resolved.startsWith('../')) return `points outside the repository (${resolved})`;
 	const absolute = path.join(root, resolved);
 	if (!existsSync(absolute)) return `no such file: ${resolved}`;
@@ -159,7 +165,7 @@ test('every page under docs/ is linked from the README or from the docs index', 
 		['README.md', 'docs/README.md'].flatMap((file) =>
 			linksOf(readFileSync(path.join(root, file), 'utf8'))
 				.filter((l) => !EXTERNAL.test(l.target))
-				.map((l) => path.posix.normalize(path.posix.join(path.posix.dirname(file), l.target.split('#')[0]))),
+				.map((l) => resolveLink(file, l.target)),
 		),
 	);
 	const pages = files.filter((f) => f.startsWith('docs/') && f !== 'docs/README.md');
