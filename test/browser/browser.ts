@@ -8,11 +8,11 @@ import { chromium, selectors, type Browser, type Page } from 'playwright-core';
 
 import { OWNER, startEnvironment, type Environment, type EnvironmentOptions } from '../e2e/environment';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
-export const PICTURES = path.resolve(__dirname, '..', '..', 'docs', 'images');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
+const PICTURES = path.resolve(__dirname, '..', '..', 'docs', 'images');
 
-export interface BrowserSession {
+interface BrowserSession {
 	browser: Browser;
 	page: Page;
 	/** Uncaught errors in the page. */
@@ -128,7 +128,7 @@ export async function signIn(page: Page, n8nUrl: string) {
  * Share of non-zero bytes in a PNG's filtered scanlines: a blank (one-colour) screenshot has almost none, since
  * each row filters to zeros. Enough to tell "something rendered" without an image library.
  */
-export function pngInk(png: Buffer) {
+function pngInk(png: Buffer) {
 	const idat: Buffer[] = [];
 	for (let at = 8; at < png.length; ) {
 		const length = png.readUInt32BE(at);
@@ -164,7 +164,7 @@ export async function closeToasts(page: Page) {
  * Wait until the page and its frames (the executions preview is one) have finished their finite animations: panels
  * slide and fade in, and a picture taken meanwhile catches them half-way.
  */
-export async function settle(page: Page) {
+async function settle(page: Page) {
 	for (const frame of page.frames()) {
 		await frame
 			.waitForFunction(
