@@ -12,12 +12,13 @@ export class Storefront extends VersionedNodeType {
 			group: ['transform'],
 			description:
 				'Manage a Storefront shop: products, orders, customers, store details and sales analytics',
-			defaultVersion: 1.1,
+			defaultVersion: 1.2,
 		};
 
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new StorefrontV1(baseDescription),
 			1.1: new StorefrontV1(baseDescription),
+			1.2: new StorefrontV1(baseDescription),
 		};
 
 		super(nodeVersions, baseDescription);

@@ -47,7 +47,7 @@ describe("n8n's custom-folder loader (N8N_CUSTOM_EXTENSIONS) on dist/", () => {
 		const action = loader.getNode('storefront').type;
 		expect('nodeVersions' in action).toBe(true);
 		const names = loader.types.nodes.map((d) => `${d.name}@${JSON.stringify(d.version)}`);
-		expect(names).toEqual(expect.arrayContaining(['storefront@[1,1.1]']));
+		expect(names).toEqual(expect.arrayContaining(['storefront@[1,1.1,1.2]']));
 	});
 });
 

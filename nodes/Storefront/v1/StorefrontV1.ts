@@ -10,12 +10,14 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as analytics from './actions/analytics';
+import { DEFAULT_CONCURRENCY } from './actions/common';
 import * as customer from './actions/customer';
 import * as order from './actions/order';
 import * as product from './actions/product';
 import { router } from './actions/router';
 import * as store from './actions/store';
 import { listSearch } from './methods';
+import { DEFAULT_RATE_LIMIT_WAIT_S } from './transport';
 
 /**
  * The subtitle under the node on the canvas, in the names the panel shows ("Update Status: Order"). n8n's usual
@@ -47,7 +49,10 @@ export class StorefrontV1 implements INodeType {
 		icon: this.baseDescription.icon,
 		// 1.1 differs only as an AI Agent tool: Get Many is simplified by default, and a refused call is the tool's
 		// result instead of a failed node (actions/router.ts). Version 1 tools answer as before.
-		version: [1, 1.1],
+		// 1.2 sends the items of a run concurrently (Max Concurrent Requests; items of one record stay in order) and
+		// lets a request refused for the rate limit wait up to Max Wait for Rate Limit instead of counting 429s
+		// against Max Retries. Every version shares the per-key rate governor (transport/governor.ts).
+		version: [1, 1.1, 1.2],
 		defaults: { name: 'Storefront' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -99,8 +104,18 @@ export class StorefrontV1 implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Option',
 				default: {},
-				description: 'Request behaviour for this node: pacing and retries',
+				description: 'Request behaviour for this node: concurrency, rate limits and retries',
 				options: [
+					{
+						displayName: 'Max Concurrent Requests',
+						name: 'maxConcurrency',
+						type: 'number',
+						typeOptions: { minValue: 1, numberPrecision: 0 },
+						default: DEFAULT_CONCURRENCY,
+						description:
+							'How many items of this run are sent at once. Items naming the same product or order always go one after another, in input order. 1 sends every item after the previous one.',
+						displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
+					},
 					{
 						displayName: 'Max Requests per Minute',
 						name: 'maxRequestsPerMinute',
@@ -108,7 +123,7 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							"Cap on the pace of this node's own requests, to stay under a plan's rate limit (Starter 100/min, Pro 500/min). 0 means no cap.",
+							"Cap on the pace of this node's own requests, below the plan's rate limit (Starter 100/min, Pro 500/min), e.g. to leave room for other workflows on the same key. 0 means no cap: the node already paces every run on one API key to the limit the service announces.",
 					},
 					{
 						displayName: 'Max Retries',
@@ -117,7 +132,16 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 5,
 						description:
-							'How often to retry a request refused for the rate limit (429) or hit by a temporary fault (502/503/504, connection reset; never for Create)',
+							'How often to retry a request hit by a temporary fault (502/503/504, connection reset; never for Create). Node versions 1 and 1.1 also give up after this many rate-limit refusals (429).',
+					},
+					{
+						displayName: 'Max Wait for Rate Limit (Seconds)',
+						name: 'maxRateLimitWait',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: DEFAULT_RATE_LIMIT_WAIT_S,
+						description:
+							"How long a request may wait for the plan's rate limit (queued behind other runs on the same API key, or paused by a 429) before it fails. The default, 15 minutes, lets a Starter key (100/min) work through a burst of about 1,500 requests.",
 					},
 					{
 						displayName: 'Retry Delay (Ms)',

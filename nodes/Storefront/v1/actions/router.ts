@@ -5,12 +5,19 @@ import type { ClientSettings } from '../transport';
 import { StorefrontClient } from '../transport';
 import * as analytics from './analytics';
 import type { OperationExecute } from './common';
+import { DEFAULT_CONCURRENCY } from './common';
 import * as customer from './customer';
 import * as order from './order';
 import * as product from './product';
 import * as store from './store';
 
-const resources: Record<string, Record<string, { execute?: OperationExecute } | unknown>> = {
+/** What an operation file exports: its execute, and the parameter naming the record it changes or reads, if any. */
+interface Operation {
+	execute?: OperationExecute;
+	recordParameter?: string;
+}
+
+const resources: Record<string, Record<string, Operation | unknown>> = {
 	analytics,
 	customer,
 	order,
@@ -18,12 +25,25 @@ const resources: Record<string, Record<string, { execute?: OperationExecute } | 
 	store,
 };
 
-function settingsFrom(options: IDataObject): Partial<ClientSettings> {
+/**
+ * The client's settings from the node's options. Versions 1 and 1.1 keep counting 429s against Max Retries, as they
+ * always did; from 1.2 a 429 costs time only, up to Max Wait for Rate Limit.
+ */
+function settingsFrom(options: IDataObject, version: number): Partial<ClientSettings> {
 	const settings: Partial<ClientSettings> = {};
 	if (typeof options.maxRequestsPerMinute === 'number') settings.maxRequestsPerMinute = Math.max(0, options.maxRequestsPerMinute);
 	if (typeof options.maxRetries === 'number') settings.maxRetries = Math.max(0, Math.floor(options.maxRetries));
 	if (typeof options.retryDelay === 'number') settings.retryDelayMs = Math.max(0, options.retryDelay);
+	if (typeof options.maxRateLimitWait === 'number') settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
+	if (version < 1.2) settings.maxRateLimitRefusals = settings.maxRetries ?? 5;
 	return settings;
+}
+
+/** Items sent at once: 1 before version 1.2 (one after another, as those versions always ran), else the option. */
+function concurrencyOf(options: IDataObject, version: number): number {
+	if (version < 1.2) return 1;
+	const value = options.maxConcurrency;
+	return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : DEFAULT_CONCURRENCY;
 }
 
 /**
@@ -37,46 +57,109 @@ function answersModelWithError(ctx: IExecuteFunctions): boolean {
 	return node.type.endsWith('Tool') && node.typeVersion >= 1.1 && node.onError !== 'stopWorkflow';
 }
 
+type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
+
+/**
+ * Runs `run` for every item, up to `limit` at once, claiming items in input order. Items with the same record key
+ * run one after another in input order (a price set twice ends with the second); after a failure that stops the
+ * node no further item starts. Outcomes come back by item index.
+ */
+async function runItems(
+	count: number,
+	limit: number,
+	keyOf: (itemIndex: number) => string | undefined,
+	run: (itemIndex: number) => Promise<Outcome>,
+): Promise<Outcome[]> {
+	const outcomes: Outcome[] = new Array<Outcome>(count);
+	const tails = new Map<string, Promise<void>>();
+	let next = 0;
+	let stopped = false;
+	const worker = async () => {
+		while (!stopped && next < count) {
+			const itemIndex = next++;
+			const key = keyOf(itemIndex);
+			const previous = key === undefined ? undefined : tails.get(key);
+			let done = () => {};
+			if (key !== undefined) tails.set(key, new Promise<void>((resolve) => (done = resolve)));
+			try {
+				if (previous) await previous;
+				const outcome = await run(itemIndex);
+				outcomes[itemIndex] = outcome;
+				if (!outcome.ok) stopped = true;
+			} finally {
+				done();
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+	return outcomes;
+}
+
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const handler = (resources[resource]?.[operation] as { execute?: OperationExecute } | undefined)?.execute;
+	const op = resources[resource]?.[operation] as Operation | undefined;
+	const handler = op?.execute;
 	if (!handler) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not known for resource "${resource}"`);
 	}
 	// One client per run: credentials are read once and the pace cap spans every item.
+	const version = this.getNode().typeVersion;
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const client = await StorefrontClient.create(this, settingsFrom(options));
+	const client = await StorefrontClient.create(this, settingsFrom(options, version));
 
-	const returnData: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	const answersModel = answersModelWithError(this);
+	const continueOnFail = this.continueOnFail();
+	const run = async (itemIndex: number): Promise<Outcome> => {
 		try {
-			const result = await handler.call(this, client, itemIndex);
-			if (Array.isArray(result)) {
-				for (const json of result) returnData.push({ json, pairedItem: { item: itemIndex } });
-			} else {
-				returnData.push({ json: result, pairedItem: { item: itemIndex } });
-			}
+			return { ok: true, json: await handler.call(this, client, itemIndex) };
 		} catch (error) {
-			if (answersModelWithError(this)) {
+			if (answersModel) {
 				// Details only where they add to the message (n8n's own tool wrapper does the same): a model pays per token.
 				const { message, description } = error as { message: string; description?: string };
 				const details = description && !message.includes(description) ? { details: description } : {};
-				returnData.push({ json: { error: message, ...details }, pairedItem: { item: itemIndex } });
-				continue;
+				return { ok: true, json: { error: message, ...details } };
 			}
-			if (this.continueOnFail()) {
+			if (continueOnFail) {
 				const { description } = error as { description?: string };
-				returnData.push({
+				return {
+					ok: true,
 					json: description ? { error: (error as Error).message, details: description } : { error: (error as Error).message },
-					pairedItem: { item: itemIndex },
-				});
-				continue;
+				};
 			}
+			return { ok: false, error };
+		}
+	};
+	// The record an item changes or reads, so that two items of one record keep their order; unreadable: none.
+	const keyOf = (itemIndex: number): string | undefined => {
+		if (!op.recordParameter) return undefined;
+		try {
+			const value = this.getNodeParameter(op.recordParameter, itemIndex, '', { extractValue: true }) as unknown;
+			return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : undefined;
+		} catch {
+			return undefined;
+		}
+	};
+	const concurrency = concurrencyOf(options, version);
+	const outcomes = await runItems(items.length, concurrency, concurrency > 1 ? keyOf : () => undefined, run);
+
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
+		const outcome = outcomes[itemIndex];
+		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index stops the node.
+		if (!outcome) continue;
+		if (!outcome.ok) {
+			const { error } = outcome;
 			// Both constructors hand back an error of their own class unchanged (item index included).
 			if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
 			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+		}
+		const { json } = outcome;
+		if (Array.isArray(json)) {
+			for (const record of json) returnData.push({ json: record, pairedItem: { item: itemIndex } });
+		} else {
+			returnData.push({ json, pairedItem: { item: itemIndex } });
 		}
 	}
 	return [returnData];

@@ -1,6 +1,6 @@
 // The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
-// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules and
-// error bodies have their own files beside this one.
+// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules,
+// error bodies and the per-key rate governor have their own files beside this one.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -13,24 +13,36 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../../../shared/constants';
 import { isObject, unwrapList, unwrapSingle } from './envelope';
 import { firstLine, networkCode, nodeApiError, serviceMessage, type Context } from './errors';
+import { governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
 export interface ClientSettings {
-	/** Retries after the first attempt, for 429 and (idempotent methods only) 502/503/504 and connection resets. */
+	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
 	maxRetries: number;
 	/** Base of the exponential backoff when the service gives no Retry-After. */
 	retryDelayMs: number;
 	/** Pace cap for this node run; 0 = as fast as the service allows. */
 	maxRequestsPerMinute: number;
+	/**
+	 * How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails.
+	 * A time, not a count of refusals: with the governor a request is refused about once per window at most.
+	 */
+	rateLimitWaitMs: number;
+	/** Versions 1 and 1.1 also give up after this many 429s for one request (their Max Retries); undefined: no count. */
+	maxRateLimitRefusals?: number;
 }
+
+/** The default time budget of a request waiting for the rate limit: "Max Wait for Rate Limit", 15 minutes. */
+export const DEFAULT_RATE_LIMIT_WAIT_S = 900;
 
 export const DEFAULT_SETTINGS: ClientSettings = {
 	maxRetries: 5,
 	retryDelayMs: 1000,
 	maxRequestsPerMinute: 0,
+	rateLimitWaitMs: DEFAULT_RATE_LIMIT_WAIT_S * 1000,
 };
 
-/** Longest single wait; a Retry-After beyond it fails at once rather than blocking the workflow. */
+/** Longest backoff between two tries of a temporary fault. */
 export const MAX_WAIT_MS = 60_000;
 
 const RETRYABLE_STATUSES = [502, 503, 504];
@@ -67,10 +79,20 @@ export function backoffMs(attempt: number, baseMs: number): number {
 	return Math.round(delay / 2 + (Math.random() * delay) / 2);
 }
 
+/** "15 min 0 s", "42 s": a wait as a user reads it. */
+export function duration(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	return seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+}
+
 export class StorefrontClient {
-	private lastRequestAt = 0;
+	/** When this run's own pace cap (Max Requests per Minute) lets the next request go. */
+	private nextPacedAt = 0;
 
 	private readonly credentials: ICredentialsDecrypted;
+
+	/** Shared with every run on the same key and base URL in this process. */
+	private readonly governor: Governor;
 
 	private constructor(
 		private readonly ctx: Context,
@@ -80,6 +102,7 @@ export class StorefrontClient {
 	) {
 		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
 		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
+		this.governor = governorFor(baseUrl, data.apiKey);
 	}
 
 	static async create(ctx: Context, settings: Partial<ClientSettings> = {}): Promise<StorefrontClient> {
@@ -99,7 +122,11 @@ export class StorefrontClient {
 		return `${this.baseUrl}/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
 	}
 
-	/** One API call with retries; resolves only for 2xx. */
+	/**
+	 * One API call; resolves only for 2xx. It waits for a slot of the key's governor first; a 429 sends it back to
+	 * its place in the governor's queue until the time budget runs out. Other temporary faults are retried here
+	 * with backoff, up to Max Retries, for idempotent methods only.
+	 */
 	async request(
 		method: IHttpRequestMethods,
 		segments: string[],
@@ -107,8 +134,20 @@ export class StorefrontClient {
 		target: RequestTarget = {},
 	): Promise<FullResponse> {
 		const url = this.url(segments);
-		for (let attempt = 0; ; attempt++) {
+		const started = Date.now();
+		const deadline = started + this.settings.rateLimitWaitMs;
+		let seq: number | undefined;
+		let refusals = 0;
+		for (let attempt = 0; ; ) {
 			await this.pace();
+			let ticket: Ticket;
+			try {
+				ticket = await this.governor.acquire(deadline, seq);
+			} catch (error) {
+				if (error instanceof RateLimitWaitError) throw this.waitedTooLong(error, Date.now() - started, refusals, target);
+				throw new NodeOperationError(this.ctx.getNode(), error as Error, { itemIndex: target.itemIndex });
+			}
+			seq = ticket.seq;
 			const options: IHttpRequestOptions = {
 				method,
 				url,
@@ -128,31 +167,35 @@ export class StorefrontClient {
 					{ credentialsDecrypted: this.credentials },
 				)) as FullResponse;
 			} catch (error) {
+				this.governor.settle(ticket, undefined);
 				const code = networkCode(error);
 				// A POST may have reached the service before the connection broke: never send it twice.
 				if (code && RETRYABLE_NETWORK_CODES.includes(code) && method !== 'POST' && attempt < this.settings.maxRetries) {
-					await sleep(backoffMs(attempt, this.settings.retryDelayMs));
+					await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 					continue;
 				}
 				throw this.connectionError(method, url, code, error, target);
 			}
 			const { statusCode } = response;
+			if (statusCode === 429) {
+				// Refused and not processed, so even a POST may be sent again. Every caller of the key pauses for
+				// Retry-After (or this request's backoff); this one keeps its place in the queue.
+				const wait = retryAfterMs(response.headers['retry-after']) ?? backoffMs(refusals, this.settings.retryDelayMs);
+				this.governor.settle(ticket, statusCode, response.headers, wait);
+				refusals++;
+				const limit = this.settings.maxRateLimitRefusals;
+				if (limit !== undefined && refusals > limit) throw this.apiError(statusCode, response, target, refusals);
+				continue;
+			}
+			this.governor.settle(ticket, statusCode, response.headers);
 			if (statusCode >= 200 && statusCode < 300) {
 				return { ...response, endpoint: `${method} /${segments.map((s) => encodeURIComponent(s)).join('/')}` };
 			}
-
-			// 429 means the request was refused and not processed, so even a POST may be sent again.
-			const retryable =
-				statusCode === 429 || (RETRYABLE_STATUSES.includes(statusCode) && method !== 'POST');
-			if (retryable && attempt < this.settings.maxRetries) {
-				const hinted = statusCode === 429 ? retryAfterMs(response.headers['retry-after']) : undefined;
-				const wait = hinted ?? backoffMs(attempt, this.settings.retryDelayMs);
-				if (wait <= MAX_WAIT_MS) {
-					await sleep(wait);
-					continue;
-				}
+			if (RETRYABLE_STATUSES.includes(statusCode) && method !== 'POST' && attempt < this.settings.maxRetries) {
+				await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
+				continue;
 			}
-			throw this.apiError(statusCode, response, target, attempt + 1);
+			throw this.apiError(statusCode, response, target, attempt + refusals + 1);
 		}
 	}
 
@@ -222,13 +265,32 @@ export class StorefrontClient {
 		return collected;
 	}
 
+	/** This run's own cap: each request reserves the next slot first, so concurrent items share the pace. */
 	private async pace(): Promise<void> {
 		const rpm = this.settings.maxRequestsPerMinute;
-		if (rpm > 0) {
-			const wait = this.lastRequestAt + 60_000 / rpm - Date.now();
-			if (wait > 0) await sleep(wait);
-		}
-		this.lastRequestAt = Date.now();
+		if (rpm <= 0) return;
+		const now = Date.now();
+		const at = Math.max(now, this.nextPacedAt);
+		this.nextPacedAt = at + 60_000 / rpm;
+		if (at > now) await sleep(at - now);
+	}
+
+	/** A request that waited for the rate limit as long as its budget allows: not sent (again). */
+	private waitedTooLong(error: RateLimitWaitError, waitedMs: number, refusals: number, target: RequestTarget): NodeApiError {
+		const refused = refusals > 0 ? `, refused ${refusals} time${refusals === 1 ? '' : 's'} with 429,` : '';
+		const more = error.stillToWaitMs ? ` The service asked to wait ${duration(error.stillToWaitMs)} more.` : '';
+		const budget = duration(this.settings.rateLimitWaitMs);
+		return nodeApiError(
+			this.ctx,
+			{ message: `Waited ${duration(waitedMs)} for the rate limit`, httpCode: '429' },
+			{
+				message: `Storefront rate limit: this request waited ${duration(waitedMs)}${refused} and was not sent, the "Max Wait for Rate Limit" of ${budget} being used up. The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${more}`,
+				description:
+					'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, let fewer runs start at once (n8n\'s N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.',
+				httpCode: '429',
+				itemIndex: target.itemIndex,
+			},
+		);
 	}
 
 	// Errors are built from plain, sanitised objects: the helper's own error carries the request options,
@@ -247,7 +309,7 @@ export class StorefrontClient {
 		} else if (status === 429) {
 			message = `Storefront rate limit exceeded (429) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${service}. Plan limits: ${RATE_LIMIT_PLANS}.`;
 			description =
-				'Wait for the limit window to pass, lower the pace with the "Max Requests per Minute" option, or move to a larger plan.';
+				'Raise "Max Retries" in the node\'s options (each try waits for the service\'s Retry-After), or use node version 1.2, which waits for the rate limit up to "Max Wait for Rate Limit". A larger plan also helps.';
 		} else {
 			message = `Storefront API error ${status}: ${service}`;
 		}

@@ -14,6 +14,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['delete'] } }, properties);
 
+/** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
+export const recordParameter = 'productId';
+
 export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const target = { resourceLabel: 'Product', id, itemIndex };

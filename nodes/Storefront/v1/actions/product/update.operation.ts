@@ -24,6 +24,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['update'] } }, properties);
 
+/** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
+export const recordParameter = 'productId';
+
 export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;

@@ -1,0 +1,281 @@
+// One request governor per API key and base URL, shared by every run of the Storefront node in this n8n process
+// (module scope, like the trigger's in-process memory). Every request asks it for a slot first, so that a burst of
+// runs on one key meets the plan's rate limit as one queue instead of N independent retry loops: without it, each
+// refused call slept until the same window reset, all of them fired at once, and most were refused again.
+//
+// What it knows, and from where (docs/api-contract.md row 15, docs/reliability.md "Rate limits"):
+// - X-RateLimit-Limit/Remaining/Reset when the service sends them: it paces to the window and sends nothing the
+//   window cannot take (0 refusals from this process);
+// - otherwise the 429s themselves: the successes of the window before a 429 are the limit it learns, and the
+//   window after each pause lets that many go, then one request at a time until the next 429 says where the
+//   window ends (about one refusal per window);
+// - nothing at all (Business plan, no headers, no 429): every request goes at once, never slowed.
+// On a 429 every caller of the key pauses until Retry-After (one shared pause), then waiting requests are released
+// in arrival order; a refused request goes back to its place in that order.
+import { createHash } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+/** The spec's plans are counted per minute: the longest window assumed where the service says nothing. */
+const MINUTE_MS = 60_000;
+/** Reset times within this of each other are the same window (headers carry whole seconds). */
+const SAME_WINDOW_MS = 1_500;
+
+export interface Ticket {
+	readonly seq: number;
+	/** The governor's window the request was released in: answers of older windows say nothing of this one. */
+	readonly window: number;
+}
+
+/** What the service's X-RateLimit-* headers say, if it sends them. */
+export interface RateHeaders {
+	limit: number;
+	remaining: number;
+	/** When the window ends (epoch ms), if the service says. */
+	resetAt?: number;
+}
+
+/** X-RateLimit-Reset as seconds to go (the contract), or an epoch time in seconds or milliseconds (tolerated). */
+export function rateHeaders(headers: IDataObject | undefined, now: number): RateHeaders | undefined {
+	if (!headers) return undefined;
+	const number = (name: string) => {
+		const raw = headers[name];
+		const value = Number(Array.isArray(raw) ? raw[0] : raw);
+		return raw === undefined || raw === null || raw === '' || !Number.isFinite(value) ? undefined : value;
+	};
+	const limit = number('x-ratelimit-limit');
+	const remaining = number('x-ratelimit-remaining');
+	if (limit === undefined || remaining === undefined || limit <= 0) return undefined;
+	const reset = number('x-ratelimit-reset');
+	let resetAt: number | undefined;
+	if (reset !== undefined && reset >= 0) {
+		if (reset > 1e12) resetAt = reset;
+		else if (reset > 1e9) resetAt = reset * 1000;
+		else resetAt = now + reset * 1000;
+	}
+	return { limit, remaining: Math.max(0, remaining), resetAt };
+}
+
+/** A request that waited for the rate limit until its time budget ran out; it was not sent again. */
+export class RateLimitWaitError extends Error {
+	constructor(
+		readonly waitedMs: number,
+		/** What the governor knew of the limit, for the message. */
+		readonly limitText: string,
+		/** How much longer the service asked to wait, when that is what ended the budget. */
+		readonly stillToWaitMs?: number,
+	) {
+		super(`Waited ${waitedMs} ms for the Storefront rate limit`);
+	}
+}
+
+interface Waiter {
+	seq: number;
+	since: number;
+	deadline: number;
+	resolve: (ticket: Ticket) => void;
+	reject: (error: Error) => void;
+}
+
+export interface Clock {
+	now: () => number;
+	sleep: (ms: number) => Promise<void>;
+}
+
+const realClock: Clock = { now: () => Date.now(), sleep: async (ms) => await sleep(ms) };
+
+export class Governor {
+	// From the service's headers.
+	private limit: number | undefined;
+	private windowEnd: number | undefined;
+	private used = 0;
+	// Learned from 429s where there are no headers.
+	private learned: number | undefined;
+	private learnedWindowMs = MINUTE_MS;
+	// The current window, as the governor sees it.
+	private window = 0;
+	private windowStart: number;
+	private released = 0;
+	private successes = 0;
+	private paused = false;
+	private pausedUntil = 0;
+
+	private inFlight = 0;
+	private readonly queue: Waiter[] = [];
+	private nextSeq = 0;
+	private wakeAt = Number.POSITIVE_INFINITY;
+
+	/** Counts for tests and benchmarks. */
+	readonly stats = { released: 0, refused: 0, pauses: 0, timedOut: 0 };
+
+	constructor(private readonly clock: Clock = realClock) {
+		this.windowStart = clock.now();
+	}
+
+	/**
+	 * Resolves when the request may be sent. `seq` is the place of a request that was refused (429) and comes
+	 * back: it goes before everything that arrived after it. Rejects with RateLimitWaitError at `deadline`.
+	 */
+	async acquire(deadline: number, seq?: number): Promise<Ticket> {
+		const now = this.clock.now();
+		if (seq === undefined && this.queue.length === 0 && this.gate(now) === 0) return this.release(this.nextSeq++);
+		return await new Promise<Ticket>((resolve, reject) => {
+			const waiter = { seq: seq ?? this.nextSeq++, since: now, deadline, resolve, reject };
+			let at = this.queue.length;
+			while (at > 0 && this.queue[at - 1].seq > waiter.seq) at--;
+			this.queue.splice(at, 0, waiter);
+			this.pump();
+		});
+	}
+
+	/**
+	 * The answer to a released request: its status (undefined when the connection failed) and headers. For a 429,
+	 * `waitMs` is how long to pause every caller (Retry-After, or the caller's backoff when there is none).
+	 */
+	settle(ticket: Ticket, status: number | undefined, headers?: IDataObject, waitMs = 0): void {
+		this.inFlight--;
+		const now = this.clock.now();
+		const current = ticket.window === this.window;
+		const info = rateHeaders(headers, now);
+		if (info) this.fromHeaders(info, current, now);
+		else if (current && status !== undefined && status >= 200 && status < 300 && this.limit !== undefined) {
+			// The service stopped sending limits (a plan without one, e.g. after an upgrade): nothing to pace to.
+			this.limit = undefined;
+			this.windowEnd = undefined;
+		}
+		if (status === 429) this.refused(info, waitMs, now);
+		else if (current && status !== undefined && status >= 200 && status < 300) this.successes++;
+		this.pump();
+	}
+
+	/** What the governor knows of the limit, in words. */
+	describe(): string {
+		if (this.limit !== undefined) return `${this.limit} requests per window, as the service's X-RateLimit-Limit says`;
+		if (this.learned !== undefined) {
+			return `about ${this.learned} requests per ${Math.round(this.learnedWindowMs / 1000)} s, learned from the service's 429 answers`;
+		}
+		return 'not announced by the service';
+	}
+
+	private fromHeaders(info: RateHeaders, current: boolean, now: number): void {
+		this.limit = info.limit;
+		if (!current) return;
+		if (info.resetAt !== undefined) {
+			if (this.windowEnd !== undefined && info.resetAt > this.windowEnd + SAME_WINDOW_MS) {
+				// The service opened a window this process did not see begin (another process used the key).
+				this.startWindow(now);
+			}
+			this.windowEnd = this.windowEnd === undefined ? info.resetAt : Math.min(this.windowEnd, info.resetAt);
+		}
+		this.used = Math.max(this.used, info.limit - info.remaining);
+	}
+
+	private refused(info: RateHeaders | undefined, waitMs: number, now: number): void {
+		this.stats.refused++;
+		if (!this.paused) {
+			this.paused = true;
+			this.stats.pauses++;
+			if (info) this.used = info.limit;
+			else {
+				// The window's successes are the limit (or what other users of the key left of it); its length is
+				// the time since it opened plus the wait, at most a minute beyond the wait where its start is unknown.
+				this.learned = this.successes > 0 ? this.successes : (this.learned ?? 1);
+				this.learnedWindowMs = Math.max(1_000, Math.min(now - this.windowStart, MINUTE_MS) + waitMs);
+			}
+		}
+		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
+	}
+
+	/** 0 when a request may go now; otherwise when to look again (Infinity: at the next answer). */
+	private gate(now: number): number {
+		if (now < this.pausedUntil) return this.pausedUntil;
+		if (this.paused) {
+			// The service's next window begins when the pause ends, however late the next request comes.
+			this.paused = false;
+			this.startWindow(this.pausedUntil);
+		}
+		if (this.limit !== undefined) {
+			if (this.windowEnd !== undefined && now >= this.windowEnd) this.startWindow(now);
+			if (this.used < this.limit) return 0;
+			// Full, and nothing in flight will say when the window ends: one request asks.
+			if (this.windowEnd === undefined) return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
+			return this.windowEnd;
+		}
+		if (this.learned !== undefined) {
+			if (now >= this.windowStart + this.learnedWindowMs) {
+				// A whole window went by without a refusal: the burst is over, or the limit is higher. Forget it.
+				this.learned = undefined;
+				this.startWindow(now);
+				return 0;
+			}
+			if (this.released < this.learned || this.inFlight === 0) return 0;
+			return this.windowStart + this.learnedWindowMs;
+		}
+		return 0;
+	}
+
+	private startWindow(now: number): void {
+		this.window++;
+		this.windowStart = now;
+		this.windowEnd = undefined;
+		this.used = 0;
+		this.released = 0;
+		this.successes = 0;
+	}
+
+	private release(seq: number): Ticket {
+		this.inFlight++;
+		this.used++;
+		this.released++;
+		this.stats.released++;
+		return { seq, window: this.window };
+	}
+
+	/** Releases what may go, fails what can no longer go in time, and sets one wake-up for the rest. */
+	private pump(): void {
+		const now = this.clock.now();
+		for (let i = 0; i < this.queue.length; i++) {
+			const waiter = this.queue[i];
+			const stillToWait = this.pausedUntil - now;
+			if (waiter.deadline <= now || waiter.deadline < this.pausedUntil) {
+				this.queue.splice(i--, 1);
+				this.stats.timedOut++;
+				waiter.reject(new RateLimitWaitError(now - waiter.since, this.describe(), stillToWait > 0 ? stillToWait : undefined));
+			}
+		}
+		while (this.queue.length > 0) {
+			const at = this.gate(now);
+			if (at !== 0) {
+				this.wake(Math.min(at, ...this.queue.map((waiter) => waiter.deadline)), now);
+				return;
+			}
+			const waiter = this.queue.shift() as Waiter;
+			waiter.resolve(this.release(waiter.seq));
+		}
+	}
+
+	private wake(at: number, now: number): void {
+		if (!Number.isFinite(at) || at >= this.wakeAt) return;
+		this.wakeAt = at;
+		void this.clock.sleep(Math.max(0, at - now)).then(() => {
+			if (this.wakeAt === at) this.wakeAt = Number.POSITIVE_INFINITY;
+			this.pump();
+		});
+	}
+}
+
+const governors = new Map<string, Governor>();
+
+/**
+ * The governor of one API key at one base URL, for this process. Keyed by a hash: the key itself is kept nowhere
+ * but in n8n's credentials.
+ */
+export function governorFor(baseUrl: string, apiKey: unknown): Governor {
+	const id = `${baseUrl}\u0000${createHash('sha256').update(String(apiKey ?? '')).digest('hex')}`;
+	let governor = governors.get(id);
+	if (!governor) {
+		governor = new Governor();
+		governors.set(id, governor);
+	}
+	return governor;
+}

@@ -1,0 +1,196 @@
+// The per-key rate governor on its own, on a clock the test moves: what it releases and when, in which order, and
+// when a waiting request gives up. Its use by the node, against the sandbox's real limits, is in ratelimit.test.ts.
+import type { IDataObject } from 'n8n-workflow';
+
+import { Governor, rateHeaders, RateLimitWaitError, type Ticket } from '../../nodes/Storefront/v1/transport/governor';
+
+class ManualClock {
+	time = 1_000_000;
+	private sleepers: Array<{ at: number; resolve: () => void }> = [];
+	now = () => this.time;
+	sleep = async (ms: number) => await new Promise<void>((resolve) => this.sleepers.push({ at: this.time + ms, resolve }));
+	async advance(ms: number) {
+		this.time += ms;
+		const due = this.sleepers.filter((s) => s.at <= this.time);
+		this.sleepers = this.sleepers.filter((s) => s.at > this.time);
+		for (const sleeper of due) sleeper.resolve();
+		await flush();
+	}
+}
+
+const flush = async () => {
+	for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** Starts `count` acquires and records the tickets in the order they are released. */
+function queue(governor: Governor, count: number, deadline = Number.MAX_SAFE_INTEGER) {
+	const released: Array<{ index: number; ticket: Ticket }> = [];
+	const failed: Array<{ index: number; error: unknown }> = [];
+	for (let index = 0; index < count; index++) {
+		governor.acquire(deadline).then(
+			(ticket) => released.push({ index, ticket }),
+			(error: unknown) => failed.push({ index, error }),
+		);
+	}
+	return { released, failed };
+}
+
+const limitHeaders = (limit: number, remaining: number, resetSeconds: number): IDataObject => ({
+	'x-ratelimit-limit': String(limit),
+	'x-ratelimit-remaining': String(remaining),
+	'x-ratelimit-reset': String(resetSeconds),
+});
+
+describe('rateHeaders', () => {
+	test('reads seconds to go, epoch seconds and epoch milliseconds; nothing without limit and remaining', () => {
+		const now = 1_700_000_000_000;
+		expect(rateHeaders(limitHeaders(100, 40, 12), now)).toEqual({ limit: 100, remaining: 40, resetAt: now + 12_000 });
+		expect(rateHeaders(limitHeaders(100, 40, 1_700_000_030), now)?.resetAt).toBe(1_700_000_030_000);
+		expect(rateHeaders(limitHeaders(100, 40, 1_700_000_030_000), now)?.resetAt).toBe(1_700_000_030_000);
+		expect(rateHeaders({ 'x-ratelimit-remaining': '3' }, now)).toBeUndefined();
+		expect(rateHeaders({}, now)).toBeUndefined();
+		expect(rateHeaders({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '2' }, now)).toEqual({ limit: 5, remaining: 2, resetAt: undefined });
+	});
+});
+
+describe('Governor', () => {
+	test('with nothing known (a Business key: no headers, no 429) every request goes at once', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const { released } = queue(governor, 1000);
+		await flush();
+		expect(released).toHaveLength(1000);
+	});
+
+	test('with X-RateLimit-* headers it sends what the window can take and the rest when it ends, in arrival order', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		// The first answer says: 5 a window, 4 left, 10 s to go.
+		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(first, 200, limitHeaders(5, 4, 10));
+		const { released } = queue(governor, 12);
+		await flush();
+		expect(released.map((r) => r.index)).toEqual([0, 1, 2, 3]);
+		for (const { ticket } of released) governor.settle(ticket, 200, limitHeaders(5, 0, 10));
+		await clock.advance(9_000);
+		expect(released).toHaveLength(4);
+		await clock.advance(1_000);
+		// A new window: five more, in the order they arrived.
+		expect(released.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+		expect(governor.stats.refused).toBe(0);
+	});
+
+	test('a 429 pauses every caller once; the refused request goes first when the pause ends', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const a = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		const b = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(a, 200);
+		// b is refused: every caller waits 3 s, then b is sent before the requests that came after it.
+		governor.settle(b, 429, {}, 3_000);
+		const retried = governor.acquire(Number.MAX_SAFE_INTEGER, b.seq);
+		const later = queue(governor, 3);
+		const order: number[] = [];
+		void retried.then((ticket) => order.push(ticket.seq));
+		await flush();
+		expect(order).toEqual([]);
+		expect(later.released).toHaveLength(0);
+		await clock.advance(3_000);
+		// It learned one request per window (a's success): b goes first, alone; then one at a time until a refusal.
+		expect(order).toEqual([b.seq]);
+		expect(later.released).toHaveLength(0);
+	});
+
+	test('without headers it learns the limit from the window before a 429 and lets that many go after each pause', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		// Window 1: 4 successes, the fifth refused with Retry-After 10 s.
+		const tickets = await Promise.all(Array.from({ length: 5 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)));
+		for (const ticket of tickets.slice(0, 4)) governor.settle(ticket, 200);
+		governor.settle(tickets[4], 429, {}, 10_000);
+		const { released } = queue(governor, 20);
+		await flush();
+		expect(released).toHaveLength(0);
+		await clock.advance(10_000);
+		// Four at once, then a single probe once those answered.
+		expect(released).toHaveLength(4);
+		for (const { ticket } of released.slice(0, 4)) governor.settle(ticket, 200);
+		await flush();
+		expect(released).toHaveLength(5);
+		governor.settle(released[4].ticket, 429, {}, 10_000);
+		await clock.advance(5_000);
+		expect(released).toHaveLength(5);
+		expect(governor.stats.refused).toBe(2);
+	});
+
+	test('a whole window with no refusal makes it forget what it learned (the burst is over)', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const [ok, refused] = [await governor.acquire(Number.MAX_SAFE_INTEGER), await governor.acquire(Number.MAX_SAFE_INTEGER)];
+		governor.settle(ok, 200);
+		governor.settle(refused, 429, {}, 2_000);
+		await clock.advance(2_000);
+		// The learned window is at most a minute beyond the wait; after it, nothing is held back.
+		await clock.advance(62_000);
+		const { released } = queue(governor, 50);
+		await flush();
+		expect(released).toHaveLength(50);
+	});
+
+	test('answers without headers after headers (a plan without limit) stop the pacing', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(first, 200, limitHeaders(2, 1, 30));
+		const second = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(second, 200, {});
+		const { released } = queue(governor, 30);
+		await flush();
+		expect(released).toHaveLength(30);
+	});
+
+	test('an answer from an earlier window does not move the current one', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const old = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(first, 200, limitHeaders(3, 0, 5));
+		await clock.advance(5_000);
+		const fresh = queue(governor, 3);
+		await flush();
+		expect(fresh.released).toHaveLength(3);
+		// The late answer of the old window says "1 s to go": it must not end the new window early.
+		governor.settle(old, 200, limitHeaders(3, 0, 1));
+		for (const { ticket } of fresh.released) governor.settle(ticket, 200, limitHeaders(3, 0, 5));
+		const next = queue(governor, 3);
+		await clock.advance(1_500);
+		expect(next.released).toHaveLength(0);
+		await clock.advance(3_500);
+		expect(next.released).toHaveLength(3);
+	});
+
+	test('a waiting request fails when its time budget runs out, at once when the pause outlasts it', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(first, 200, limitHeaders(1, 0, 60));
+		const { released, failed } = queue(governor, 2, clock.now() + 5_000);
+		await clock.advance(4_999);
+		expect(failed).toHaveLength(0);
+		await clock.advance(1);
+		expect(released).toHaveLength(0);
+		expect(failed.map((f) => f.index)).toEqual([0, 1]);
+		expect(failed[0].error).toBeInstanceOf(RateLimitWaitError);
+		expect((failed[0].error as RateLimitWaitError).waitedMs).toBe(5_000);
+		expect((failed[0].error as RateLimitWaitError).limitText).toContain('1 requests per window');
+
+		// A 429 asking for 60 s fails a request with 10 s of budget left right away, saying how long was asked.
+		const other = new Governor(clock);
+		const refused = await other.acquire(Number.MAX_SAFE_INTEGER);
+		other.settle(refused, 429, {}, 60_000);
+		const short = queue(other, 1, clock.now() + 10_000);
+		await flush();
+		expect(short.failed).toHaveLength(1);
+		expect((short.failed[0].error as RateLimitWaitError).stillToWaitMs).toBe(60_000);
+	});
+});
