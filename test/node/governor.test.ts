@@ -182,7 +182,7 @@ describe('Governor', () => {
 		expect(failed.map((f) => f.index)).toEqual([0, 1]);
 		expect(failed[0].error).toBeInstanceOf(RateLimitWaitError);
 		expect((failed[0].error as RateLimitWaitError).waitedMs).toBe(5_000);
-		expect((failed[0].error as RateLimitWaitError).limitText).toContain('1 requests per window');
+		expect((failed[0].error as RateLimitWaitError).limitText).toContain('1 request per window');
 
 		// A 429 asking for 60 s fails a request with 10 s of budget left right away, saying how long was asked.
 		const other = new Governor(clock);

@@ -150,9 +150,10 @@ export class Governor {
 
 	/** What the governor knows of the limit, in words. */
 	describe(): string {
-		if (this.limit !== undefined) return `${this.limit} requests per window, as the service's X-RateLimit-Limit says`;
+		const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
+		if (this.limit !== undefined) return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
 		if (this.learned !== undefined) {
-			return `about ${this.learned} requests per ${Math.round(this.learnedWindowMs / 1000)} s, learned from the service's 429 answers`;
+			return `about ${requests(this.learned)} per ${Math.round(this.learnedWindowMs / 1000)} s, learned from the service's 429 answers`;
 		}
 		return 'not announced by the service';
 	}
