@@ -7,6 +7,11 @@ const { ApiError, validationError } = require('./errors');
 const { DEFAULT_COMPAT, mergeCompat, errorPayload } = require('./compat');
 const { sendJson, sendEmpty, sendRaw, readJson } = require('./http');
 const { isPlainObject, isHttpUrl } = require('./state');
+const { rateLimitSettings } = require('./ratelimit');
+
+/** The highest latency setting (ms): every /v1 request is answered this much later, for benchmarks. */
+const MAX_LATENCY_MS = 10_000;
+const isLatency = (ms) => Number.isInteger(ms) && ms >= 0 && ms <= MAX_LATENCY_MS;
 
 const ENDPOINTS = [
 	'GET /__admin',
@@ -20,6 +25,8 @@ const ENDPOINTS = [
 	'GET|POST|DELETE /__admin/faults',
 	'GET|PUT|DELETE /__admin/compat',
 	'POST /__admin/keys {key, plan} · DELETE /__admin/keys/{key}',
+	'GET|PUT|DELETE /__admin/ratelimit {window_ms?, limits?: {starter?, pro?}, headers?}',
+	'GET|PUT|DELETE /__admin/latency {ms}',
 	'GET|DELETE /__admin/requests',
 	'GET|DELETE /__admin/deliveries',
 	'GET|DELETE /__admin/events',
@@ -46,6 +53,8 @@ const ROUTES = {
 			webhook: { url: sb.webhooks.url, secret_set: Boolean(sb.webhooks.secret) },
 			compat: sb.compat,
 			faults: sb.faults.list,
+			ratelimit: sb.limiter.toJSON(),
+			latency_ms: sb.latencyMs,
 			pending_deliveries: sb.webhooks.pending(),
 			endpoints: ENDPOINTS,
 		},
@@ -120,6 +129,28 @@ const ROUTES = {
 		if (!sb.keys.delete(key)) throw new ApiError(404, 'not_found', 'No such API key');
 		return [204];
 	},
+	'GET /ratelimit': (sb) => [200, sb.limiter.toJSON()],
+	'PUT /ratelimit': (sb, body = {}) => {
+		sb.limiter.configure(rateLimitSettings(body, sb.limiter));
+		return [200, sb.limiter.toJSON()];
+	},
+	'DELETE /ratelimit': (sb) => {
+		sb.limiter.configure(); // the contract's settings
+		return [200, sb.limiter.toJSON()];
+	},
+	'GET /latency': (sb) => [200, { ms: sb.latencyMs }],
+	'PUT /latency': (sb, body = {}) => {
+		const details = [];
+		for (const key of Object.keys(body)) if (key !== 'ms') details.push({ field: key, message: 'is not a latency setting' });
+		if (!isLatency(body.ms)) details.push({ field: 'ms', message: `must be an integer 0-${MAX_LATENCY_MS}` });
+		if (details.length) throw validationError(details);
+		sb.latencyMs = body.ms;
+		return [200, { ms: sb.latencyMs }];
+	},
+	'DELETE /latency': (sb) => {
+		sb.latencyMs = 0;
+		return [200, { ms: 0 }];
+	},
 	'GET /requests': (sb) => [200, sb.requests],
 	'DELETE /requests': (sb) => {
 		sb.requests.length = 0;
@@ -175,4 +206,4 @@ async function handleAdmin(sb, req, res, path) {
 	}
 }
 
-module.exports = { handleAdmin, ENDPOINTS };
+module.exports = { handleAdmin, ENDPOINTS, isLatency, MAX_LATENCY_MS };

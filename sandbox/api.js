@@ -136,6 +136,12 @@ async function handleApi(sb, req, res, path, search) {
 		const plan = key === undefined ? undefined : sb.keys.get(key);
 		if (!plan) throw new ApiError(401, 'unauthorized', 'Missing or invalid API key', undefined, { 'WWW-Authenticate': 'Bearer' });
 
+		// Service and network time (PUT /__admin/latency): before the rate limiter counts the request.
+		if (sb.latencyMs > 0) {
+			await new Promise((resolve) => setTimeout(resolve, sb.latencyMs).unref());
+			if (res.destroyed) return res.statusCode;
+		}
+
 		const fault = sb.faults.take(method, '/v1' + path);
 		if (fault) {
 			if (fault.type !== 'slow') return injectFault(sb, req, res, fault);

@@ -11,7 +11,7 @@ const { RateLimiter } = require('./ratelimit');
 const { Faults } = require('./faults');
 const { DEFAULT_COMPAT } = require('./compat');
 const { handleApi } = require('./api');
-const { handleAdmin } = require('./admin');
+const { handleAdmin, isLatency, MAX_LATENCY_MS } = require('./admin');
 const { sendJson } = require('./http');
 
 const REQUEST_LOG_SIZE = 5000;
@@ -29,6 +29,9 @@ function readSnapshot(file) {
  * @param {object} [opts]
  */
 async function startSandbox(opts = {}) {
+	const limiter = new RateLimiter(opts.rateLimit); // throws on invalid settings
+	if (opts.latencyMs !== undefined && !isLatency(opts.latencyMs))
+		throw new Error(`Invalid sandbox option: latencyMs must be an integer 0-${MAX_LATENCY_MS} (got ${opts.latencyMs})`);
 	const log = opts.quiet ? () => {} : opts.log ?? ((line) => console.log(`[sandbox] ${line}`));
 	const snapshotPath = opts.snapshot ? path.resolve(opts.snapshot) : undefined;
 	const snapshot = readSnapshot(snapshotPath);
@@ -57,7 +60,9 @@ async function startSandbox(opts = {}) {
 		state,
 		webhooks,
 		keys: new Map(keyList.map(({ key, plan }) => [key, plan])),
-		limiter: new RateLimiter(),
+		limiter,
+		/** Milliseconds every /v1 request takes before it is served (service and network time, for benchmarks). */
+		latencyMs: opts.latencyMs ?? 0,
 		faults: new Faults(),
 		compat: { ...DEFAULT_COMPAT },
 		requests: [],

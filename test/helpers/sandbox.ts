@@ -21,6 +21,14 @@ export interface SandboxOptions {
 	delivery?: Partial<{ attempts: number; baseDelayMs: number; timeoutMs: number; concurrency: number }>;
 	lowStockThreshold?: number;
 	snapshot?: string;
+	/**
+	 * Rate limiting (PUT /__admin/ratelimit at run time): window length (1000-3600000 ms, default 60000), requests per
+	 * window for Starter and Pro (default 100 and 500; null = unlimited; Business is always unlimited), and whether
+	 * X-RateLimit-* headers are sent (default true; a 429 always carries Retry-After).
+	 */
+	rateLimit?: { windowMs?: number; limits?: Partial<Record<'starter' | 'pro', number | null>>; headers?: boolean };
+	/** Milliseconds (0-10000) every /v1 request waits before it is served (PUT /__admin/latency at run time). */
+	latencyMs?: number;
 	/** Defaults to true here (tests stay silent). */
 	quiet?: boolean;
 }
