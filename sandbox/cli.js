@@ -3,6 +3,8 @@
 // `npm run sandbox`: the sandbox on 127.0.0.1:4010 (flags below), printing what a user needs to connect n8n.
 const { parseArgs } = require('util');
 const { startSandbox, catalog } = require('./index');
+const { MIN_WINDOW_MS, MAX_WINDOW_MS } = require('./ratelimit');
+const { MAX_LATENCY_MS } = require('./admin');
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port <n>              port (default 4010; 0 = random)
@@ -14,6 +16,9 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --webhook-url <url>     receiver for webhooks (e.g. an n8n Storefront Trigger's production URL)
   --webhook-secret <s>    signing secret (default ${catalog.DEFAULT_WEBHOOK_SECRET})
   --snapshot <file>       keep state in this JSON file across restarts
+  --rate-window-ms <n>    rate-limit window length, ${MIN_WINDOW_MS}-${MAX_WINDOW_MS} (default 60000; the plans' limits per window)
+  --no-rate-headers       send no X-RateLimit-* headers (a 429 still carries Retry-After)
+  --latency-ms <n>        answer every API request this many milliseconds later, 0-${MAX_LATENCY_MS} (default 0)
   --quiet                 no request log
   --help`;
 
@@ -31,6 +36,9 @@ function main() {
 				'webhook-url': { type: 'string' },
 				'webhook-secret': { type: 'string' },
 				snapshot: { type: 'string' },
+				'rate-window-ms': { type: 'string' },
+				'no-rate-headers': { type: 'boolean', default: false },
+				'latency-ms': { type: 'string' },
 				quiet: { type: 'boolean', default: false },
 				help: { type: 'boolean', default: false },
 			},
@@ -41,11 +49,12 @@ function main() {
 	}
 	if (values.help) return console.log(USAGE);
 
-	const int = (name) => {
+	const int = (name, min = 0, max = Infinity) => {
 		if (values[name] === undefined) return undefined;
 		const n = Number(values[name]);
-		if (!Number.isInteger(n) || n < 0) {
-			console.error(`--${name} must be a whole number >= 0 (got "${values[name]}")`);
+		if (!Number.isInteger(n) || n < min || n > max) {
+			const range = max === Infinity ? `>= ${min}` : `${min}-${max}`;
+			console.error(`--${name} must be a whole number ${range} (got "${values[name]}")`);
 			process.exit(2);
 		}
 		return n;
@@ -55,6 +64,10 @@ function main() {
 	const webhook = {};
 	if (values['webhook-url']) webhook.url = values['webhook-url'];
 	if (values['webhook-secret']) webhook.secret = values['webhook-secret'];
+	const windowMs = int('rate-window-ms', MIN_WINDOW_MS, MAX_WINDOW_MS);
+	const latencyMs = int('latency-ms', 0, MAX_LATENCY_MS);
+	const { starter, pro } = catalog.PLANS;
+	const limits = `Starter ${starter.limit}, Pro ${pro.limit} per ${windowMs ?? catalog.RATE_WINDOW_MS} ms window`;
 
 	startSandbox({
 		port: int('port'),
@@ -64,6 +77,8 @@ function main() {
 		webhook,
 		snapshot: values.snapshot,
 		quiet: values.quiet,
+		rateLimit: { windowMs, headers: !values['no-rate-headers'] },
+		latencyMs,
 	}).then(
 		(sb) => {
 			const others = catalog.DEFAULT_KEYS.slice(1).map((k) => `${k.key} (${k.plan})`).join(', ');
@@ -77,6 +92,10 @@ function main() {
 					`  Admin URL       ${sb.adminUrl}  (see sandbox/README.md)`,
 					`  Store           ${sb.storeId}: ${sb.state.products.size} products, ${sb.state.orders.size} orders, ${sb.state.customers.size} customers`,
 					...(values.snapshot ? [`  Snapshot        ${values.snapshot}`] : []),
+					...(windowMs !== undefined || values['no-rate-headers']
+						? [`  Rate limits     ${limits}${values['no-rate-headers'] ? ', no X-RateLimit-* headers' : ''}`]
+						: []),
+					...(latencyMs ? [`  Latency         ${latencyMs} ms per API request`] : []),
 					'Press Ctrl+C to stop.',
 				].join('\n'),
 			);

@@ -56,3 +56,45 @@ test('a bad flag prints the usage and exits with 2', async () => {
 	expect(code).toBe(2);
 	expect(err).toContain('--products must be a whole number');
 });
+
+test('--rate-window-ms, --no-rate-headers and --latency-ms set the rate-limit and latency settings', async () => {
+	const child = spawn(process.execPath, [cli, '--port', '0', '--products', '5', '--orders', '2', '--customers', '2', '--rate-window-ms', '12000', '--no-rate-headers', '--latency-ms', '30', '--quiet'], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	try {
+		let out = '';
+		await new Promise<void>((resolve, reject) => {
+			child.stdout.on('data', (c: Buffer) => {
+				out += c.toString();
+				if (out.includes('Press Ctrl+C')) resolve();
+			});
+			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+		});
+		expect(out).toContain('Rate limits     Starter 100, Pro 500 per 12000 ms window, no X-RateLimit-* headers');
+		expect(out).toContain('Latency         30 ms per API request');
+		const adminUrl = /Admin URL +(\S+)/.exec(out)![1];
+		expect((await request('GET', `${adminUrl}/ratelimit`)).json).toEqual({ window_ms: 12_000, limits: { starter: 100, pro: 500, business: null }, headers: false });
+		expect((await request('GET', `${adminUrl}/latency`)).json).toEqual({ ms: 30 });
+		const started = Date.now();
+		const res = await request('GET', `${adminUrl.replace(/\/__admin$/, '/v1')}/stores/store_001`, { headers: { Authorization: 'Bearer sf_test_starter' } });
+		expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+		expect(res.status).toBe(200);
+		expect(Object.keys(res.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+	} finally {
+		child.kill('SIGKILL');
+	}
+});
+
+test('a rate window or latency out of range prints the range and exits with 2', async () => {
+	for (const [flag, value, range] of [
+		['--rate-window-ms', '500', '1000-3600000'],
+		['--latency-ms', '10001', '0-10000'],
+	]) {
+		const child = spawn(process.execPath, [cli, flag, value], { stdio: ['ignore', 'pipe', 'pipe'] });
+		let err = '';
+		child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+		const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+		expect(code).toBe(2);
+		expect(err).toContain(`${flag} must be a whole number ${range} (got "${value}")`);
+	}
+});
