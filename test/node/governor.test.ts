@@ -1,6 +1,6 @@
 // The per-key rate governor on its own, on a clock the test moves: what it releases and when, in which order, and
 // when a waiting request gives up. Its use by the node, against the sandbox's real limits, is in ratelimit.test.ts.
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { Governor, rateHeaders, RateLimitWaitError, type Ticket } from '../../nodes/Storefront/v1/transport/governor';
 
@@ -19,7 +19,7 @@ class ManualClock {
 }
 
 const flush = async () => {
-	for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+	for (let i = 0; i < 5; i++) await sleep(0);
 };
 
 /** Starts `count` acquires and records the tickets in the order they are released. */
@@ -33,6 +33,11 @@ function queue(governor: Governor, count: number, deadline = Number.MAX_SAFE_INT
 		);
 	}
 	return { released, failed };
+}
+
+/** The key's first answer, with no headers: until one came, the governor lets one request go at a time. */
+async function firstAnswer(governor: Governor) {
+	governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 200);
 }
 
 const limitHeaders = (limit: number, remaining: number, resetSeconds: number): IDataObject => ({
@@ -54,12 +59,27 @@ describe('rateHeaders', () => {
 });
 
 describe('Governor', () => {
-	test('with nothing known (a Business key: no headers, no 429) every request goes at once', async () => {
+	test('until the first answer one request goes; with nothing known then (a Business key: no headers, no 429) every request goes at once', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		const { released } = queue(governor, 1000);
 		await flush();
+		expect(released).toHaveLength(1);
+		governor.settle(released[0].ticket, 200);
+		await flush();
 		expect(released).toHaveLength(1000);
+	});
+
+	test('a cold burst is not sent whole: the first answer\'s headers decide how much of it goes', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const { released } = queue(governor, 30);
+		await flush();
+		expect(released).toHaveLength(1);
+		governor.settle(released[0].ticket, 200, limitHeaders(5, 4, 10));
+		await flush();
+		expect(released).toHaveLength(5);
+		expect(governor.stats.refused).toBe(0);
 	});
 
 	test('with X-RateLimit-* headers it sends what the window can take and the rest when it ends, in arrival order', async () => {
@@ -84,8 +104,8 @@ describe('Governor', () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		const a = await governor.acquire(Number.MAX_SAFE_INTEGER);
-		const b = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(a, 200);
+		const b = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		// b is refused: every caller waits 3 s, then b is sent before the requests that came after it.
 		governor.settle(b, 429, {}, 3_000);
 		const retried = governor.acquire(Number.MAX_SAFE_INTEGER, b.seq);
@@ -104,10 +124,11 @@ describe('Governor', () => {
 	test('without headers it learns the limit from the window before a 429 and lets that many go after each pause', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
-		// Window 1: 4 successes, the fifth refused with Retry-After 10 s.
-		const tickets = await Promise.all(Array.from({ length: 5 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)));
-		for (const ticket of tickets.slice(0, 4)) governor.settle(ticket, 200);
-		governor.settle(tickets[4], 429, {}, 10_000);
+		// Window 1: 4 successes (the first answer among them), the fifth refused with Retry-After 10 s.
+		await firstAnswer(governor);
+		const tickets = await Promise.all(Array.from({ length: 4 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)));
+		for (const ticket of tickets.slice(0, 3)) governor.settle(ticket, 200);
+		governor.settle(tickets[3], 429, {}, 10_000);
 		const { released } = queue(governor, 20);
 		await flush();
 		expect(released).toHaveLength(0);
@@ -126,8 +147,8 @@ describe('Governor', () => {
 	test('a whole window with no refusal makes it forget what it learned (the burst is over)', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
-		const [ok, refused] = [await governor.acquire(Number.MAX_SAFE_INTEGER), await governor.acquire(Number.MAX_SAFE_INTEGER)];
-		governor.settle(ok, 200);
+		await firstAnswer(governor);
+		const refused = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(refused, 429, {}, 2_000);
 		await clock.advance(2_000);
 		// The learned window is at most a minute beyond the wait; after it, nothing is held back.
@@ -152,6 +173,7 @@ describe('Governor', () => {
 	test('an answer from an earlier window does not move the current one', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
+		await firstAnswer(governor);
 		const old = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(first, 200, limitHeaders(3, 0, 5));

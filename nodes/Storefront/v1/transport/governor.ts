@@ -10,6 +10,8 @@
 //   window after each pause lets that many go, then one request at a time until the next 429 says where the
 //   window ends (about one refusal per window);
 // - nothing at all (Business plan, no headers, no 429): every request goes at once, never slowed.
+// Until the key's first answer in this process only one request goes: a burst that starts cold (a flash sale's
+// first orders, a bulk run) would otherwise be sent whole before any header could say how much the window takes.
 // On a 429 every caller of the key pauses until Retry-After (one shared pause), then waiting requests are released
 // in arrival order; a refused request goes back to its place in that order.
 import { createHash } from 'crypto';
@@ -20,6 +22,11 @@ import { sleep } from 'n8n-workflow';
 const MINUTE_MS = 60_000;
 /** Reset times within this of each other are the same window (headers carry whole seconds). */
 const SAME_WINDOW_MS = 1_500;
+/**
+ * The longest single sleep: a wake-up is re-armed until its time, so that no sleep outlives the queue by more
+ * than this (node code cannot cancel n8n-workflow's sleep, and a timer pending for minutes keeps a process alive).
+ */
+const MAX_SLEEP_MS = 1_000;
 
 export interface Ticket {
 	readonly seq: number;
@@ -99,6 +106,8 @@ export class Governor {
 	private successes = 0;
 	private paused = false;
 	private pausedUntil = 0;
+	/** Whether the service has answered this key yet (a refusal or a connection failure teaches nothing). */
+	private heard = false;
 
 	private inFlight = 0;
 	private readonly queue: Waiter[] = [];
@@ -134,6 +143,7 @@ export class Governor {
 	 */
 	settle(ticket: Ticket, status: number | undefined, headers?: IDataObject, waitMs = 0): void {
 		this.inFlight--;
+		if (status !== undefined) this.heard = true;
 		const now = this.clock.now();
 		const current = ticket.window === this.window;
 		const info = rateHeaders(headers, now);
@@ -195,6 +205,7 @@ export class Governor {
 			this.paused = false;
 			this.startWindow(this.pausedUntil);
 		}
+		if (!this.heard) return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
 		if (this.limit !== undefined) {
 			if (this.windowEnd !== undefined && now >= this.windowEnd) this.startWindow(now);
 			if (this.used < this.limit) return 0;
@@ -256,10 +267,12 @@ export class Governor {
 	}
 
 	private wake(at: number, now: number): void {
-		if (!Number.isFinite(at) || at >= this.wakeAt) return;
-		this.wakeAt = at;
-		void this.clock.sleep(Math.max(0, at - now)).then(() => {
-			if (this.wakeAt === at) this.wakeAt = Number.POSITIVE_INFINITY;
+		if (!Number.isFinite(at)) return;
+		const next = Math.min(at, now + MAX_SLEEP_MS);
+		if (next >= this.wakeAt) return;
+		this.wakeAt = next;
+		void this.clock.sleep(Math.max(0, next - now)).then(() => {
+			if (this.wakeAt === next) this.wakeAt = Number.POSITIVE_INFINITY;
 			this.pump();
 		});
 	}
