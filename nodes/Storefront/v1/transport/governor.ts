@@ -5,7 +5,9 @@
 //
 // What it knows, and from where (docs/api-contract.md row 15, docs/reliability.md "Rate limits"):
 // - X-RateLimit-Limit/Remaining/Reset when the service sends them: it paces to the window and sends nothing the
-//   window cannot take (0 refusals from this process);
+//   window cannot take (0 refusals from this process). When they count requests this process did not send (queue
+//   mode: another worker on the same key), it sends half a window at once and the rest one at a time, so that two
+//   processes that each think a new window is theirs do not send it twice over;
 // - otherwise the 429s themselves: the successes of the window before a 429 are the limit it learns, and the
 //   window after each pause lets that many go, then one request at a time until the next 429 says where the
 //   window ends (about one refusal per window);
@@ -32,6 +34,8 @@ export interface Ticket {
 	readonly seq: number;
 	/** The governor's window the request was released in: answers of older windows say nothing of this one. */
 	readonly window: number;
+	/** When it was released: the service counted it after this, and before its answer was read here. */
+	readonly at: number;
 }
 
 /** What the service's X-RateLimit-* headers say, if it sends them. */
@@ -96,6 +100,11 @@ export class Governor {
 	private limit: number | undefined;
 	private windowEnd: number | undefined;
 	private used = 0;
+	/**
+	 * Until when the key counts as shared: a minute after the service last counted requests this process did not
+	 * send (a time, not a number of windows: a pause or another process's window can start several in a minute).
+	 */
+	private sharedUntil = 0;
 	// Learned from 429s where there are no headers.
 	private learned: number | undefined;
 	private learnedWindowMs = MINUTE_MS;
@@ -147,7 +156,7 @@ export class Governor {
 		const now = this.clock.now();
 		const current = ticket.window === this.window;
 		const info = rateHeaders(headers, now);
-		if (info) this.fromHeaders(info, current, now);
+		if (info) this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, current, now);
 		else if (current && status !== undefined && status >= 200 && status < 300 && this.limit !== undefined) {
 			// The service stopped sending limits (a plan without one, e.g. after an upgrade): nothing to pace to.
 			this.limit = undefined;
@@ -168,17 +177,24 @@ export class Governor {
 		return 'not announced by the service';
 	}
 
-	private fromHeaders(info: RateHeaders, current: boolean, now: number): void {
+	/**
+	 * `info.resetAt` is reckoned from when the answer was read, so it is never early (the window end the governor
+	 * waits for); `resetSinceSent` from when the request was sent, so it is never late by the time the answer waited
+	 * on a busy event loop (seconds, in a loaded queue-mode worker), which is what tells a new window from the same one.
+	 */
+	private fromHeaders(info: RateHeaders, resetSinceSent: number | undefined, current: boolean, now: number): void {
 		this.limit = info.limit;
 		if (!current) return;
 		if (info.resetAt !== undefined) {
-			if (this.windowEnd !== undefined && info.resetAt > this.windowEnd + SAME_WINDOW_MS) {
+			if (this.windowEnd !== undefined && (resetSinceSent ?? info.resetAt) > this.windowEnd + SAME_WINDOW_MS) {
 				// The service opened a window this process did not see begin (another process used the key).
 				this.startWindow(now);
 			}
 			this.windowEnd = this.windowEnd === undefined ? info.resetAt : Math.min(this.windowEnd, info.resetAt);
 		}
-		this.used = Math.max(this.used, info.limit - info.remaining);
+		const counted = info.limit - info.remaining;
+		if (counted > this.released) this.sharedUntil = now + MINUTE_MS;
+		this.used = Math.max(this.used, counted);
 	}
 
 	private refused(info: RateHeaders | undefined, waitMs: number, now: number): void {
@@ -208,7 +224,7 @@ export class Governor {
 		if (!this.heard) return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
 		if (this.limit !== undefined) {
 			if (this.windowEnd !== undefined && now >= this.windowEnd) this.startWindow(now);
-			if (this.used < this.limit) return 0;
+			if (this.used < this.limit) return this.shareOfWindow(now);
 			// Full, and nothing in flight will say when the window ends: one request asks.
 			if (this.windowEnd === undefined) return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
 			return this.windowEnd;
@@ -226,6 +242,20 @@ export class Governor {
 		return 0;
 	}
 
+	/**
+	 * With a known limit and room left: 0 when a request may go now, else Infinity (at the next answer). Alone on the
+	 * key, every request the window has room for goes. Sharing it (seen in the last minute), each process sends
+	 * half the window at once and then one request at a time while the service's answers leave room: the other
+	 * process's requests in flight are counted by the service before any answer here can show them, so a process
+	 * that took what its answers said was left would send the window twice over (10 of 20 refused a window with two
+	 * workers). At worst the one request after the half is refused, once a window.
+	 */
+	private shareOfWindow(now: number): number {
+		if (now >= this.sharedUntil) return 0;
+		if (this.released < Math.ceil((this.limit as number) / 2)) return 0;
+		return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
+	}
+
 	private startWindow(now: number): void {
 		this.window++;
 		this.windowStart = now;
@@ -240,7 +270,7 @@ export class Governor {
 		this.used++;
 		this.released++;
 		this.stats.released++;
-		return { seq, window: this.window };
+		return { seq, window: this.window, at: this.clock.now() };
 	}
 
 	/** Releases what may go, fails what can no longer go in time, and sets one wake-up for the rest. */
