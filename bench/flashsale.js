@@ -73,15 +73,7 @@ async function eventually(/** @type {() => Promise<T | undefined> | T | undefine
 /** @param {boolean} headers @param {{id: string, name: string}} credential */
 function workflow(headers, credential) {
 	const credentials = { storefrontApi: credential };
-	const action = (/** @type {string} */ name, /** @type {number} */ x, /** @type {object} */ parameters) => ({
-		id: crypto.randomUUID(),
-		name,
-		type: runtime.TYPES.action,
-		typeVersion: 1.2,
-		position: [x, 0],
-		parameters,
-		credentials,
-	});
+	const steps = setup.orderIntakeSteps(runtime.TYPES.action, credentials);
 	return {
 		name: `bench flash sale ${headers ? 'with' : 'without'} rate headers`,
 		nodes: [
@@ -95,18 +87,9 @@ function workflow(headers, credential) {
 				parameters: { events: ['order.created'], options: {} },
 				credentials,
 			},
-			action('Get Order', 220, { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.order_id }}' } }),
-			action('Mark Processing', 440, {
-				resource: 'order',
-				operation: 'updateStatus',
-				orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-				status: 'processing',
-			}),
+			...steps.nodes,
 		],
-		connections: {
-			'Storefront Trigger': { main: [[{ node: 'Get Order', type: 'main', index: 0 }]] },
-			'Get Order': { main: [[{ node: 'Mark Processing', type: 'main', index: 0 }]] },
-		},
+		connections: steps.connections,
 		settings: { executionOrder: 'v1' },
 	};
 }

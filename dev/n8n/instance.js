@@ -4,6 +4,7 @@
 // idempotent (found by name first), so a second `npm start` on the same data folder just reuses them.
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, TYPES } = require('./runtime');
@@ -122,8 +123,43 @@ async function waitForExecutions(client, workflowId, predicate, timeoutMs = 30_0
 	}
 }
 
+/**
+ * The flash sale's order intake after its trigger (test/helpers/flashsale.ts, bench/flashsale.js): Storefront 1.2
+ * Order › Get the order of `{{ $json.data.order_id }}`, then Order › Update Status to processing, two calls an
+ * order. The nodes to add after a node named 'Storefront Trigger', and the connections of all three.
+ * @param {string} actionType the Storefront node's type in this install (custom and community names differ)
+ * @param {object} credentials the nodes' `credentials`
+ */
+function orderIntakeSteps(actionType, credentials) {
+	const action = (/** @type {string} */ name, /** @type {number} */ x, /** @type {object} */ parameters) => ({
+		id: crypto.randomUUID(),
+		name,
+		type: actionType,
+		typeVersion: 1.2,
+		position: [x, 0],
+		parameters,
+		credentials,
+	});
+	return {
+		nodes: [
+			action('Get Order', 220, { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.order_id }}' } }),
+			action('Mark Processing', 440, {
+				resource: 'order',
+				operation: 'updateStatus',
+				orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				status: 'processing',
+			}),
+		],
+		connections: {
+			'Storefront Trigger': { main: [[{ node: 'Get Order', type: 'main', index: 0 }]] },
+			'Get Order': { main: [[{ node: 'Mark Processing', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
 module.exports = {
 	EXAMPLES_DIR,
+	orderIntakeSteps,
 	loadExample,
 	bindCredential,
 	ensureCredential,

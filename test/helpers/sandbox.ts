@@ -105,6 +105,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	return sandboxModule.startSandbox({ quiet: true, ...opts, sizes: { products: 120, orders: 60, customers: 30, ...opts.sizes } });
 }
 
+/** Rate windows the sandbox opened (fixed windows, each opened by the first request after the last ended) for requests starting at these times: a new one whenever `windowMs` has passed. */
+export function windowsOf(starts: number[], windowMs: number): number {
+	let windows = 0;
+	let opened = Number.NEGATIVE_INFINITY;
+	for (const start of [...starts].sort((a, b) => a - b)) {
+		if (start >= opened + windowMs) {
+			windows++;
+			opened = start;
+		}
+	}
+	return windows;
+}
+
 export interface HttpResult {
 	status: number;
 	headers: http.IncomingHttpHeaders;

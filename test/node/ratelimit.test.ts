@@ -5,6 +5,7 @@
 import { randomUUID } from 'crypto';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { windowsOf } from '../helpers/sandbox';
 import { httpCodeOf, jsonOf, useSandbox, type LoggedRequest } from './context';
 
 // Runs wait out real (shortened) rate windows.
@@ -45,20 +46,6 @@ function maxInFlight(requests: Logged[]): number {
 	return most;
 }
 
-/** Windows the sandbox opened for these requests: a new one whenever `windowMs` has passed since the last opened. */
-function windowsSpanned(requests: Logged[], windowMs: number): number {
-	const starts = requests.map((r) => Date.parse(r.at) - r.ms).sort((a, b) => a - b);
-	let windows = 0;
-	let opened = Number.NEGATIVE_INFINITY;
-	for (const start of starts) {
-		if (start >= opened + windowMs) {
-			windows++;
-			opened = start;
-		}
-	}
-	return windows;
-}
-
 afterEach(async () => {
 	await ctx.admin('DELETE', '/ratelimit');
 	await ctx.admin('DELETE', '/latency');
@@ -92,7 +79,7 @@ describe('many runs at once on one limited key (a flash sale)', () => {
 		const refused = requests.filter((r) => r.status === 429);
 		const served = requests.filter((r) => r.status === 200);
 		expect(served).toHaveLength(RUNS);
-		const windows = windowsSpanned(served, WINDOW_MS);
+		const windows = windowsOf(served.map((r) => Date.parse(r.at) - r.ms), WINDOW_MS);
 		process.stdout.write(`${_label}: ${RUNS} runs, ${served.length} served in ${windows} windows, ${refused.length} refused (429)\n`);
 		if (headers) {
 			// Only one request goes before the first answer, whose headers say what the window takes: nothing is sent

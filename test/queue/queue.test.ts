@@ -10,6 +10,7 @@ import { createHmac, randomUUID } from 'crypto';
 import * as path from 'path';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
+import { runFlashSale } from '../helpers/flashsale';
 import { request } from '../helpers/sandbox';
 import {
 	createWorkflow,
@@ -407,4 +408,22 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 			expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
 		},
 	);
+});
+
+describe('queue mode: a flash sale on the Starter plan', () => {
+	it('100 orders at once through Trigger → Get → Update Status on two workers: no execution fails, every order is set once', async () => {
+		// Each worker has its own rate governor; they coordinate only through the service's headers and 429s.
+		const before = topology.executionsByWorker();
+		const sale = await runFlashSale(env, { orders: 100, limit: 20, windowMs: 12_000, headers: true });
+		const after = topology.executionsByWorker();
+		const perWorker = Object.fromEntries(Object.entries(after).map(([worker, ids]) => [worker, ids.length - (before[worker]?.length ?? 0)]));
+		report({ flashSale: { ...sale, perWorker } });
+		console.log(`queue mode, two workers: ${sale.summary}; executions per worker ${JSON.stringify(perWorker)}`);
+		expect(sale.executions).toBe(100);
+		expect(sale.failedExecutions).toBe(0);
+		expect({ once: sale.setOnce, twice: sale.setTwice, never: sale.notSet }).toEqual({ once: 100, twice: 0, never: 0 });
+		expect(sale.calls).toBe(200);
+		// Both workers took part, so the two governors shared the key.
+		expect(Object.values(perWorker).filter((n) => n > 0)).toHaveLength(2);
+	});
 });
