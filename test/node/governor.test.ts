@@ -215,6 +215,26 @@ describe('Governor', () => {
 		expect(governor.stats.refused).toBe(0);
 	});
 
+	test('sharing a key, a process sends half a window at once and the rest one at a time from the window\'s middle', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		// The first answer: 20 a window, 10 s to go, and the service counted 3 where this process sent 1.
+		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
+		governor.settle(first, 200, limitHeaders(20, 17, 10));
+		const { released } = queue(governor, 20);
+		await flush();
+		expect(released).toHaveLength(9);
+		released.forEach(({ ticket }, i) => governor.settle(ticket, 200, limitHeaders(20, 16 - i, 10)));
+		await clock.advance(4_000);
+		// The other process, reading its answers late, may still take its half.
+		expect(released).toHaveLength(9);
+		await clock.advance(1_000);
+		expect(released).toHaveLength(10);
+		governor.settle(released[9].ticket, 200, limitHeaders(20, 2, 5));
+		await flush();
+		expect(released).toHaveLength(11);
+	});
+
 	test('two processes on one key (queue mode): each takes half of what the window has left, so a burst is not sent twice over', async () => {
 		// A service of fixed windows opened by the first request (the sandbox's rule), 20 a window of 12 s, answering
 		// 50 ms after it counts. Two governors (two workers) each send 60 requests, at most 10 at once (a worker's

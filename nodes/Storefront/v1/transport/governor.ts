@@ -245,7 +245,7 @@ export class Governor {
 	/**
 	 * With a known limit and room left: 0 when a request may go now, else Infinity (at the next answer). Alone on the
 	 * key, every request the window has room for goes. Sharing it (seen in the last minute), each process sends
-	 * half the window at once and then one request at a time while the service's answers leave room: the other
+	 * half the window at once and, from the window's middle, one request at a time while the answers leave room: the other
 	 * process's requests in flight are counted by the service before any answer here can show them, so a process
 	 * that took what its answers said was left would send the window twice over (10 of 20 refused a window with two
 	 * workers). At worst the one request after the half is refused, once a window.
@@ -253,6 +253,12 @@ export class Governor {
 	private shareOfWindow(now: number): number {
 		if (now >= this.sharedUntil) return 0;
 		if (this.released < Math.ceil((this.limit as number) / 2)) return 0;
+		if (this.windowEnd !== undefined) {
+			// The other half waits until the window is half over: a worker that reads its answers late starts its
+			// window late, and would find its half spent by the other one's requests.
+			const halfway = this.windowStart + (this.windowEnd - this.windowStart) / 2;
+			if (now < halfway) return halfway;
+		}
 		return this.inFlight === 0 ? 0 : Number.POSITIVE_INFINITY;
 	}
 
