@@ -235,7 +235,7 @@ describe('Governor', () => {
 		expect(released).toHaveLength(11);
 	});
 
-	test('two processes on one key (queue mode): each takes half of what the window has left, so a burst is not sent twice over', async () => {
+	test('two processes on one key (queue mode): half a window each at once, the rest one at a time, so no window is sent twice over', async () => {
 		// A service of fixed windows opened by the first request (the sandbox's rule), 20 a window of 12 s, answering
 		// 50 ms after it counts. Two governors (two workers) each send 60 requests, at most 10 at once (a worker's
 		// executions). Each alone would see a new window as its own and send its 10 at once, 20 too many a window.

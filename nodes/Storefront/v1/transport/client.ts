@@ -91,7 +91,7 @@ export class StorefrontClient {
 
 	private readonly credentials: ICredentialsDecrypted;
 
-	/** Shared with every run on the same key and base URL in this process. */
+	/** Shared with every run on the same key and base URL in this n8n instance. */
 	private readonly governor: Governor;
 
 	private constructor(

@@ -6,8 +6,8 @@
 // What it knows, and from where (docs/api-contract.md row 15, docs/reliability.md "Rate limits"):
 // - X-RateLimit-Limit/Remaining/Reset when the service sends them: it paces to the window and sends nothing the
 //   window cannot take (0 refusals from this process). When they count requests this process did not send (queue
-//   mode: another worker on the same key), it sends half a window at once and the rest one at a time, so that two
-//   processes that each think a new window is theirs do not send it twice over;
+//   mode: another worker on the same key), it sends half a window at once and, from the window's middle, the rest
+//   one at a time, so that two processes that each think a new window is theirs do not send it twice over;
 // - otherwise the 429s themselves: the successes of the window before a 429 are the limit it learns, and the
 //   window after each pause lets that many go, then one request at a time until the next 429 says where the
 //   window ends (about one refusal per window);
@@ -243,12 +243,12 @@ export class Governor {
 	}
 
 	/**
-	 * With a known limit and room left: 0 when a request may go now, else Infinity (at the next answer). Alone on the
-	 * key, every request the window has room for goes. Sharing it (seen in the last minute), each process sends
-	 * half the window at once and, from the window's middle, one request at a time while the answers leave room: the other
-	 * process's requests in flight are counted by the service before any answer here can show them, so a process
-	 * that took what its answers said was left would send the window twice over (10 of 20 refused a window with two
-	 * workers). At worst the one request after the half is refused, once a window.
+	 * With a known limit and room left: 0 when a request may go now, Infinity to wait for the next answer, or the
+	 * time to look again. Alone on the key, every request the window has room for goes. Sharing it (seen in the last
+	 * minute), each process sends half the window at once and, from the window's middle, one request at a time while
+	 * the answers leave room: the other process's requests in flight are counted by the service before any answer
+	 * here can show them, so a process that took what its answers said was left would send the window twice over
+	 * (10 of 20 refused a window with two workers). At worst the one request after the half is refused, once a window.
 	 */
 	private shareOfWindow(now: number): number {
 		if (now >= this.sharedUntil) return 0;
@@ -317,8 +317,8 @@ export class Governor {
 const governors = new Map<string, Governor>();
 
 /**
- * The governor of one API key at one base URL, for this process. Keyed by a hash: the key itself is kept nowhere
- * but in n8n's credentials.
+ * The governor of one API key at one base URL, one per n8n instance (module scope). Keyed by a hash: the key itself
+ * is kept nowhere but in n8n's credentials.
  */
 export function governorFor(baseUrl: string, apiKey: unknown): Governor {
 	const id = `${baseUrl}\u0000${createHash('sha256').update(String(apiKey ?? '')).digest('hex')}`;
