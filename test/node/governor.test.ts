@@ -41,9 +41,25 @@ function queue(governor: Governor, count: number, deadline = Number.MAX_SAFE_INT
 	return { released, failed };
 }
 
-/** The key's first answer, with no headers: until one came, the governor lets one request go at a time. */
-async function firstAnswer(governor: Governor) {
-	governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 200);
+/** `count` requests answered 200 without headers, one after another (a cold governor starts slow). */
+async function answered(governor: Governor, count = 1) {
+	for (let i = 0; i < count; i++) governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 200);
+}
+
+/**
+ * Answers 200 to every released request not yet answered (the first `settled` were), round after round, without
+ * moving the clock: the rounds of answers it takes until all `total` are released, or Infinity when something waits
+ * for time instead.
+ */
+async function roundTrips(governor: Governor, released: Array<{ ticket: Ticket }>, total: number, settled = 0) {
+	for (let round = 0; round < 20; round++) {
+		await flush();
+		if (released.length === total) return round;
+		if (settled === released.length) return Number.POSITIVE_INFINITY;
+		for (const { ticket } of released.slice(settled)) governor.settle(ticket, 200);
+		settled = released.length;
+	}
+	return Number.POSITIVE_INFINITY;
 }
 
 const limitHeaders = (limit: number, remaining: number, resetSeconds: number): IDataObject => ({
@@ -51,6 +67,57 @@ const limitHeaders = (limit: number, remaining: number, resetSeconds: number): I
 	'x-ratelimit-remaining': String(remaining),
 	'x-ratelimit-reset': String(resetSeconds),
 });
+
+/**
+ * A service of fixed windows opened by the first request (the sandbox's rule), `limit` a window, answering `latencyMs`
+ * after it counts, with or without X-RateLimit-* headers (Retry-After on a 429 either way), and callers that each send
+ * their requests one after another through a governor, re-queuing a refused one in its place.
+ */
+function modelService(clock: ManualClock, options: { limit: number; windowMs: number; latencyMs: number; headers: boolean }) {
+	let opened = Number.NEGATIVE_INFINITY;
+	let count = 0;
+	const stats = { served: 0, refused: 0, windows: 0, refusedByWindow: [] as number[] };
+	const take = () => {
+		const now = clock.now();
+		if (now >= opened + options.windowMs) {
+			opened = now;
+			count = 0;
+			stats.windows++;
+		}
+		const reset = Math.ceil((opened + options.windowMs - now) / 1000);
+		const headers = (remaining: number) => (options.headers ? limitHeaders(options.limit, remaining, reset) : {});
+		if (count >= options.limit) {
+			stats.refused++;
+			stats.refusedByWindow[stats.windows - 1] = (stats.refusedByWindow[stats.windows - 1] ?? 0) + 1;
+			return { status: 429, headers: headers(0), waitMs: reset * 1000 };
+		}
+		count++;
+		return { status: 200, headers: headers(options.limit - count), waitMs: 0 };
+	};
+	/** One request through the governor until the service takes it. */
+	const send = async (governor: Governor) => {
+		let seq: number | undefined;
+		for (;;) {
+			const ticket = await governor.acquire(Number.MAX_SAFE_INTEGER, seq);
+			const answer = take();
+			await clock.sleep(options.latencyMs);
+			governor.settle(ticket, answer.status, answer.headers, answer.waitMs);
+			if (answer.status !== 429) {
+				stats.served++;
+				return;
+			}
+			seq = ticket.seq;
+		}
+	};
+	/** Moves the clock until `work` is done. */
+	const run = async (work: Promise<unknown>) => {
+		let finished = false;
+		void work.then(() => (finished = true));
+		for (let step = 0; step < 5_000 && !finished; step++) if (!(await clock.advanceToNext())) await flush();
+		return finished;
+	};
+	return { stats, send, run, set headers(on: boolean) { options.headers = on; } };
+}
 
 describe('rateHeaders', () => {
 	test('reads seconds to go, epoch seconds and epoch milliseconds; nothing without limit and remaining', () => {
@@ -65,15 +132,15 @@ describe('rateHeaders', () => {
 });
 
 describe('Governor', () => {
-	test('until the first answer one request goes; with nothing known then (a Business key: no headers, no 429) every request goes at once', async () => {
+	test('until the first answer one request goes; with nothing known then (a Business key: no headers, no 429) nothing waits for time, 1,000 are sent within 10 round trips', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		const { released } = queue(governor, 1000);
 		await flush();
 		expect(released).toHaveLength(1);
-		governor.settle(released[0].ticket, 200);
-		await flush();
-		expect(released).toHaveLength(1000);
+		// 1, then 2, 4, … 512 after nine rounds of answers: the slow start doubles each round trip.
+		expect(await roundTrips(governor, released, 1000)).toBe(9);
+		expect(governor.stats.refused).toBe(0);
 	});
 
 	test('a cold burst is not sent whole: the first answer\'s headers decide how much of it goes', async () => {
@@ -130,11 +197,9 @@ describe('Governor', () => {
 	test('without headers it learns the limit from the window before a 429 and lets that many go after each pause', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
-		// Window 1: 4 successes (the first answer among them), the fifth refused with Retry-After 10 s.
-		await firstAnswer(governor);
-		const tickets = await Promise.all(Array.from({ length: 4 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)));
-		for (const ticket of tickets.slice(0, 3)) governor.settle(ticket, 200);
-		governor.settle(tickets[3], 429, {}, 10_000);
+		// Window 1: 4 successes, the fifth refused with Retry-After 10 s.
+		await answered(governor, 4);
+		governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 429, {}, 10_000);
 		const { released } = queue(governor, 20);
 		await flush();
 		expect(released).toHaveLength(0);
@@ -150,36 +215,114 @@ describe('Governor', () => {
 		expect(governor.stats.refused).toBe(2);
 	});
 
-	test('a whole window with no refusal makes it forget what it learned (the burst is over)', async () => {
+	test('a window with no refusal raises what it learned to what went through; a burst after a quiet spell starts at that pace, not whole', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
-		await firstAnswer(governor);
-		const refused = await governor.acquire(Number.MAX_SAFE_INTEGER);
-		governor.settle(refused, 429, {}, 2_000);
+		// 4 successes, then a 429 asking 2 s: 4 a window of 2 s learned.
+		await answered(governor, 4);
+		governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 429, {}, 2_000);
+		const { released } = queue(governor, 13);
 		await clock.advance(2_000);
-		// The learned window is at most a minute beyond the wait; after it, nothing is held back.
-		await clock.advance(62_000);
-		const { released } = queue(governor, 50);
+		expect(released).toHaveLength(4);
+		// The 4, then one at a time: 6 go through in the window, none refused (the limit is higher than learned).
+		let settled = 0;
+		for (let round = 0; round < 3; round++) {
+			for (const { ticket } of released.slice(settled)) governor.settle(ticket, 200);
+			settled = released.length;
+			await flush();
+		}
+		expect(released).toHaveLength(7);
+		await clock.advance(2_000);
+		// The window's end: 6 went through without a refusal, so 6 go at once now.
+		expect(released).toHaveLength(13);
+		for (const { ticket } of released.slice(6)) governor.settle(ticket, 200);
+
+		// Five quiet minutes later, a burst of 50: the learned pace, not all 50 at once.
+		await clock.advance(300_000);
+		const burst = queue(governor, 50);
 		await flush();
-		expect(released).toHaveLength(50);
+		expect(burst.released.length).toBeLessThanOrEqual(8);
+		expect(governor.stats.refused).toBe(1);
 	});
 
-	test('answers without headers after headers (a plan without limit) stop the pacing', async () => {
+	test('answers without headers after headers (a plan without limit) keep that limit as if learned from 429s, raised by each window without a refusal', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(first, 200, limitHeaders(2, 1, 30));
 		const second = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(second, 200, {});
+		// The window's two are spent: one request at a time from here (the one that would find a 429).
 		const { released } = queue(governor, 30);
 		await flush();
-		expect(released).toHaveLength(30);
+		expect(released).toHaveLength(1);
+		governor.settle(released[0].ticket, 200, {});
+		await flush();
+		expect(released).toHaveLength(2);
+		// The window ends (30 s, as the headers showed it) without a refusal: 4 went through in it, so 4 go at once now.
+		await clock.advance(29_000);
+		governor.settle(released[1].ticket, 200, {});
+		await flush();
+		expect(released).toHaveLength(3);
+		await clock.advance(1_000);
+		expect(released).toHaveLength(7);
+		expect(governor.stats.refused).toBe(0);
 	});
+
+	test('a cold burst with nothing known starts slow: one, then one more in flight than answers (doubling)', async () => {
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const { released } = queue(governor, 100);
+		const answer = async (from: number) => {
+			for (const { ticket } of released.slice(from)) governor.settle(ticket, 200);
+			await flush();
+		};
+		await flush();
+		const rounds = [released.length];
+		for (let round = 0; round < 6; round++) {
+			const from = rounds.slice(0, -1).reduce((a, b) => a + b, 0);
+			await answer(from);
+			rounds.push(released.length - rounds.reduce((a, b) => a + b, 0));
+		}
+		expect(rounds).toEqual([1, 2, 4, 8, 16, 32, 37]);
+	});
+
+	test.each([
+		['cold, no headers ever', false],
+		['headers that stop coming after a run that had them', true],
+	])('a flash sale of 100 callers × 2 requests at 20 per 12 s without headers (%s): at most a window\'s limit refused in the first window, then about one a window', async (_label, warm) => {
+		// Every caller queues at once and answers come back 50 ms after the service counts: the worst case for the
+		// first window, where the calls in flight when the first 429 comes are refused.
+		const clock = new ManualClock();
+		const governor = new Governor(clock);
+		const service = modelService(clock, { limit: 20, windowMs: 12_000, latencyMs: 50, headers: warm });
+		if (warm) {
+			expect(await service.run(Promise.all(Array.from({ length: 30 }, async () => await service.send(governor))))).toBe(true);
+			await clock.advance(20_000);
+			service.headers = false;
+			service.stats.refusedByWindow = [];
+			service.stats.refused = 0;
+			service.stats.windows = 0;
+		}
+		const sale = Promise.all(Array.from({ length: 100 }, async () => {
+			await service.send(governor);
+			await service.send(governor);
+		}));
+		expect(await service.run(sale)).toBe(true);
+		const { stats } = service;
+		expect(stats.windows).toBeLessThanOrEqual(11);
+		const [first, ...rest] = Array.from({ length: stats.windows }, (_, i) => stats.refusedByWindow[i] ?? 0);
+		// Cold, the slow start bounds the first window's refusals by about the limit (without it: 80 here); warm, the
+		// kept limit paces it (without it: everything queued at once).
+		expect(first).toBeLessThanOrEqual(warm ? 1 : 21);
+		expect(Math.max(...rest)).toBeLessThanOrEqual(1);
+		expect(stats.refused).toBeLessThanOrEqual(warm ? stats.windows : 21 + stats.windows);
+	}, 60_000);
 
 	test('an answer from an earlier window does not move the current one', async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
-		await firstAnswer(governor);
+		await answered(governor);
 		const old = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		const first = await governor.acquire(Number.MAX_SAFE_INTEGER);
 		governor.settle(first, 200, limitHeaders(3, 0, 5));
@@ -240,50 +383,18 @@ describe('Governor', () => {
 		// 50 ms after it counts. Two governors (two workers) each send 60 requests, at most 10 at once (a worker's
 		// executions). Each alone would see a new window as its own and send its 10 at once, 20 too many a window.
 		const clock = new ManualClock();
-		const LIMIT = 20;
-		const WINDOW_MS = 12_000;
-		let opened = Number.NEGATIVE_INFINITY;
-		let count = 0;
-		const stats = { served: 0, refused: 0, windows: 0 };
-		const take = () => {
-			const now = clock.now();
-			if (now >= opened + WINDOW_MS) {
-				opened = now;
-				count = 0;
-				stats.windows++;
-			}
-			const reset = Math.ceil((opened + WINDOW_MS - now) / 1000);
-			if (count >= LIMIT) {
-				stats.refused++;
-				return { status: 429, headers: limitHeaders(LIMIT, 0, reset), waitMs: reset * 1000 };
-			}
-			count++;
-			return { status: 200, headers: limitHeaders(LIMIT, LIMIT - count, reset), waitMs: 0 };
-		};
+		const service = modelService(clock, { limit: 20, windowMs: 12_000, latencyMs: 50, headers: true });
 		const worker = async (governor: Governor, requests: number) => {
 			let next = 0;
-			const one = async () => {
-				let seq: number | undefined;
-				for (;;) {
-					const ticket = await governor.acquire(Number.MAX_SAFE_INTEGER, seq);
-					const answer = take();
-					await clock.sleep(50);
-					governor.settle(ticket, answer.status, answer.headers, answer.waitMs);
-					if (answer.status !== 429) return;
-					seq = ticket.seq;
-				}
-			};
 			await Promise.all(Array.from({ length: 10 }, async () => {
 				while (next < requests) {
 					next++;
-					await one();
-					stats.served++;
+					await service.send(governor);
 				}
 			}));
 		};
-		let finished = false;
-		void Promise.all([worker(new Governor(clock), 60), worker(new Governor(clock), 60)]).then(() => (finished = true));
-		for (let step = 0; step < 2_000 && !finished; step++) if (!(await clock.advanceToNext())) await flush();
+		const finished = await service.run(Promise.all([worker(new Governor(clock), 60), worker(new Governor(clock), 60)]));
+		const { stats } = service;
 		expect(finished).toBe(true);
 		expect(stats.served).toBe(120);
 		// 120 requests need six windows; the first opens before either knows the limit (one request each until then).

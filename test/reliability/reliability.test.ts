@@ -570,10 +570,12 @@ describe('flash sale on the Starter plan: 100 orders at once, Trigger → Get �
 		expect({ once: sale.setOnce, twice: sale.setTwice, never: sale.notSet }).toEqual({ once: 100, twice: 0, never: 0 });
 		expect(sale.calls).toBe(200);
 		expect(sale.windows).toBeGreaterThanOrEqual(10);
-		// With the headers nothing is sent that the window cannot take. Without them, the calls in flight when the first
-		// 429 comes are refused (5–8 measured), then one a window finds where the window ends: on average at most 2 a
-		// window (13–16 in 10 windows measured); every call for itself, as before the governor, was refused 441 times
-		// for 148 served.
+		// With the headers nothing is sent that the window cannot take. Without them (this run follows the one with
+		// headers, on the same key in the same n8n: headers that stop coming), the governor keeps the limit they said as
+		// if learned from 429s, and one call a window finds where the window ends: on average at most 2 a window. When
+		// it dropped that limit instead, everything queued went at once (39 refused in the first window, one CI run).
+		// A cold start without headers is the unit model's (test/node/governor.test.ts). Every call for itself, as
+		// before the governor, was refused 441 times for 148 served.
 		if (headers) expect(sale.refused).toBe(0);
 		else expect(sale.refused).toBeLessThanOrEqual(2 * sale.windows);
 	});
