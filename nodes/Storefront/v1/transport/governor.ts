@@ -16,7 +16,7 @@
 // flight than answers so far (doubling each round trip). A burst that starts cold (a flash sale's first orders, a
 // bulk run) would otherwise be sent whole before any header or 429 could say how much the window takes, and without
 // headers everything in flight when the first 429 comes is refused: at most about one window's limit with the slow
-// start (80 of 100 queued at 20 a window without it, in the unit model). It costs a key without limit a few round
+// start (81 of 100 queued at 20 a window without it, in the unit model). It costs a key without limit a few round
 // trips when it is first used in an n8n process, and nothing after.
 // Headers that stop coming after a limit was known (an upgrade to Business, a proxy that drops them) leave that limit
 // as if learned from 429s: dropped, the next answer let everything queued go at once (39 refused in one CI run).
