@@ -4,9 +4,13 @@
 // Storefront node in the editor, check what renders, and save screenshots to artifacts/browser/. The pictures of
 // README and docs/ (docs/images/) are regenerated here too (and by journey.test.ts), and the suite fails when one is
 // blank, shows an error, or has a notification or pop-over over it. Chromium is required: without it the suite fails.
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
+import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
+import storefrontCodex from '../../nodes/Storefront/Storefront.node.json';
+import triggerCodex from '../../nodes/StorefrontTrigger/StorefrontTrigger.node.json';
 import { createWorkflow, instance, TYPES, type Environment } from '../e2e/environment';
+import { assertDocTargetExists } from '../helpers/docLinks';
 import { picture, screenshot, signIn, startBrowserSuite, type BrowserSuite } from './browser';
 
 const ICON_PREFIX = `icons/${TYPES.action.split('.')[0]}/`;
@@ -58,6 +62,62 @@ async function expectPackageIcons(minimum: number) {
 	);
 	expect(states.length).toBeGreaterThanOrEqual(minimum);
 	for (const state of states) expect(state).toEqual({ src: state.src, ok: true });
+}
+
+/** The demo workflow on the canvas, signed in first when this step runs alone (`jest -t`). */
+async function openDemoWorkflow() {
+	if (!(await page.context().cookies()).some((cookie) => cookie.name === 'n8n-auth')) await signIn(page, env.n8nUrl);
+	const open = page.getByTestId('ndv-close-button');
+	if (await open.isVisible()) await open.click();
+	await page.goto(`${env.n8nUrl}/workflow/${workflow.id}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+}
+
+/** `promise`, or a rejection naming `what` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- test code: a bounded wait for a CDP event
+		timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+	});
+	// eslint-disable-next-line @n8n/community-nodes/no-restricted-globals -- test code: see above
+	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Click a link that opens a new tab and check the tab was opened with `url`, as navigation target, not as what
+ * loaded: the page is on GitHub and the test never leaves the machine (requests to its origin are aborted as
+ * "internet disconnected" while the tab opens). Two records of the target: chromium's Page.windowOpen event on the
+ * editor's page (the whole URL, #fragment included) and the new tab's navigation request (the URL without its
+ * fragment, which browsers never send). The editor stays where it was; the tab is closed again.
+ */
+async function expectOpensTab(link: Locator, url: string) {
+	const context = page.context();
+	const target = new URL(url);
+	const offline = (requested: URL) => requested.origin === target.origin;
+	await context.route(offline, (route) => route.abort('internetdisconnected'));
+	const cdp = await context.newCDPSession(page);
+	await cdp.send('Page.enable');
+	const windowOpen = new Promise<string>((resolve) => cdp.once('Page.windowOpen', (event) => resolve(event.url)));
+	const editorUrl = page.url();
+	try {
+		const [tab, request, opened] = await Promise.all([
+			context.waitForEvent('page', { timeout: 30_000 }),
+			// A new tab's first navigation is requested before its frame exists: matched by its origin.
+			context.waitForEvent('request', { predicate: (r) => r.isNavigationRequest() && offline(new URL(r.url())), timeout: 30_000 }),
+			within(windowOpen, 30_000, 'Page.windowOpen'),
+			link.click(),
+		]);
+		expect(tab).not.toBe(page);
+		expect(opened).toBe(url);
+		target.hash = '';
+		expect(request.url()).toBe(target.href);
+		expect(page.url()).toBe(editorUrl);
+		await tab.close();
+	} finally {
+		await cdp.detach().catch(() => undefined);
+		await context.unroute(offline);
+	}
 }
 
 it('logs in with the owner account', async () => {
@@ -158,6 +218,56 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 	await expectNoNodeError(ndv);
 	await shot('06-storefront-node-run');
 	await picture(page, 'storefront-node-run');
+	await ndv.getByTestId('ndv-close-button').click();
+});
+
+it('links the Docs of both nodes and of the credentials to their page in this repository, opened in a new tab', async () => {
+	await openDemoWorkflow();
+	const nodes = [
+		{ name: 'Get Order', type: TYPES.action, codex: storefrontCodex },
+		{ name: 'On Order Created', type: TYPES.trigger, codex: triggerCodex },
+	];
+	for (const { name, type, codex } of nodes) {
+		const ndv = await openNode(name);
+		// The "Docs" link in the panel's header, next to its close button (n8n's NDVHeader; its href is n8n's
+		// useNodeDocsUrl: the codex's primaryDocumentation[0].url).
+		const link = ndv.locator('header').filter({ has: page.getByTestId('node-title-container') }).locator('a.n8n-link', { hasText: /^\s*Docs\s*$/ });
+		await expect(link.getAttribute('target')).resolves.toBe('_blank');
+		const href = (await link.getAttribute('href'))!;
+		// n8n appends its utm parameters to every codex URL, not only to its own: strip exactly those.
+		const shown = new URL(href);
+		expect(Object.fromEntries(shown.searchParams)).toEqual({
+			utm_source: 'n8n_app',
+			utm_medium: 'node_settings_modal-credential_link',
+			utm_campaign: type,
+		});
+		shown.search = '';
+		const codexUrl = codex.resources.primaryDocumentation[0].url;
+		expect(shown.href).toBe(codexUrl);
+		assertDocTargetExists(codexUrl);
+		await expectOpensTab(link, href);
+		await ndv.getByTestId('ndv-close-button').click();
+	}
+
+	// The credential dialog's docs link: the credential's documentationUrl as it is (n8n's CredentialConfig adds utm
+	// parameters only to docs.n8n.io URLs). n8n 2.41.1 puts it after its "Ask n8n Assistant" button ("… or read the
+	// docs") when the assistant can help with credentials, as here, and in a "Need help filling out these fields? Read
+	// our docs" callout otherwise.
+	const ndv = await openNode('Get Order');
+	await ndv.getByTestId('credential-edit-button').click();
+	const dialog = page.getByTestId('editCredential-modal');
+	const link = dialog
+		.getByTestId('node-credentials-config-container')
+		.locator('[data-test-id="credential-edit-instance-ai-help-button"] a.n8n-link, .n8n-callout a.n8n-link');
+	await expect(link.innerText()).resolves.toMatch(/^(docs|Read our docs)$/);
+	await expect(link.getAttribute('target')).resolves.toBe('_blank');
+	const documentationUrl = new StorefrontApi().documentationUrl;
+	await expect(link.getAttribute('href')).resolves.toBe(documentationUrl);
+	assertDocTargetExists(documentationUrl);
+	await shot('07-credential-docs-link');
+	await expectOpensTab(link, documentationUrl);
+	await dialog.locator('.el-dialog__headerbtn').click();
+	await dialog.waitFor({ state: 'hidden' });
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
