@@ -160,6 +160,8 @@ export class StorefrontV1 implements INodeType {
 	methods = { listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once from 1.2)
+		// and turns a failed item into an `{ error }` item instead of failing the node when it is set.
+		return await router.call(this, { continueOnFail: this.continueOnFail() });
 	}
 }

@@ -95,7 +95,12 @@ async function runItems(
 	return outcomes;
 }
 
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+/** How the node's settings ask failures to be handled; `continueOnFail` is `this.continueOnFail()`, read in execute(). */
+export interface RouterOptions {
+	continueOnFail: boolean;
+}
+
+export async function router(this: IExecuteFunctions, { continueOnFail }: RouterOptions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
@@ -110,7 +115,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const client = await StorefrontClient.create(this, settingsFrom(options, version));
 
 	const answersModel = answersModelWithError(this);
-	const continueOnFail = this.continueOnFail();
 	const run = async (itemIndex: number): Promise<Outcome> => {
 		try {
 			return { ok: true, json: await handler.call(this, client, itemIndex) };
