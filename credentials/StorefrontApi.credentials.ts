@@ -22,7 +22,7 @@ export class StorefrontApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://api.example.com/v1',
+			placeholder: 'e.g. https://api.example.com/v1',
 			description:
 				'The full API base address including the version segment, e.g. https://api.example.com/v1. A trailing slash is ignored.',
 		},

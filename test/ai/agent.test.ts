@@ -274,7 +274,7 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		expect(seen).toHaveLength(2);
 		const result = seen[1].toolResults[0].content;
 		// The node's error message, as n8n hands a failed tool call back to the model: [{"error": "…"}].
-		expect(parsed(result)).toEqual([{ error: `Storefront API error 409: ${serviceWords}` }]);
+		expect(parsed(result)).toEqual([{ error: `Storefront did not accept the request (409): ${serviceWords}` }]);
 		expectNothingSecret(result);
 		expect(answer.body.output).toContain(serviceWords);
 

@@ -92,7 +92,7 @@ it('creates a workflow; the nodes panel finds the Storefront nodes by "storefron
 		expect.arrayContaining(['On order created', 'On order updated', 'On payment completed', 'On product created', 'On inventory low', 'On all events']),
 	);
 	await creator.getByTestId('node-creator-category-item').filter({ hasText: /^Actions \(10\)/ }).click();
-	expect(await names()).toEqual(expect.arrayContaining(['Update an order status', 'Get an order', 'Get many orders', 'Create a product', 'Get a store']));
+	expect(await names()).toEqual(expect.arrayContaining(['Update order status', 'Get order', 'Get many orders', 'Create product', 'Get store']));
 	await picture(page, 'quickstart-nodes-panel');
 });
 
@@ -182,7 +182,7 @@ it('adds Order › Update Status after the trigger, maps the order id by draggin
 	await page.getByTestId('canvas-handle-plus').click();
 	await page.keyboard.type('storefront');
 	await page.getByTestId('node-creator-item-name').filter({ hasText: /^\s*Storefront\s*$/ }).click();
-	await page.getByTestId('node-creator-item-name').filter({ hasText: /^Update an order status$/ }).click();
+	await page.getByTestId('node-creator-item-name').filter({ hasText: /^Update order status$/ }).click();
 	await ndv().getByTestId('node-parameters').waitFor();
 	// The only credential of its type is chosen for the new node.
 	await expect(ndv().getByTestId('node-credentials-select').locator('input').inputValue()).resolves.toBe(CREDENTIAL_NAME);

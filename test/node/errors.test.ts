@@ -29,6 +29,27 @@ describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])('erro
 	});
 });
 
+// n8n's UX guidelines: what happened, without "error", "problem", "failure" or "mistake" in the node's
+// own words (the service's words follow the colon unchanged).
+const BLAME_WORDS = /\b(error|problem|failure|mistake)s?\b/i;
+
+test('a 4xx says the service did not accept the request, with its status and words', async () => {
+	const { error } = await ctx.run({
+		parameters: { resource: 'product', operation: 'create', name: 'X', price: 1, additionalFields: { extraFields: '{"colour":"red"}' } },
+	});
+	expect(httpCodeOf(error)).toBe('422');
+	expect(error?.message).toMatch(/^Storefront did not accept the request \(422\): \S/);
+	expect(error?.message.split(': ')[0]).not.toMatch(BLAME_WORDS);
+});
+
+test('a 5xx says the service could not complete the request, with its status and words', async () => {
+	await ctx.admin('POST', '/faults', { status: 503, count: 10 });
+	const { error } = await ctx.run({ parameters: { resource: 'analytics', operation: 'getSummary', options: { maxRetries: 0 } } });
+	expect(httpCodeOf(error)).toBe('503');
+	expect(error?.message).toMatch(/^Storefront could not complete the request \(503\): \S/);
+	expect(error?.message.split(': ')[0]).not.toMatch(BLAME_WORDS);
+});
+
 test('a wrong API key fails with 401 and says to check the API key', async () => {
 	const { error } = await ctx.run({
 		credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_wrong_key' },

@@ -38,6 +38,17 @@ describe('product', () => {
 		expect(log[0].query).toMatchObject({ page: '1', limit: '7' });
 	});
 
+	test('getAll with Simplify returns at most 10 fields of each product (n8n UX guidelines); off, the whole record', async () => {
+		const full = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 3 } });
+		expect(Object.keys(full.items[0].json).length).toBeGreaterThan(10);
+		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 3, simplify: true } });
+		expect(items).toHaveLength(3);
+		for (const [index, item] of items.entries()) {
+			expect(Object.keys(item.json)).toEqual(['id', 'name', 'sku', 'category', 'price', 'currency', 'stock', 'status']);
+			expect(item.json).toEqual(Object.fromEntries(Object.keys(item.json).map((key) => [key, full.items[index].json[key]])));
+		}
+	});
+
 	test('create sends name, price and the additional fields, and returns the created product', async () => {
 		const { items, error } = await ctx.run({
 			parameters: {

@@ -140,7 +140,7 @@ describe('the tool variant: a refused call', () => {
 		const orderId = deliveredOrder();
 		const { items, error } = await ctx.run({ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1.1, parameters: refused(orderId) });
 		expect(error).toBeUndefined();
-		expect(jsonOf(items)).toEqual([{ error: expect.stringMatching(new RegExp(`^Storefront API error 409: Cannot change order ${orderId} from "delivered" to "pending"`)) }]);
+		expect(jsonOf(items)).toEqual([{ error: expect.stringMatching(new RegExp(`^Storefront did not accept the request \\(409\\): Cannot change order ${orderId} from "delivered" to "pending"`)) }]);
 		expect(items[0].pairedItem).toEqual({ item: 0 });
 		expect(ctx.sb.state.orders.get(orderId)?.status).toBe('delivered');
 		// A bad parameter is an answer too, naming it, before any request: here an id the model left empty.
@@ -157,7 +157,7 @@ describe('the tool variant: a refused call', () => {
 		]) {
 			const { items, error } = await ctx.run({ ...options, parameters: refused(orderId) });
 			expect(items).toEqual([]);
-			expect(error?.message).toMatch(/^Storefront API error 409: Cannot change order/);
+			expect(error?.message).toMatch(/^Storefront did not accept the request \(409\): Cannot change order/);
 		}
 	});
 });

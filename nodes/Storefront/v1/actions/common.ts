@@ -23,7 +23,7 @@ export type OperationExecute = (
 /**
  * What the AI model is told about the tool variant of this operation (shown only there: n8n names the variant
  * `storefrontTool`, which the `@tool` display condition tests). n8n's automatic description is the operation's action
- * plus "in Storefront" ("Update an order status in Storefront"): nothing of the id format, the allowed values or
+ * plus "in Storefront" ("Update order status in Storefront"): nothing of the id format, the allowed values or
  * what comes back, so a model guesses. A node that has its own `toolDescription` parameter gets no automatic one
  * (n8n's convertNodeToAiTool), so each operation brings a default written for a model, and the user can edit it.
  */
@@ -159,7 +159,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			name: 'currency',
 			type: 'string',
 			default: '',
-			placeholder: 'USD',
+			placeholder: 'e.g. USD',
 			description: "Three-letter ISO 4217 currency code of the price; the store's currency when not set",
 		},
 		{
@@ -184,7 +184,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			name: 'images',
 			type: 'string',
 			default: '',
-			placeholder: 'https://example.com/a.jpg, https://example.com/b.jpg',
+			placeholder: 'e.g. https://example.com/a.jpg, https://example.com/b.jpg',
 			description: forUpdate
 				? 'Comma-separated image URLs; replaces the current images'
 				: 'Comma-separated image URLs',

@@ -311,7 +311,9 @@ export class StorefrontClient {
 			description =
 				'Raise "Max Retries" in the node\'s options (each try waits for the service\'s Retry-After), or use node version 1.2, which waits for the rate limit up to "Max Wait for Rate Limit". A larger plan also helps.';
 		} else {
-			message = `Storefront API error ${status}: ${service}`;
+			// n8n's UX guidelines: say what happened without "error" or "failure" in the node's own words; the service's
+			// words follow. No description here: a continue-on-fail item would gain a `details` key it never had.
+			message = `Storefront ${status >= 500 ? 'could not complete' : 'did not accept'} the request (${status}): ${service}`;
 		}
 		return nodeApiError(
 			this.ctx,

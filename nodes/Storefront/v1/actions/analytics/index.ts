@@ -17,7 +17,7 @@ export const description: INodeProperties[] = [
 				value: 'getSummary',
 				description:
 					'Get store totals: product, order and customer counts, orders by status, revenue and average order value',
-				action: 'Get the store analytics summary',
+				action: 'Get store analytics summary',
 			},
 		],
 		default: 'getSummary',

@@ -18,7 +18,7 @@ export const description: INodeProperties[] = [
 				name: 'Get',
 				value: 'get',
 				description: 'Get one order with its line items, total, status and payment time',
-				action: 'Get an order',
+				action: 'Get order',
 			},
 			{
 				name: 'Get Many',
@@ -30,7 +30,7 @@ export const description: INodeProperties[] = [
 				name: 'Update Status',
 				value: 'updateStatus',
 				description: 'Move an order to a new status, e.g. mark it shipped or cancelled',
-				action: 'Update an order status',
+				action: 'Update order status',
 			},
 		],
 		default: 'get',

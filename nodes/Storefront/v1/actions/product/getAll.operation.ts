@@ -26,7 +26,19 @@ const properties: INodeProperties[] = getManyProperties('product', [
 		default: '',
 		description: 'Only products whose name, SKU or description contains this text (case-insensitive)',
 	},
-], tool);
+], tool).concat(
+	// n8n's UX guidelines: an endpoint whose records have more than 10 fields (a product has 13) gets a Simplify
+	// switch that keeps at most 10. Off by default in every version of this node, so no saved workflow's output
+	// changes; turning it on by default is for a new node version. The tool variant has its own (getManyProperties).
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description: `Whether to return a simplified version of the response instead of the raw data: ${tool.fields} of each product`,
+		displayOptions: { show: { '@tool': [false] } },
+	},
+);
 
 export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['getAll'] } }, properties);
 

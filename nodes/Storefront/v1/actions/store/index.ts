@@ -16,7 +16,7 @@ export const description: INodeProperties[] = [
 				name: 'Get',
 				value: 'get',
 				description: "Get a store's information: name, domain, currency, timezone and plan",
-				action: 'Get a store',
+				action: 'Get store',
 			},
 		],
 		default: 'get',

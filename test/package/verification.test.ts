@@ -1,0 +1,155 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+// The rows of docs/verification.md that a program can check: n8n's written rules for verified community nodes
+// (verification guidelines, codex files, UX guidelines, the n8n-node scaffold's package.json), checked on the source
+// of both nodes (every version) and the credentials. Each test names the checklist row it proves.
+import { readdirSync, readFileSync } from 'fs';
+import type { INodeProperties, INodePropertyCollection, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import path from 'path';
+
+import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
+import { Storefront } from '../../nodes/Storefront/Storefront.node';
+import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { assertDocTargetExists, REPO_ROOT, REPO_URL } from '../helpers/docLinks';
+
+const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
+const pkg = JSON.parse(read('package.json'));
+
+/** Every version's description of both nodes. */
+const descriptions: INodeTypeDescription[] = [
+	...Object.values(new Storefront().nodeVersions).map((node) => node.description),
+	new StorefrontTrigger().description,
+];
+
+/** The codex files next to each node, as n8n reads them (`<Node>.node.json`). */
+const codexFiles = ['nodes/Storefront/Storefront.node.json', 'nodes/StorefrontTrigger/StorefrontTrigger.node.json'];
+const codexes = codexFiles.map((file) => ({ file, codex: JSON.parse(read(file)) }));
+
+/** Every parameter of a description, those inside collections and fixed collections included. */
+function allProperties(properties: Array<INodeProperties | INodePropertyCollection | INodePropertyOptions>): INodeProperties[] {
+	const found: INodeProperties[] = [];
+	for (const property of properties) {
+		if ('type' in property && 'default' in property) found.push(property);
+		if ('options' in property && Array.isArray(property.options)) found.push(...allProperties(property.options));
+		if ('values' in property && Array.isArray(property.values)) found.push(...allProperties(property.values));
+	}
+	return found;
+}
+
+test('Codex files: one per node, named after it, for this package, categories from n8n\'s list and no subcategories', () => {
+	// n8n docs, "Node codex files": the categories to choose from. Subcategories are n8n's own (Core Nodes, HITL,
+	// Helpers, AI); of n8n 2.41.1's 436 built-in codex files, no app node has any.
+	const categories = ['Data & Storage', 'Finance & Accounting', 'Marketing & Content', 'Productivity', 'Miscellaneous', 'Sales', 'Development', 'Analytics', 'Communication', 'Utility'];
+	const nodeFiles = pkg.n8n.nodes.map((file: string) => file.replace(/^dist\//, '').replace(/\.js$/, '.json'));
+	expect(nodeFiles.sort()).toEqual([...codexFiles].sort());
+	for (const { file, codex } of codexes) {
+		const name = path.basename(file, '.node.json');
+		expect(codex.node).toBe(`${pkg.name}.${name.charAt(0).toLowerCase()}${name.slice(1)}`);
+		expect(codex.codexVersion).toBe('1.0');
+		expect(codex.categories.length).toBeGreaterThan(0);
+		for (const category of codex.categories) expect(categories).toContain(category);
+		expect(codex).not.toHaveProperty('subcategories');
+	}
+});
+
+test('Docs links: every documentation URL of codex files, credentials and nodes opens an existing page and heading here', () => {
+	const urls = [
+		...codexes.flatMap(({ codex }) => [...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation].map((r: { url: string }) => r.url)),
+		new StorefrontApi().documentationUrl,
+		...descriptions.map((d) => d.documentationUrl).filter((url): url is string => typeof url === 'string'),
+	];
+	expect(urls.length).toBeGreaterThanOrEqual(5);
+	for (const url of urls) {
+		expect(url.startsWith(REPO_URL)).toBe(true);
+		expect(() => assertDocTargetExists(url)).not.toThrow();
+	}
+	// Each node opens its own page, not the README's top.
+	expect(codexes.map(({ codex }) => codex.resources.primaryDocumentation[0].url)).toEqual([
+		`${REPO_URL}/blob/main/docs/storefront-node.md`,
+		`${REPO_URL}/blob/main/docs/trigger.md`,
+	]);
+	// And the check is real: a heading that does not exist fails it.
+	expect(() => assertDocTargetExists(`${REPO_URL}#storefront-node`)).toThrow();
+});
+
+test('No external dependencies: nothing at run time but n8n-workflow, a peer', () => {
+	expect(pkg.dependencies ?? {}).toEqual({});
+	expect(pkg.optionalDependencies ?? {}).toEqual({});
+	expect(pkg.bundleDependencies ?? pkg.bundledDependencies ?? []).toEqual([]);
+	expect(Object.keys(pkg.peerDependencies)).toEqual(['n8n-workflow']);
+});
+
+test('Package source: MIT, the GitHub repository in every link, provenance and the n8n-node guard on publish', () => {
+	expect(pkg.license).toBe('MIT');
+	expect(read('LICENSE.md')).toMatch(/^MIT License/m);
+	expect(pkg.repository.url).toBe(`git+${REPO_URL}.git`);
+	expect(pkg.homepage.startsWith(REPO_URL)).toBe(true);
+	expect(pkg.keywords).toContain('n8n-community-node-package');
+	expect(pkg.publishConfig).toEqual({ provenance: true });
+	expect(pkg.scripts.prepublishOnly).toBe('n8n-node prerelease');
+});
+
+test('The n8n-node tool: lint is n8n-node lint (strict), and npm run dev is there', () => {
+	expect(pkg.n8n.strict).toBe(true);
+	expect(pkg.scripts.lint).toMatch(/^n8n-node lint( |$)/);
+	expect(pkg.scripts.dev).toBeDefined();
+	expect(pkg.scripts.build).toBeDefined();
+});
+
+test('Documentation: the README has the sections of n8n\'s template, usage examples and example workflows', () => {
+	const readme = read('README.md');
+	const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1].trim());
+	for (const section of ['Installation', 'Operations', 'Credentials', 'Compatibility', 'Resources']) expect(sections).toContain(section);
+	// n8n's optional "Usage" section: the quick start.
+	expect(sections.some((s) => /^Quick start/.test(s))).toBe(true);
+	const examples = readdirSync(path.join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
+	expect(examples.length).toBeGreaterThan(0);
+	expect(readme).toContain('examples/');
+});
+
+test('UX: action names in sentence case without articles; placeholders start with "e.g."; booleans start with "Whether"', () => {
+	const actions: string[] = [];
+	const placeholders: string[] = [];
+	const booleans: string[] = [];
+	for (const description of descriptions) {
+		for (const property of allProperties(description.properties)) {
+			for (const option of (property.options ?? []) as INodePropertyOptions[]) if (typeof option.action === 'string') actions.push(option.action);
+			// A collection's placeholder is its button ("Add Option"); a list's is n8n's "Select …": neither is an example.
+			if (property.placeholder && !['collection', 'fixedCollection', 'resourceLocator'].includes(property.type)) placeholders.push(property.placeholder);
+			if (property.type === 'boolean' && property.description) booleans.push(property.description);
+		}
+	}
+	expect(actions.length).toBeGreaterThanOrEqual(10);
+	for (const action of new Set(actions)) {
+		expect(action).not.toMatch(/\b(a|an|the)\b/i);
+		expect(action).toMatch(/^[A-Z][a-z]+( [a-z]+)*$/);
+	}
+	expect(placeholders.length).toBeGreaterThan(0);
+	for (const placeholder of placeholders) expect(placeholder).toMatch(/^e\.g\. /);
+	const credential = new StorefrontApi().properties.filter((p) => p.placeholder);
+	for (const property of credential) expect(property.placeholder).toMatch(/^e\.g\. /);
+	for (const text of booleans) expect(text).toMatch(/^Whether /);
+});
+
+test('UX: API key is a password field; Get Many of products (13 fields a record) offers Simplify', () => {
+	const apiKey = new StorefrontApi().properties.find((p) => p.name === 'apiKey')!;
+	expect(apiKey.typeOptions?.password).toBe(true);
+	for (const description of Object.values(new Storefront().nodeVersions).map((node) => node.description)) {
+		const simplify = description.properties.filter(
+			(p) => p.name === 'simplify' && p.displayOptions?.show?.resource?.includes('product') && p.displayOptions?.show?.operation?.includes('getAll'),
+		);
+		// One for the node, one or two for the tool variant (its default depends on the version).
+		expect(simplify.some((p) => JSON.stringify(p.displayOptions?.show?.['@tool']) === '[false]')).toBe(true);
+		for (const p of simplify) expect(p.displayName).toBe('Simplify');
+	}
+});
+
+test('English and no file system or environment in node code (the analyser checks the built files too)', () => {
+	const sources = ['nodes', 'credentials'].flatMap((dir) =>
+		(readdirSync(path.join(REPO_ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f)),
+	);
+	expect(sources.length).toBeGreaterThan(10);
+	for (const file of sources) {
+		const text = read(file);
+		expect(`${file}: ${/\bprocess\.|\brequire\(['"]fs['"]\)|from ['"](node:)?fs['"]/.test(text)}`).toBe(`${file}: false`);
+	}
+});
