@@ -262,9 +262,14 @@ async function startRegistry({ dir, line }) {
 					args: ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', hostsFile, file, ...args],
 				};
 			},
-			/** Publish a packed tarball (`npm publish`, with this run's npm cache and user config). @param {string} tarball */
+			/**
+			 * Publish a packed tarball (`npm publish`, with this run's npm cache and user config). Without provenance:
+			 * package.json's publishConfig asks for it so that no laptop can publish to npmjs.com, and only GitHub
+			 * Actions can sign it (docs/releasing.md); this registry is local.
+			 * @param {string} tarball
+			 */
 			publish(tarball) {
-				execFileSync('npm', ['publish', tarball, `--registry=${verdaccio.url}/`, `--//${new URL(verdaccio.url).host}/:_authToken=${token}`], {
+				execFileSync('npm', ['publish', tarball, '--provenance=false', `--registry=${verdaccio.url}/`, `--//${new URL(verdaccio.url).host}/:_authToken=${token}`], {
 					cwd: dir,
 					env: { ...process.env, npm_config_userconfig: npmrc, npm_config_cache: path.join(dir, 'publish-cache'), npm_config_update_notifier: 'false' },
 					stdio: ['ignore', 'pipe', 'pipe'],

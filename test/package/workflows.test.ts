@@ -93,7 +93,7 @@ test('publish: on a version tag, build, lint, analyser and unit tests, then npm 
 	const stepOf = (pattern: RegExp) => run.find((c) => pattern.test(c.command))?.step ?? -1;
 	const publishStep = stepOf(/^npm publish /);
 	expect(run.filter((c) => /^npm publish/.test(c.command)).map((c) => c.command)).toEqual([
-		'npm publish --provenance --access public',
+		'npm publish --provenance --access public --ignore-scripts=false',
 	]);
 	const order = [/^npm ci$/, /^npm run build$/, /^npm run lint$/, /^node scripts\/scan\.mjs$/, /^npm test$/].map(stepOf);
 	expect(order.every((step) => step > -1)).toBe(true);
@@ -112,7 +112,8 @@ test('publish: least privilege, OIDC by default, the token only when its secret 
 	expect(job.permissions).toBeUndefined();
 	const steps = job.steps;
 	const publishStep = steps.find((s) => /npm publish/.test(s.run ?? ''))!;
-	expect((publishStep as { env?: Record<string, string> }).env).toEqual({ NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' });
+	// RELEASE_MODE lets package.json's prepublishOnly guard (n8n-node prerelease) through: publishGuard.test.ts.
+	expect((publishStep as { env?: Record<string, string> }).env).toEqual({ RELEASE_MODE: 'true', NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' });
 	// An unset secret is an empty string: drop it, so npm gets no token and relies on the OIDC exchange alone.
 	expect(publishStep.run).toMatch(/^if \[ -z "\$NODE_AUTH_TOKEN" \]; then unset NODE_AUTH_TOKEN; fi$/m);
 	// A job that can mint an OIDC token restores no cache another run could have written, and keeps no git token.
