@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The rows of docs/verification.md that a program can check: n8n's written rules for verified community nodes
 // (verification guidelines, codex files, UX guidelines, the n8n-node scaffold's package.json), checked on the source
 // of both nodes (every version) and the credentials. Each test names the checklist row it proves.
@@ -128,6 +128,15 @@ test('UX: action names in sentence case without articles; placeholders start wit
 	const credential = new StorefrontApi().properties.filter((p) => p.placeholder);
 	for (const property of credential) expect(property.placeholder).toMatch(/^e\.g\. /);
 	for (const text of booleans) expect(text).toMatch(/^Whether /);
+});
+
+test('UX: every resource locator offers From list first and by default', () => {
+	const locators = descriptions.flatMap((d) => allProperties(d.properties)).filter((p) => p.type === 'resourceLocator');
+	expect(locators.length).toBeGreaterThanOrEqual(2);
+	for (const locator of locators) {
+		expect((locator.default as { mode: string }).mode).toBe('list');
+		expect((locator.modes ?? [])[0]?.name).toBe('list');
+	}
 });
 
 test('UX: API key is a password field; Get Many of products (13 fields a record) offers Simplify', () => {
