@@ -12,6 +12,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'fs';
 import path from 'path';
 
+import { githubSlug, headingSlugs } from '../helpers/docLinks';
+
 const root = path.resolve(__dirname, '../..');
 
 /** The Markdown files checked, relative to the repository root. */
@@ -64,32 +66,9 @@ function linksOf(markdown: string): Link[] {
 	return found;
 }
 
-/** GitHub's anchor for a heading: lowercase, punctuation other than `-` and `_` dropped, spaces to `-`. */
-function slug(heading: string): string {
-	return heading
-		.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link's text
-		.replace(/<[^>]+>/g, '') // HTML tags
-		.trim()
-		.toLowerCase()
-		.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-		.replace(/ /g, '-');
-}
-
-/** The anchors a Markdown file has: its headings' slugs (repeats get -1, -2, …) and explicit `id` / `name`s. */
+/** The anchors a Markdown file has: its headings' slugs (as GitHub makes them: ../helpers/docLinks) and explicit `id` / `name`s. */
 function anchorsOf(markdown: string): Set<string> {
-	const anchors = new Set<string>();
-	const seen = new Map<string, number>();
-	const lines = markdown.split('\n');
-	const code = inCodeBlock(lines);
-	lines.forEach((line, i) => {
-		if (code[i] || !/^ {0,3}#{1,6}\s/.test(line)) return;
-		// A code span in a heading keeps its text; only the backticks go.
-		const heading = line.replace(/^ {0,3}#{1,6}\s+/, '').replace(/\s+#+\s*$/, '').replace(/`/g, '');
-		const base = slug(heading);
-		const n = seen.get(base) ?? 0;
-		seen.set(base, n + 1);
-		anchors.add(n === 0 ? base : `${base}-${n}`);
-	});
+	const anchors = new Set(headingSlugs(markdown));
 	for (const m of markdown.matchAll(/<[a-z]+\b[^>]*?\s(?:id|name)\s*=\s*["']([^"']+)["']/gi)) anchors.add(m[1]);
 	return anchors;
 }
@@ -138,8 +117,8 @@ test('the link finder sees Markdown links, images and HTML, not code; slugs are 
 	].join('\n');
 	expect(linksOf(sample).map((l) => l.target)).toEqual(['docs/a.md#x', 'images/b.png', 'g.md', 'c.png', 'd.md']);
 	expect([...anchorsOf(sample)]).toEqual(['demo-npm-start', 'reliability-nothing-lost-nothing-twice', 'notes', 'notes-1']);
-	expect(slug("The duplicate check in n8n's database")).toBe('the-duplicate-check-in-n8ns-database');
-	expect(slug('Quick start: react to a new order')).toBe('quick-start-react-to-a-new-order');
+	expect(githubSlug("The duplicate check in n8n's database")).toBe('the-duplicate-check-in-n8ns-database');
+	expect(githubSlug('Quick start: react to a new order')).toBe('quick-start-react-to-a-new-order');
 	// and it tells a broken link from a good one
 	expect(problem('docs/trigger.md', '../README.md#compatibility')).toBeUndefined();
 	expect(problem('docs/trigger.md', '#options')).toBeUndefined();
