@@ -196,7 +196,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (the memory of the n8n that receives it: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which main, webhook processors and workers share: the last 500 event IDs, across restarts and queue mode (docs/trigger.md, Drop Duplicate Events).",
+							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (the memory of the n8n that receives it: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which main, webhook processors and workers share, under a lock across them: the last 1,500 event IDs, across restarts and queue mode (docs/trigger.md, Drop Duplicate Events).",
 					},
 					{
 						displayName: 'Include Headers',

@@ -1,5 +1,7 @@
-import type { IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
+import type { DeduplicationScope, IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+
+import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
 
 // "Drop Duplicate Events" across n8n processes and restarts: which event ids already started a run, kept in n8n's
 // own database, which every running n8n of an instance shares (main, webhook processors, queue-mode workers).
@@ -7,34 +9,44 @@ import { NodeOperationError } from 'n8n-workflow';
 // The only store n8n 2.x/1.123 gives a node for that is the deduplication helper of its Remove Duplicates node
 // (this.helpers.checkProcessedAndRecord, in every IExecuteFunctions): one `processed_data` row per workflow and
 // node holding a list of MD5 hashes, newest last, trimmed to `maxEntries`. Each call reads the row, answers which
-// of the given values were in it, appends the new ones and writes the whole row back — without a lock. So:
-//  - two calls that overlap (another running n8n, the same moment) both miss each other's values, and the later
-//    write replaces the earlier one: what that one added is gone (a "lost update");
-//  - the very first calls for a node both insert the row, and one gets a unique-key violation.
-// Values only ever disappear through such a replacement (or trimming), never appear without a write that added
-// them. The claim below is built on that one fact, so that it can never lose an event, only — in a window that it
-// keeps as small as this store allows — let a copy through twice:
+// of the given values were in it, appends the new ones and writes the whole row back — without a lock. So two calls
+// that overlap (two processes, the same moment) both miss each other's values, and the later write replaces the
+// earlier one: what that one added is gone (a "lost update"). Not only copies of one event racing: under load the
+// claims of events that ran long ago vanish the same way, and their next redelivery runs again.
+//
+// So every call of a claim is made under a lock across processes (./claimLock: the workflow-scope row, inserted and
+// deleted), and a call made under it is exact: nobody else writes the row between its read and its write. Then one
+// call decides a claim — the event was there: a redelivery, dropped; it was not: this run goes on — and nothing a
+// claim wrote is replaced afterwards.
+//
+// Without the lock (another node owns the workflow-scope row, or it was not had within its time-out, or the
+// database failed it) the claim falls back to what this store allows unlocked, built on one fact: values only ever
+// disappear through a replacement (or trimming), never appear without a write that added them. It never loses an
+// event, only — in a window kept as small as the store allows — lets a copy through twice:
 //  1. record the event, together with this delivery's own token. The event was there → a redelivery: drop it.
 //  2. read the token back. Missing → a write that started before ours finished replaced ours: another running n8n was
 //     recording at the same moment, maybe another copy of this very event. Then give that claim a head start: a few
 //     reads of the row, which write nothing (a write could replace the other claim's marker).
 //  3. record the event's run marker: the one call that finds it missing runs the event, every later one drops.
 // Every run that passes step 1 reaches step 3, and the marker is only ever added by a run that goes on; a run is
-// dropped only where a value proves that another one got there first. When two copies race, the later writer of
-// step 1 keeps its token and reaches step 3 first; the earlier one finds its token gone and waits, so its step 3
-// sees the marker. Both run only when one's step 1 spans the other's write and read-back (measured in
-// docs/trigger.md, "Drop Duplicate Events").
-
-/** At most this many event ids per trigger node are remembered in n8n's database (oldest forgotten first). */
-export const SHARED_EVENT_IDS_LIMIT = 500;
-/** Values recorded per accepted event: the event, the delivery's token and the run marker. */
-const VALUES_PER_EVENT = 3;
-const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: SHARED_EVENT_IDS_LIMIT * VALUES_PER_EVENT };
+// dropped only where a value proves that another one got there first (measured in docs/trigger.md).
 
 /**
- * Reads of the row a claim waits when its token was overwritten: about two calls of the other claim (its read-back
- * and its run marker), each a read and a write. Measured in the schedules of test/trigger/sharedClaims.test.ts:
- * 2 reads let 111 of 1,000 same-moment pairs through, 4 reads 70, 6 reads 55, 10 reads 54.
+ * Values the trigger node's row holds at most (n8n trims the oldest): about 40 KB, read and written whole by every
+ * call, so its size is the check's cost (bench/dedupe.js). A claim under the lock records one value, the event; one
+ * without it three (the event, the delivery's token and the run marker).
+ */
+export const SHARED_VALUES_LIMIT = 1_500;
+/** Event ids remembered in n8n's database per trigger node: the last 1,500, at least the last 500 (claims without the lock). */
+export const SHARED_EVENT_IDS_LIMIT = SHARED_VALUES_LIMIT;
+const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: SHARED_VALUES_LIMIT };
+/** The lock's row: entries, never trimmed (a lock row holds a few values). */
+const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
+
+/**
+ * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
+ * (its read-back and its run marker), each a read and a write. Measured in the schedules of
+ * test/trigger/sharedClaims.test.ts: 2 reads let 111 of 1,000 same-moment pairs through, 4 reads 70, 6 reads 55, 10 reads 54.
  */
 const HEAD_START_READS = 6;
 
@@ -45,10 +57,19 @@ export const claimValues = (id: string, token: string) => ({
 	run: `run:${id}`,
 });
 
+/** What a call recorded: which of its values the row had, and whether it was made under the lock. */
+export interface Recorded {
+	had: Set<string>;
+	exclusive: boolean;
+}
+
 /** The node's values in n8n's database, as this package uses them. */
 export interface SharedStore {
-	/** Records `values`; resolves to those the store had before this call (it has them all afterwards). */
-	record(values: string[]): Promise<Set<string>>;
+	/**
+	 * Records `values`, and `unlockedOnly` too when the call cannot be made under the lock; resolves to those of them
+	 * the store had before this call (it has them all afterwards).
+	 */
+	record(values: string[], unlockedOnly?: string[]): Promise<Recorded>;
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	pass(): Promise<void>;
 }
@@ -59,64 +80,144 @@ export interface SharedStore {
  */
 export async function claimShared(store: SharedStore, id: string, token: string): Promise<boolean> {
 	const values = claimValues(id, token);
-	const first = await store.record([values.event, values.delivery]);
-	if (first.has(values.event)) return false;
+	const first = await store.record([values.event], [values.delivery]);
+	if (first.had.has(values.event)) return false;
+	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
+	if (first.exclusive) return true;
 	const back = await store.record([values.delivery]);
-	if (!back.has(values.delivery)) {
+	if (!back.had.has(values.delivery)) {
 		// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
 		for (let i = 0; i < HEAD_START_READS; i++) await store.pass();
 	}
 	const marker = await store.record([values.run]);
-	return !marker.has(values.run);
+	return !marker.had.has(values.run);
+}
+
+/** How a process reaches the store: the trigger node's row (the claims), the workflow's row (the lock). */
+export interface StoreAccess {
+	data: StoreRow;
+	lock: StoreRow;
+	/** Names the lock in this process (what is known about its row): the workflow. */
+	lockKey: string;
+	timing?: LockTiming;
+	/** Told when a batch of calls went on without the lock, and why. */
+	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
 }
 
 // Within one running n8n the calls for a node never overlap (they would replace each other's values): a call waits
 // for the one in flight, and all calls that queued up meanwhile go to n8n as one (a batch of values answers each
-// caller for its own). Under load that also turns many executions' calls into a few database round trips.
+// caller for its own), under the lock, which the process keeps while batches follow each other (HOLD_MS). Under load
+// that turns many executions' claims into a few database round trips.
 interface Waiter {
 	values: string[];
-	resolve: (had: Set<string>) => void;
+	resolve: (recorded: Recorded) => void;
 	reject: (error: unknown) => void;
 }
-type Call = (values: string[]) => Promise<Set<string>>;
-const queued = new Map<string, { call: Call; values: Set<string>; waiters: Waiter[] }>();
+interface Batch {
+	access: StoreAccess;
+	values: Set<string>;
+	unlockedOnly: Set<string>;
+	waiters: Waiter[];
+}
+const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
+
+/**
+ * How long a process keeps the lock while its calls keep coming (one batch after the other), before it lets another
+ * process have a turn. Taking and releasing the lock costs four statements (count, read, insert, delete) beside a
+ * batch's two (read, write), and under load each statement waits its turn in the database: in the crash scenario of
+ * the reliability suite (one n8n on SQLite) a run's claim took 410 ms (median of a run) when every batch took the lock
+ * anew, 188 ms when it was kept for 100 ms, 175 ms when kept for 500 ms. Far below a lease (./claimLock).
+ */
+const HOLD_MS = 500;
 
 async function flush(scope: string): Promise<void> {
 	inFlight.add(scope);
+	let lock: Acquired | undefined;
+	let heldSince = 0;
 	try {
 		for (let batch = queued.get(scope); batch !== undefined; batch = queued.get(scope)) {
 			queued.delete(scope);
+			const { access } = batch;
+			const timing = access.timing ?? realTiming;
 			try {
-				const had = await batch.call([...batch.values]);
-				for (const waiter of batch.waiters) waiter.resolve(new Set(waiter.values.filter((value) => had.has(value))));
+				if (!lock?.release) {
+					lock = await acquireLock(access.lock, access.lockKey, timing);
+					heldSince = timing.now();
+					if (lock.unlocked) access.onUnlocked?.(lock.unlocked, lock.waitedMs);
+				}
+				const exclusive = lock.release !== undefined;
+				const had = await access.data.record(exclusive ? [...batch.values] : [...batch.values, ...batch.unlockedOnly]);
+				for (const waiter of batch.waiters) waiter.resolve({ had: new Set(waiter.values.filter((value) => had.has(value))), exclusive });
 			} catch (error) {
 				for (const waiter of batch.waiters) waiter.reject(error);
+			}
+			// Kept while calls keep coming, for HOLD_MS at most; then released, and the next batch leaves a gap first, so
+			// that a process waiting for it can take it.
+			if (lock?.release && (!queued.has(scope) || timing.now() - heldSince >= HOLD_MS)) {
+				await release(lock);
+				lock = undefined;
+				if (queued.has(scope)) await timing.sleep(turnGap(timing));
 			}
 		}
 	} finally {
 		inFlight.delete(scope);
+		if (lock) await release(lock);
 	}
 }
 
-function batched(scope: string, call: Call, values: string[]): Promise<Set<string>> {
+/** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
+const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
+
+function batched(scope: string, access: StoreAccess, values: string[], unlockedOnly: string[]): Promise<Recorded> {
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
-		if (batch === undefined) queued.set(scope, (batch = { call, values: new Set(), waiters: [] }));
+		if (batch === undefined) queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), waiters: [] }));
 		for (const value of values) batch.values.add(value);
-		batch.waiters.push({ values, resolve, reject });
+		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
+		batch.waiters.push({ values: [...values, ...unlockedOnly], resolve, reject });
 		if (!inFlight.has(scope)) void flush(scope);
 	});
 }
 
-/** A unique-key violation: two first-ever inserts of the node's row at once (Postgres, SQLite, MySQL wording). */
-const isUniqueViolation = (error: unknown) => {
-	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-	return (
-		['23505', 'SQLITE_CONSTRAINT', 'ER_DUP_ENTRY'].includes(String(code)) ||
-		/unique constraint|duplicate key|duplicate entry/i.test(String(message))
-	);
-};
+/** The claims' store over `access`; `scope` names the node in this process (its calls are batched one after the other). */
+export function storeOver(scope: string, access: StoreAccess): SharedStore {
+	return {
+		record: async (values, unlockedOnly = []) => await batched(scope, access, values, unlockedOnly),
+		pass: async () => {
+			await access.data.count();
+		},
+	};
+}
+
+/** A unique-key violation is retried (up to 3 calls); every other failure becomes the node's error. */
+async function asNodeError<T>(context: IExecuteFunctions, call: () => Promise<T>): Promise<T> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await call();
+		} catch (error) {
+			// The very first insert of the node's row by two processes at once: one gets a unique-key violation. The
+			// row exists then, so the same call reads it like any later one.
+			if (attempt < 3 && isUniqueViolation(error)) continue;
+			throw new NodeOperationError(context.getNode(), error as Error);
+		}
+	}
+}
+
+/** One scope's row through n8n's deduplication helper. */
+function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, options: ICheckProcessedOptions): StoreRow {
+	const helpers = context.helpers;
+	return {
+		count: async () => await helpers.getProcessedDataCount(scope, options),
+		record: async (values) => new Set((await helpers.checkProcessedAndRecord(values, scope, options)).processed.map(String)),
+		remove: async (values) => await helpers.removeProcessed(values, scope, options),
+		clear: async () => await helpers.clearAllProcessedItems(scope, options),
+	};
+}
+
+/** The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without. */
+const WARN_EVERY_MS = 60_000;
+const warned = new Map<string, number>();
 
 /**
  * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
@@ -124,27 +225,26 @@ const isUniqueViolation = (error: unknown) => {
  */
 export function sharedStore(context: IExecuteFunctions, scope: string): SharedStore | undefined {
 	const helpers = context.helpers;
-	if (typeof helpers.checkProcessedAndRecord !== 'function' || typeof helpers.getProcessedDataCount !== 'function') return undefined;
-	const call: Call = async (values) => {
-		for (let attempt = 1; ; attempt++) {
-			try {
-				const { processed } = await helpers.checkProcessedAndRecord(values, 'node', OPTIONS);
-				return new Set(processed.map(String));
-			} catch (error) {
-				// The other insert won: the row exists now, so the same call reads it like any later one.
-				if (attempt < 3 && isUniqueViolation(error)) continue;
-				throw new NodeOperationError(context.getNode(), error as Error);
-			}
-		}
-	};
-	return {
-		record: async (values) => await batched(scope, call, values),
-		pass: async () => {
-			try {
-				await helpers.getProcessedDataCount('node', OPTIONS);
-			} catch (error) {
-				throw new NodeOperationError(context.getNode(), error as Error);
-			}
+	const needed = ['checkProcessedAndRecord', 'getProcessedDataCount', 'removeProcessed', 'clearAllProcessedItems'] as const;
+	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
+	const data = helperRow(context, 'node', OPTIONS);
+	return storeOver(scope, {
+		// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
+		data: {
+			count: async () => await asNodeError(context, data.count),
+			record: async (values) => await asNodeError(context, async () => await data.record(values)),
+			remove: data.remove,
+			clear: data.clear,
 		},
-	};
+		lock: helperRow(context, 'workflow', LOCK_OPTIONS),
+		lockKey: String(context.getWorkflow().id ?? ''),
+		onUnlocked: (why, waitedMs) => {
+			const now = Date.now();
+			if (now - (warned.get(scope) ?? -Infinity) < WARN_EVERY_MS) return;
+			warned.set(scope, now);
+			context.logger.warn(
+				`Storefront Trigger: checked events for duplicates in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so two n8n processes could both run a redelivered event (docs/trigger.md, Drop Duplicate Events)`,
+			);
+		},
+	});
 }

@@ -6,7 +6,10 @@
 //  - one row per workflow and context ("n:<node id>" for scope node, "" for scope workflow), values stored as the
 //    base64 MD5 of their string, newest last, trimmed to maxEntries from the front;
 //  - a call reads the row, then (after an await, as the database round trip) inserts it or writes it back whole:
-//    no lock, so overlapping calls lose each other's values; two first-ever inserts: one fails on the unique key.
+//    no lock, so overlapping calls lose each other's values; two first-ever inserts: one fails on the unique key;
+//    writing back a row deleted meanwhile changes nothing;
+//  - removeProcessed reads and writes back the same way, clearAllProcessedItems deletes the row, and a row saved in
+//    another mode (`otherModes`: another node's) refuses calls in mode "entries" and counts 0 values.
 // `pause` lets a test hold a call before its read and before its write, to play out a given interleaving.
 import { createHash } from 'crypto';
 import type { ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
@@ -17,6 +20,8 @@ const hash = (value: unknown) => createHash('md5').update(String(value)).digest(
 
 export class InMemoryDeduplicator implements IDataDeduplicator {
 	readonly rows = new Map<string, string[]>();
+	/** Rows saved in another mode than "entries" (by another node): n8n refuses calls in mode "entries" on them. */
+	readonly otherModes = new Map<string, string>();
 	/** Awaited before a call reads the row and before it writes it, when set; `call` is the same object for both. */
 	pause?: (step: 'read' | 'write', values: string[], call: object) => Promise<void>;
 
@@ -34,6 +39,7 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		const key = this.key(scope, contextData);
 		const call = {};
 		await this.pause?.('read', items.map(String), call);
+		this.validateMode(key);
 		const read = this.rows.get(key);
 		const stored = read ? [...read] : undefined;
 		await Promise.resolve();
@@ -53,21 +59,57 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		if (stored === undefined && this.rows.has(key)) {
 			throw Object.assign(new Error('duplicate key value violates unique constraint "PK_processed_data"'), { code: '23505' });
 		}
+		// n8n's UPDATE of a row deleted since the read changes nothing (and says nothing).
+		if (stored !== undefined && !this.rows.has(key)) return result;
 		this.rows.set(key, data);
 		return result;
 	}
 
-	async removeProcessed(): Promise<void> {
-		throw new Error('not used by this package');
+	/** n8n's validateMode: a row saved in another mode refuses the call, before anything is written. */
+	private validateMode(key: string) {
+		const mode = this.otherModes.get(key);
+		if (mode && this.rows.has(key)) {
+			throw new Error(`Deduplication Failed: Deduplication data was originally saved with an incompatible setting (${mode})`);
+		}
 	}
 
-	async clearAllProcessedItems(): Promise<void> {
-		throw new Error('not used by this package');
+	async removeProcessed(
+		items: Array<string | number>,
+		scope: 'node' | 'workflow',
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	): Promise<void> {
+		if (options.mode !== 'entries') throw new Error('the test store only keeps mode "entries"');
+		const key = this.key(scope, contextData);
+		const call = {};
+		await this.pause?.('read', items.map(String), call);
+		const read = this.rows.get(key);
+		if (!read) return;
+		const data = [...read];
+		await Promise.resolve();
+		await this.pause?.('write', items.map(String), call);
+		for (const value of items.map(hash)) {
+			const index = data.indexOf(value);
+			if (index !== -1) data.splice(index, 1);
+		}
+		// n8n's update of a row that is gone meanwhile changes nothing.
+		if (this.rows.has(key)) this.rows.set(key, data);
+	}
+
+	async clearAllProcessedItems(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<void> {
+		const call = {};
+		await this.pause?.('read', [], call);
+		await this.pause?.('write', [], call);
+		const key = this.key(scope, contextData);
+		this.rows.delete(key);
+		this.otherModes.delete(key);
 	}
 
 	async getProcessedDataCount(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<number> {
 		await this.pause?.('read', [], {});
-		return this.rows.get(this.key(scope, contextData))?.length ?? 0;
+		const key = this.key(scope, contextData);
+		// n8n counts the values of rows in mode "entries" only.
+		return this.otherModes.has(key) ? 0 : (this.rows.get(key)?.length ?? 0);
 	}
 }
 

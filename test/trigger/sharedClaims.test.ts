@@ -1,31 +1,54 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; the schedules' outcome counts are printed */
-// The shared-database claim (nodes/StorefrontTrigger/sharedClaims.ts) against every kind of interleaving n8n's
-// deduplication helper allows: each call of each n8n process is a read of the row and, later, a write of the whole
-// row, and the test decides — from a seeded random generator — which pending read or write happens next. Thousands of
-// schedules, with copies of one event in two or three processes and another process recording other events meanwhile
-// (whose writes replace what they did not read). Asserted in every schedule: the event runs at least once (a claim
-// never loses an event) and every other event runs. Counted: schedules in which a copy ran twice, for the claim and
-// for a single check-and-record call (what n8n's Remove Duplicates node does), which the claim must beat.
-import { claimShared, claimValues, type SharedStore } from '../../nodes/StorefrontTrigger/sharedClaims';
+// The shared-database claim (nodes/StorefrontTrigger/sharedClaims.ts, with its lock ./claimLock.ts) against every kind
+// of interleaving n8n's deduplication helper allows: each call of each n8n process is a read of the row and, later, a
+// write of the whole row, and the test decides — from a seeded random generator — which pending read, write or wait
+// happens next. Each simulated process has its own batching and lock state, as each n8n process has. Thousands of
+// schedules of two kinds:
+//  - copies of one event in two or three processes at the same moment, another process claiming other events;
+//  - erased claims: one process claims an event while others claim events of their own, and once all is done a
+//    redelivery of that event reaches another process: it must find the claim.
+// Asserted in every schedule: every event runs at least once (a claim never loses an event). Counted: schedules in
+// which a copy ran twice — for the claim with its lock, for the claim without it (what happens when the lock cannot be
+// had) and for a single check-and-record call (what n8n's Remove Duplicates node does).
+import { claimShared, claimValues, storeOver, type SharedStore } from '../../nodes/StorefrontTrigger/sharedClaims';
+import { acquireLock, LEASE_MS, MAX_WAIT_MS, type LockTiming, type StoreRow } from '../../nodes/StorefrontTrigger/claimLock';
 import { InMemoryDeduplicator } from '../helpers/deduplication';
 
 const workflow = { id: 'wf-schedules', active: true };
 const node = { id: 'trigger', name: 'Storefront Trigger', type: 'storefrontTrigger', typeVersion: 1.2, position: [0, 0] as [number, number], parameters: {} };
+const NODE_ROW = `${workflow.id}|n:${node.id}`;
+const WORKFLOW_ROW = `${workflow.id}|`;
 
-function recorder(store: InMemoryDeduplicator): SharedStore {
+/** One scope's row of the in-memory store, as the package reaches n8n's helper. */
+function rowOf(store: InMemoryDeduplicator, scope: 'node' | 'workflow'): StoreRow {
+	const options = { mode: 'entries' as const, maxEntries: scope === 'node' ? 100_000 : undefined };
 	return {
-		record: async (values) => {
-			const { processed } = await store.checkProcessedAndRecord(values, 'node', { workflow, node }, { mode: 'entries', maxEntries: 100_000 });
-			return new Set(processed.map(String));
-		},
-		pass: async () => {
-			await store.getProcessedDataCount('node', { workflow, node });
-		},
+		count: async () => await store.getProcessedDataCount(scope, { workflow, node }),
+		record: async (values) => new Set((await store.checkProcessedAndRecord(values, scope, { workflow, node }, options)).processed.map(String)),
+		remove: async (values) => await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
+		clear: async () => await store.clearAllProcessedItems(scope, { workflow, node }),
 	};
 }
 
+/** The workflow row of a process that cannot take the lock: it always looks like another node's (0 writes to it). */
+const unavailable: StoreRow = {
+	count: async () => 1_000,
+	record: async () => new Set(),
+	remove: async () => undefined,
+	clear: async () => undefined,
+};
+
+let processes = 0;
+type Kind = 'locked' | 'unlocked';
+
+/** A new simulated n8n process's claim store: its own batching and lock state, the shared rows. */
+function processStore(store: InMemoryDeduplicator, kind: Kind, timing?: LockTiming): SharedStore {
+	const name = `process-${++processes}`;
+	return storeOver(name, { data: rowOf(store, 'node'), lock: kind === 'locked' ? rowOf(store, 'workflow') : unavailable, lockKey: name, timing });
+}
+
 /** A single check-and-record of the event id: what the Remove Duplicates node does for each item. */
-const singleCheck = async (store: SharedStore, id: string) => !(await store.record([`event:${id}`])).has(`event:${id}`);
+const singleCheck = async (store: SharedStore, id: string) => !(await store.record([`event:${id}`])).had.has(`event:${id}`);
 
 /** mulberry32: a small seeded generator, so a failing schedule can be replayed from its seed. */
 function seeded(seed: number) {
@@ -39,23 +62,27 @@ function seeded(seed: number) {
 	};
 }
 
-/** A read or write held until the schedule lets it happen: which actor's, and (timed schedules) when it is due. */
+type Step = 'read' | 'write' | 'sleep';
+
+/** A read, write or wait held until the schedule lets it happen: which actor's, and (timed schedules) when it is due. */
 interface Pending {
 	actor: number;
-	step: 'read' | 'write';
+	step: Step;
 	due: number;
 	go: () => void;
 }
 
 /**
- * Runs the actors (one per n8n process) against one store; `choose` picks which pending read or write happens next
- * (`timing` gives each one its due time). Resolves to what each actor returned.
+ * Runs the actors (one per n8n process) against one store; `choose` picks which pending read, write or wait happens
+ * next (`timing` gives each one its due time). `clock` is handed to every actor for its lock: the schedule's time and
+ * waits. Resolves to what each actor returned.
  */
 async function playOut<T>(
 	store: InMemoryDeduplicator,
-	actors: Array<() => Promise<T>>,
+	actors: Array<(clock: LockTiming) => Promise<T>>,
 	choose: (pending: Pending[]) => number,
-	timing: (actor: number, step: 'read' | 'write', now: number) => number = () => 0,
+	timing: (actor: number, step: Step, now: number, ms: number) => number,
+	random: () => number,
 ): Promise<T[]> {
 	const pending: Pending[] = [];
 	const actorOf = new WeakMap<object, number>();
@@ -65,7 +92,13 @@ async function playOut<T>(
 		// A read is paused synchronously inside the actor's call, so `current` names its actor; its write follows it.
 		if (step === 'read') actorOf.set(call, current);
 		const actor = actorOf.get(call) as number;
-		return new Promise<void>((go) => pending.push({ actor, step, due: timing(actor, step, now), go }));
+		return new Promise<void>((go) => pending.push({ actor, step, due: timing(actor, step, now, 0), go }));
+	};
+	// Only the actor let go last runs until it pauses again, so `current` names the one that waits.
+	const clock: LockTiming = {
+		now: () => now,
+		random,
+		sleep: async (ms) => await new Promise<void>((go) => pending.push({ actor: current, step: 'sleep', due: timing(current, 'sleep', now, ms), go })),
 	};
 	const results: T[] = [];
 	let done = 0;
@@ -73,7 +106,7 @@ async function playOut<T>(
 		// An actor's first call starts synchronously in here, so `current` names it when that call pauses to read.
 		const tagged = async () => {
 			current = i;
-			return await actor();
+			return await actor(clock);
 		};
 		return tagged().then(
 			(result) => {
@@ -86,10 +119,14 @@ async function playOut<T>(
 			},
 		);
 	});
-	while (done < actors.length) {
-		// Let every actor reach its next read or write (or finish) before choosing.
+	for (;;) {
+		// Let every actor reach its next step (or finish) before choosing. A process's work can outlast its actor's
+		// answer (it releases the lock after the claim has returned): the schedule ends once nothing is pending.
 		await new Promise((resolve) => setImmediate(resolve));
-		if (!pending.length) continue;
+		if (!pending.length) {
+			if (done === actors.length) break;
+			continue;
+		}
 		const [next] = pending.splice(choose(pending), 1);
 		now = Math.max(now, next.due);
 		current = next.actor;
@@ -100,21 +137,22 @@ async function playOut<T>(
 	return results;
 }
 
-type Check = (store: SharedStore, id: string, token: string) => Promise<boolean>;
-
 type Model = 'any order' | 'timed';
 
 /**
- * How the next read or write is chosen:
+ * How the next step is chosen:
  * - any order: uniformly among all pending ones, as if every call could take any time (all copies arrive at once);
- * - timed: each process starts at a random moment within 20 time units; a call reads 0.5–1.5 units after the
- *   previous call of its process ended (a database round trip) and writes 1–3 units after its read (the answer, the
- *   node's work on the row, the write), whichever is due first goes first.
+ *   time stands still, so no lock is ever taken for dead nor waited for too long;
+ * - timed: each process starts at a random moment within 20 time units (one unit: about a database round trip, a
+ *   millisecond); a call reads 0.5–1.5 units after the previous step of its process (a round trip) and writes 1–3
+ *   units after its read (the answer, the node's work on the row, the write); a wait lasts what it asks; whichever is
+ *   due first goes first.
  */
 function scheduler(model: Model, random: () => number) {
-	if (model === 'any order') return { choose: (pending: Pending[]) => Math.floor(random() * pending.length), timing: undefined };
 	const started = new Set<number>();
-	const timing = (actor: number, step: 'read' | 'write', now: number) => {
+	const timing = (actor: number, step: Step, now: number, ms: number) => {
+		if (model === 'any order') return 0;
+		if (step === 'sleep') return now + ms;
 		if (step === 'write') return now + 1 + 2 * random();
 		if (!started.has(actor)) {
 			started.add(actor);
@@ -122,28 +160,63 @@ function scheduler(model: Model, random: () => number) {
 		}
 		return now + 0.5 + random();
 	};
-	const choose = (pending: Pending[]) => pending.reduce((best, p, i) => (p.due < pending[best].due ? i : best), 0);
+	const choose =
+		model === 'any order'
+			? (pending: Pending[]) => Math.floor(random() * pending.length)
+			: (pending: Pending[]) => pending.reduce((best, p, i) => (p.due < pending[best].due ? i : best), 0);
 	return { choose, timing };
 }
 
+type Check = (store: SharedStore, id: string, token: string) => Promise<boolean>;
+const CHECKS: Record<string, { check: Check; kind: Kind }> = {
+	'the claim with its lock': { check: claimShared, kind: 'locked' },
+	'the claim without the lock': { check: claimShared, kind: 'unlocked' },
+	'a single check': { check: (store, id) => singleCheck(store, id), kind: 'unlocked' },
+};
+
+/** A process claiming `count` events of its own, one after the other; resolves to how many ran. */
+const claimsOwn = (store: InMemoryDeduplicator, { check, kind }: (typeof CHECKS)[string], prefix: string, count: number) => async (clock: LockTiming) => {
+	const shared = processStore(store, kind, clock);
+	let ran = 0;
+	for (let i = 0; i < count; i++) if (await check(shared, `evt_${prefix}_${i}`, `token_${prefix}_${i}`)) ran++;
+	return ran;
+};
+
+/** A store whose node row exists already (the trigger has run before): its very first insert is a test of its own. */
+function existingStore() {
+	const store = new InMemoryDeduplicator();
+	store.rows.set(NODE_ROW, []);
+	return store;
+}
+
 /**
- * `copies` processes each run one copy of event E; one more process records `others` other events meanwhile.
+ * `copies` processes each run one copy of event E at once; one more process claims `others` other events meanwhile.
  * Returns how many copies of E ran, and whether every other event ran.
  */
-async function schedule(check: Check, model: Model, seed: number, copies: number, others: number) {
-	const store = new InMemoryDeduplicator();
-	// The row exists already (the trigger has run before): its very first insert is a test of its own.
-	store.rows.set(`${workflow.id}|n:${node.id}`, []);
-	const { choose, timing } = scheduler(model, seeded(seed));
-	const actors = Array.from({ length: copies }, (_, i) => () => check(recorder(store), 'evt_E', `token_${i}`));
-	const bystander = async () => {
-		let ran = 0;
-		for (let i = 0; i < others; i++) if (await check(recorder(store), `evt_other_${i}`, `token_other_${i}`)) ran++;
-		return ran;
-	};
-	const results = await playOut<boolean | number>(store, [...actors, bystander], choose, timing);
+async function sameMoment(how: (typeof CHECKS)[string], model: Model, seed: number, copies: number, others: number) {
+	const store = existingStore();
+	const random = seeded(seed);
+	const { choose, timing } = scheduler(model, random);
+	const actors = Array.from({ length: copies }, (_, i) => async (clock: LockTiming) => await how.check(processStore(store, how.kind, clock), 'evt_E', `token_${i}`));
+	const results = await playOut<boolean | number>(store, [...actors, claimsOwn(store, how, 'other', others)], choose, timing, random);
 	const ranE = results.slice(0, copies).filter((r) => r === true).length;
 	return { ranE, othersRan: results[copies] === others };
+}
+
+/**
+ * Erased claims: one process claims event E, `busy` other processes each claim `others` events of their own at the
+ * same time. Once all of that is done, E is redelivered to a new process. Returns how often E ran (2: the claim was
+ * gone) and whether every other event ran once.
+ */
+async function erased(how: (typeof CHECKS)[string], model: Model, seed: number, busy: number, others: number) {
+	const store = existingStore();
+	const random = seeded(seed);
+	const { choose, timing } = scheduler(model, random);
+	const first = async (clock: LockTiming) => ((await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_first')) ? 1 : 0);
+	const bystanders = Array.from({ length: busy }, (_, i) => claimsOwn(store, how, `busy${i}`, others));
+	const results = await playOut<number>(store, [first, ...bystanders], choose, timing, random);
+	const [later] = await playOut<boolean>(store, [async (clock) => await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_later')], choose, timing, random);
+	return { ranE: results[0] + (later ? 1 : 0), othersRan: results.slice(1).every((n) => n === others) };
 }
 
 const SCHEDULES = 1000;
@@ -155,41 +228,185 @@ describe.each([
 	{ model: 'timed' as const, copies: 2, others: 0 },
 	{ model: 'timed' as const, copies: 2, others: 3 },
 	{ model: 'timed' as const, copies: 3, others: 2 },
-])('the claim, reads and writes interleaved in $model: $copies copies of an event, another process recording $others other events', ({ model, copies, others }) => {
-	it(`never loses the event nor another one, and lets a copy through twice less often than a single check (${SCHEDULES} schedules)`, async () => {
-		let claimTwice = 0;
-		let singleTwice = 0;
-		for (let seed = 1; seed <= SCHEDULES; seed++) {
-			const claim = await schedule(claimShared, model, seed, copies, others);
-			expect({ seed, ranE: claim.ranE >= 1, othersRan: claim.othersRan }).toEqual({ seed, ranE: true, othersRan: true });
-			if (claim.ranE > 1) claimTwice++;
-			const single = await schedule((store, id) => singleCheck(store, id), model, seed, copies, others);
-			expect(single.ranE).toBeGreaterThanOrEqual(1);
-			if (single.ranE > 1) singleTwice++;
+])('at the same moment, in $model: $copies copies of an event, another process claiming $others other events', ({ model, copies, others }) => {
+	it(`with its lock the claim runs the event exactly once; without it, never less than once (${SCHEDULES} schedules)`, async () => {
+		const twice: Record<string, number> = {};
+		for (const [name, how] of Object.entries(CHECKS)) {
+			twice[name] = 0;
+			for (let seed = 1; seed <= SCHEDULES; seed++) {
+				const result = await sameMoment(how, model, seed, copies, others);
+				expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
+				if (result.ranE > 1) twice[name]++;
+			}
 		}
-		console.log(`${model}, ${copies} copies + ${others} other events, ${SCHEDULES} schedules: a copy ran twice in ${claimTwice} with the claim, ${singleTwice} with a single check`);
-		expect(claimTwice).toBeLessThan(singleTwice);
-	}, 120_000);
+		console.log(`same moment, ${model}, ${copies} copies + ${others} other events, ${SCHEDULES} schedules — a copy ran twice: ${JSON.stringify(twice)}`);
+		expect(twice['the claim with its lock']).toBe(0);
+		expect(twice['the claim without the lock']).toBeLessThan(twice['a single check']);
+	}, 300_000);
+});
+
+describe.each([
+	{ model: 'any order' as const, busy: 1, others: 3 },
+	{ model: 'any order' as const, busy: 2, others: 3 },
+	{ model: 'timed' as const, busy: 1, others: 5 },
+	{ model: 'timed' as const, busy: 2, others: 5 },
+])('erased claims, in $model: an event claimed while $busy other processes each claim $others events, redelivered once all is done', ({ model, busy, others }) => {
+	it(`with its lock the redelivery always finds the claim (${SCHEDULES} schedules); without it, it does not always`, async () => {
+		const twice: Record<string, number> = {};
+		for (const [name, how] of Object.entries(CHECKS)) {
+			twice[name] = 0;
+			for (let seed = 1; seed <= SCHEDULES; seed++) {
+				const result = await erased(how, model, seed, busy, others);
+				expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
+				if (result.ranE > 1) twice[name]++;
+			}
+		}
+		console.log(`erased claims, ${model}, ${busy} busy processes × ${others} events, ${SCHEDULES} schedules — the redelivery ran again: ${JSON.stringify(twice)}`);
+		expect(twice['the claim with its lock']).toBe(0);
+		// The model shows the loss it is about: without a lock, claims are erased.
+		expect(twice['the claim without the lock']).toBeGreaterThan(0);
+	}, 300_000);
 });
 
 describe('the claim, step by step', () => {
-	it('a later copy is dropped at its first call; the first copy records the event, its token and the run marker', async () => {
-		const store = new InMemoryDeduplicator();
-		const shared = recorder(store);
+	it('a later copy is dropped at its first call; under the lock the first copy records the event alone, in one call', async () => {
+		const store = existingStore();
+		const shared = processStore(store, 'locked');
 		expect(await claimShared(shared, 'evt_1', 'a')).toBe(true);
 		expect(await claimShared(shared, 'evt_1', 'b')).toBe(false);
 		const values = claimValues('evt_1', 'a');
-		expect(await shared.record([values.event, values.delivery, values.run])).toEqual(new Set([values.event, values.delivery, values.run]));
+		expect(await shared.record([values.event, values.delivery, values.run])).toEqual({ had: new Set([values.event]), exclusive: true });
+		expect(store.rows.get(NODE_ROW)).toHaveLength(3);
+		// The lock is released once no more calls come (just after the answer): no workflow row is left behind.
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		expect(store.rows.has(WORKFLOW_ROW)).toBe(false);
 	});
 
-	it('a copy still finds the run marker when the event value itself was lost to a concurrent write', async () => {
-		const store = new InMemoryDeduplicator();
-		const shared = recorder(store);
+	it('without the lock: the event, its token and the run marker; a copy still finds the marker when the event value was lost', async () => {
+		const store = existingStore();
+		const shared = processStore(store, 'unlocked');
 		expect(await claimShared(shared, 'evt_2', 'a')).toBe(true);
+		const values = claimValues('evt_2', 'a');
+		expect((await shared.record([values.event, values.delivery, values.run])).had).toEqual(new Set([values.event, values.delivery, values.run]));
 		// Another process's write replaces the row with an older copy that has the run marker but not the event:
 		// in n8n that is a whole-row write based on a read taken between the claim's last two calls.
-		const row = store.rows.get(`${workflow.id}|n:${node.id}`) as string[];
+		const row = store.rows.get(NODE_ROW) as string[];
 		row.splice(0, row.length - 1);
 		expect(await claimShared(shared, 'evt_2', 'b')).toBe(false);
+	});
+});
+
+/** A clock the test moves by hand: waits resolve at once and move it on. */
+function manualClock(random = seeded(7)) {
+	const clock = { t: 0, now: () => clock.t, random, sleep: async (ms: number) => void (clock.t += ms) };
+	return clock;
+}
+
+describe('the lock', () => {
+	it('a holder killed while holding it: others wait one lease (5–7.5 s), then take it over and go on under it', async () => {
+		const store = existingStore();
+		const clock = manualClock();
+		const held = await acquireLock(rowOf(store, 'workflow'), 'lock-dead-holder', clock);
+		expect(held.release).toBeDefined();
+		// The holder dies: its row stays. Another process claims.
+		const before = clock.t;
+		const shared = processStore(store, 'locked', clock);
+		expect(await shared.record(['event:evt_after_crash'])).toEqual({ had: new Set(), exclusive: true });
+		const waited = clock.t - before;
+		expect(waited).toBeGreaterThanOrEqual(LEASE_MS);
+		expect(waited).toBeLessThan(LEASE_MS * 1.5 + 100);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		expect(store.rows.has(WORKFLOW_ROW)).toBe(false);
+	});
+
+	it('where the database answers slowly, the lease grows with it: 20 of the waiter\'s own counts at least', async () => {
+		const store = existingStore();
+		const clock = manualClock();
+		const row = rowOf(store, 'workflow');
+		expect((await acquireLock(row, 'lock-slow-holder', clock)).release).toBeDefined();
+		// Every count of the row now takes 1 s: a holder on that database is slow too.
+		const slow: StoreRow = { ...row, count: async () => ((clock.t += 1_000), await row.count()) };
+		const before = clock.t;
+		const waiter = await acquireLock(slow, 'lock-slow-waiter', clock);
+		expect(waiter.release).toBeDefined();
+		expect(clock.t - before).toBeGreaterThanOrEqual(20_000);
+	});
+
+	it('a live holder is never taken for dead: each holding inserts a new count, so the wait goes on until the lock is free', async () => {
+		const store = existingStore();
+		const clock = manualClock();
+		const row = rowOf(store, 'workflow');
+		let holder = await acquireLock(row, 'lock-busy-a', clock);
+		// Another process holds the lock again and again, releasing and retaking it between the waiter's counts.
+		let takings = 0;
+		const realSleep = clock.sleep;
+		clock.sleep = async (ms) => {
+			await realSleep(ms);
+			if (takings < 1_500) {
+				takings++;
+				await holder.release?.();
+				holder = await acquireLock(row, 'lock-busy-a', clock);
+			} else if (holder.release) {
+				await holder.release();
+				holder = { waitedMs: 0 };
+			}
+		};
+		const waiter = await acquireLock(row, 'lock-busy-b', clock);
+		// 1,500 takings, one every 5–15 ms: over a lease of waiting, the same count now and then (1 in 8), yet never broken.
+		expect(clock.t).toBeGreaterThan(LEASE_MS);
+		expect(waiter.unlocked ?? 'had').toBe('had');
+		expect(takings).toBe(1_500);
+	});
+
+	it('under load a process keeps the lock from one batch to the next: many batches, one taking', async () => {
+		const store = existingStore();
+		// Time stands still here, so the lock is kept for as long as batches follow each other.
+		const clock = manualClock();
+		const row = rowOf(store, 'workflow');
+		let takings = 0;
+		const counted: StoreRow = { ...row, record: async (values) => ((takings += values.length > 1 ? 1 : 0), await row.record(values)) };
+		let batches = 0;
+		const data = rowOf(store, 'node');
+		const countingData: StoreRow = { ...data, record: async (values) => (batches++, await data.record(values)) };
+		const counting = storeOver('process-keeps-lock', { data: countingData, lock: counted, lockKey: 'process-keeps-lock', timing: clock });
+		// 30 runs claim at once: the first call goes alone, the other 29 queue up behind it as one batch.
+		const ran = await Promise.all(Array.from({ length: 30 }, (_, i) => claimShared(counting, `evt_load_${i}`, `t${i}`)));
+		expect(ran.every(Boolean)).toBe(true);
+		expect(batches).toBeGreaterThan(1);
+		expect(takings).toBe(1);
+	});
+
+	it('a lock not had within 30 s: the claim goes on without it, as the unlocked claim', async () => {
+		const store = existingStore();
+		const clock = manualClock();
+		const row = rowOf(store, 'workflow');
+		let holder = await acquireLock(row, 'lock-starved-a', clock);
+		const realSleep = clock.sleep;
+		clock.sleep = async (ms) => {
+			await realSleep(ms);
+			await holder.release?.();
+			holder = await acquireLock(row, 'lock-starved-a', clock);
+		};
+		const waiter = await acquireLock(row, 'lock-starved-b', clock);
+		expect(waiter).toEqual({ unlocked: 'timed out', waitedMs: expect.any(Number) });
+		expect(waiter.waitedMs).toBeGreaterThanOrEqual(MAX_WAIT_MS);
+	});
+
+	it.each([
+		['many values (a Remove Duplicates node with scope Workflow)', 40, undefined],
+		['as many values as a holder (3), unchanged for a lease', 3, undefined],
+		['saved in another mode ("latestIncrementalKey")', 0, 'latestIncrementalKey'],
+	])("the workflow row is another node's, %s: left as it was, claims go on without the lock", async (_label, size, mode) => {
+		const store = existingStore();
+		const foreign = Array.from({ length: size }, (_, i) => `foreign-${i}`);
+		store.rows.set(WORKFLOW_ROW, [...foreign]);
+		if (mode) store.otherModes.set(WORKFLOW_ROW, mode);
+		const clock = manualClock();
+		const shared = processStore(store, 'locked', clock);
+		expect(await claimShared(shared, 'evt_foreign', 'a')).toBe(true);
+		expect(await claimShared(shared, 'evt_foreign', 'b')).toBe(false);
+		expect(store.rows.get(WORKFLOW_ROW)).toEqual(foreign);
+		// The unlocked claim ran: its run marker is in the node's row.
+		expect((await shared.record([claimValues('evt_foreign', 'a').run])).had.size).toBe(1);
 	});
 });

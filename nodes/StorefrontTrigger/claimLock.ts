@@ -1,0 +1,178 @@
+import { sleep } from 'n8n-workflow';
+
+// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row.
+//
+// The store (the helper of n8n's Remove Duplicates node) reads a row and writes it back whole, without a lock, so two
+// processes writing the trigger's row at once replace each other's values — claims vanish (./sharedClaims). But a row
+// that does not exist yet is *inserted*, under the table's primary key (workflow id + context): of two inserts of the
+// same row one fails with a unique-key violation. So a row can be a lock: whoever inserts it holds it, deleting it
+// releases it. The trigger's claims live in its node-scope row; the lock is the workflow-scope row of the same workflow
+// (the only other row n8n gives a node), so every process that claims events for the workflow takes the same lock.
+//
+// Taking it writes nothing while someone else holds it: a waiter only counts the row's values (a read), and inserts
+// only after counting none. The holder inserts a marker and 1–8 random values, so the count changes with nearly every
+// new holder: a waiter that sees one count for a whole lease takes the holder for dead (killed while holding it) and
+// deletes the row. Anything else in that row is not this lock — a Remove Duplicates node of the same workflow with
+// scope "Workflow", say — and is left as it was: it has more values than a lock row can have, or its values lack the
+// marker (checked after a lease, and the marker taken out again), or n8n refuses the call because the row was saved
+// in another mode. Then, and whenever the lock is not had within MAX_WAIT_MS, the claim goes on without it (the
+// caller's unlocked claim), so a lock never stops events.
+
+/** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the node's. */
+export interface StoreRow {
+	/** How many values the row holds; 0 when there is no row. A read: it writes nothing. */
+	count(): Promise<number>;
+	/**
+	 * Records values: inserts the row when there is none (a unique-key violation when another insert won), else adds
+	 * them and rewrites it. Resolves to those of the values the row had.
+	 */
+	record(values: string[]): Promise<Set<string>>;
+	/** Takes values out of the row (read, then rewrite). */
+	remove(values: string[]): Promise<void>;
+	/** Deletes the row. */
+	clear(): Promise<void>;
+}
+
+/** The clock, the wait and the dice: n8n-workflow's and Math's in n8n, a scheduler's in the tests. */
+export interface LockTiming {
+	now(): number;
+	sleep(ms: number): Promise<void>;
+	random(): number;
+}
+
+export const realTiming: LockTiming = { now: () => Date.now(), sleep: async (ms) => await sleep(ms), random: () => Math.random() };
+
+const MARK = 'storefront-trigger:claim-lock';
+/** A holder's row holds the marker and 1 to NONCES_MAX random values. */
+const NONCES_MAX = 8;
+/**
+ * More values than this and the row is not a lock. A lock row can hold more than a holder's: a process that counted
+ * no row and then found one (inserted meanwhile) adds its values to it — two or three such racers at most.
+ */
+const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
+/**
+ * How long one count may stand before its holder is taken for dead. A holder keeps the lock for half a second at most
+ * while its batches follow each other (./sharedClaims), plus the call in flight: in the reliability and queue suites
+ * under load a run's whole claim took well under a second (p95). A lease is far above that; each waiter adds up to
+ * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment. It is also how long claims wait
+ * after a process was killed while holding the lock (under load it nearly always holds it), so it is not longer.
+ */
+export const LEASE_MS = 5_000;
+const LEASE_JITTER_MS = 2_500;
+/** Where a waiter's own count of the row takes long, the lease is at least this many such counts. */
+const SLOW_LEASES = 20;
+/** A claim waits at most this long for the lock, then goes on without it (and says so). */
+export const MAX_WAIT_MS = 30_000;
+/** How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step. */
+const POLL_MS = 10;
+/** Once the row is seen to be someone else's, claims of this process go on without the lock for this long. */
+const FOREIGN_FOR_MS = 10 * 60_000;
+
+/** Until when, per lock key, this process knows the workflow row to be another node's. */
+const foreignUntil = new Map<string, number>();
+
+/** A unique-key violation: two inserts of the same row at once (Postgres, SQLite, MySQL wording). */
+export const isUniqueViolation = (error: unknown) => {
+	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+	return (
+		['23505', 'SQLITE_CONSTRAINT', 'ER_DUP_ENTRY'].includes(String(code)) ||
+		/unique constraint|duplicate key|duplicate entry/i.test(String(message))
+	);
+};
+
+/** n8n's refusal of a call in another mode than the row was saved in ("Deduplication Failed: …"). */
+const isModeRefusal = (error: unknown) => /^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
+
+export type Release = () => Promise<void>;
+
+/** Why a claim went on without the lock; undefined when it has it. */
+export type Unlocked = 'foreign row' | 'timed out' | 'error';
+
+export interface Acquired {
+	/** Deletes the row; present when the lock was had. */
+	release?: Release;
+	/** Why not, otherwise. */
+	unlocked?: Unlocked;
+	/** How long it took. */
+	waitedMs: number;
+}
+
+function foreign(key: string, timing: LockTiming): Acquired {
+	foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
+	return { unlocked: 'foreign row', waitedMs: 0 };
+}
+
+/**
+ * Takes the lock of `row`; `key` names it in this process (for what is known about the row). Resolves once it is had,
+ * or once the claim should go on without it (also when n8n's database does not answer: the unlocked claim then tells).
+ */
+export async function acquireLock(row: StoreRow, key: string, timing: LockTiming = realTiming): Promise<Acquired> {
+	const started = timing.now();
+	const lease = LEASE_MS + timing.random() * LEASE_JITTER_MS;
+	let seen = -1;
+	let seenSince = started;
+	let slowestCount = 0;
+	for (;;) {
+		const now = timing.now();
+		if ((foreignUntil.get(key) ?? 0) > now) return { unlocked: 'foreign row', waitedMs: now - started };
+		let count: number;
+		try {
+			count = await row.count();
+		} catch {
+			return { unlocked: 'error', waitedMs: timing.now() - started };
+		}
+		// A database (or an event loop) this slow slows the holder too: the lease grows with it.
+		slowestCount = Math.max(slowestCount, timing.now() - now);
+		if (count === 0) {
+			const values = [MARK];
+			const nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
+			for (let i = 0; i < nonces; i++) values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
+			try {
+				// The marker missing before this call means the row was inserted by it: the lock is had. Had it, the row
+				// was inserted by another process between the count and this call, which has only added values to it.
+				if (!(await row.record(values)).has(MARK)) {
+					return { release: async () => await row.clear(), waitedMs: timing.now() - started };
+				}
+			} catch (error) {
+				if (isModeRefusal(error)) return foreign(key, timing);
+				if (!isUniqueViolation(error)) return { unlocked: 'error', waitedMs: timing.now() - started };
+				// Another insert won: held.
+			}
+		} else if (count > FOREIGN_COUNT) {
+			return foreign(key, timing);
+		} else if (count !== seen) {
+			seen = count;
+			seenSince = timing.now();
+		} else if (timing.now() - seenSince >= Math.max(lease, SLOW_LEASES * slowestCount)) {
+			// The same count for a whole lease: its holder died holding it, or the row is someone else's of that size.
+			// Only now is anything written to a row this process does not hold, and only to find out which.
+			try {
+				if (!(await row.record([MARK])).has(MARK)) {
+					// Either the row was gone (its holder released it after all) and this call inserted it — then this
+					// process holds the lock — or the row is someone else's: take the marker out again.
+					if ((await row.count()) === 1) return { release: async () => await row.clear(), waitedMs: timing.now() - started };
+					await row.remove([MARK]);
+					return foreign(key, timing);
+				}
+			} catch (error) {
+				if (isModeRefusal(error)) return foreign(key, timing);
+				return { unlocked: 'error', waitedMs: timing.now() - started };
+			}
+			try {
+				await row.clear();
+			} catch {
+				return { unlocked: 'error', waitedMs: timing.now() - started };
+			}
+			seen = -1;
+			continue;
+		}
+		if (timing.now() - started >= MAX_WAIT_MS) return { unlocked: 'timed out', waitedMs: timing.now() - started };
+		await timing.sleep(POLL_MS * (0.5 + timing.random()));
+	}
+}
+
+/**
+ * After releasing, a process with more claims waits this long before it takes the lock again: longer than a waiter's
+ * pause between two counts, so a waiting process finds the row gone and takes its turn.
+ */
+export const turnGap = (timing: LockTiming) => POLL_MS * (1.5 + timing.random());
