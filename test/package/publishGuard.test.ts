@@ -84,6 +84,9 @@ async function npm(args: string[], env: Record<string, string> = {}) {
 
 const uploads = () => requests.filter((r) => !r.startsWith('GET '));
 
+// Each test runs npm (a few seconds; far more on a busy machine).
+jest.setTimeout(120_000);
+
 test('a plain npm publish is refused before anything is uploaded: no provenance outside GitHub Actions', async () => {
 	const result = await npm(['publish']);
 	expect(result.status).not.toBe(0);

@@ -22,6 +22,8 @@ export interface ExecutionRecord {
 	eventIds: string[];
 	/** The node ran and passed nothing on (the trigger: the run's event was a duplicate, caught when it started). */
 	passedNothing: boolean;
+	/** How long the node's first run took, as n8n recorded it (ms; null when it did not run): for the trigger, its claim. */
+	nodeMs: number | null;
 }
 
 const SCRIPT = `
@@ -37,6 +39,7 @@ db.all(
     const out = rows.map((row) => {
       let items = [];
       let passedNothing = false;
+      let nodeMs = null;
       try {
         const data = flatted.parse(row.data);
         const runs = data.resultData.runData[nodeName] || [];
@@ -45,6 +48,7 @@ db.all(
         items = runs
           .flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })))
           .filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
+        if (runs.length && typeof runs[0].executionTime === 'number') nodeMs = runs[0].executionTime;
         passedNothing = runs.length > 0 && runs.every((run) => run.executionStatus === 'success' && ((run.data && run.data.main && run.data.main[0]) || []).length === 0);
         // An execution that never ran (n8n died first), or crashed, still holds the trigger's items in its start stack.
         if (!items.length && data.executionData) {
@@ -52,7 +56,7 @@ db.all(
           items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
         }
       } catch {}
-      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing };
+      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing, nodeMs };
     });
     process.stdout.write(JSON.stringify(out));
     db.close();

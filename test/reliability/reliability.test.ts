@@ -209,8 +209,14 @@ describe('crash: n8n killed with SIGKILL while deliveries flow, then restarted',
 		const stoppedAtStart = executions.filter((e) => e.status === 'success' && e.passedNothing);
 		const rerunAtStart = executions.filter((e) => e.createdAt < crashedAt && (e.startedAt ?? 0) > crashedAt);
 		const answeredDuplicate = deliveries.filter((d) => d.attempts.some((a) => a.ok && (a.response ?? '').includes('duplicate_event')));
+		// The trigger's step of each run is its duplicate check (the claim in n8n's database): how long runs spend in it
+		// under this load, before the crash (the longer, the more runs a crash cuts off in the middle).
+		// Successful runs only: n8n rebuilds a crashed execution's run data from its event log.
+		const claimMs = executions.filter((e) => e.createdAt < crashedAt && e.status === 'success' && e.nodeMs !== null).map((e) => e.nodeMs as number);
+		const slow = executions.filter((e) => (e.nodeMs ?? 0) > 5_000).map((e) => `${e.id} ${e.status} ${e.nodeMs} ms`);
+		if (slow.length) say(`  executions whose trigger step took over 5 s: ${slow.join(', ')}`);
 		say(
-			`crash (SIGKILL, back after ${seconds(downMs)}): ${countsLine(t)}; deliveries that failed an attempt while n8n was down and were redelivered: ${refusedWhileDown}; executions left recoverable by the crash: ${recoverable.length} (${recoverable.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}; ${leftRunning.length} of them left "running" by n8n and stopped here); executions n8n accepted before the crash and ran after its restart: ${rerunAtStart.length}; their redeliveries dropped as duplicates — on arrival: ${answeredDuplicate.length}, as the run started: ${stoppedAtStart.length}`,
+			`crash (SIGKILL, back after ${seconds(downMs)}): ${countsLine(t)}; deliveries that failed an attempt while n8n was down and were redelivered: ${refusedWhileDown}; executions left crashed (recoverable) by the crash: ${recoverable.length} (${recoverable.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}; ${leftRunning.length} of them left "running" by n8n and stopped here); executions n8n accepted before the crash and ran after its restart: ${rerunAtStart.length}; their redeliveries dropped as duplicates — on arrival: ${answeredDuplicate.length}, as the run started: ${stoppedAtStart.length}; the trigger's step (its duplicate check) before the crash: p50 ${percentile(claimMs, 50)} ms, p95 ${percentile(claimMs, 95)} ms, max ${Math.max(...claimMs)} ms over ${claimMs.length} runs`,
 		);
 
 		// Should a count below fail: what n8n recorded for each event it concerns.
