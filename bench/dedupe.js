@@ -5,19 +5,20 @@
 //   off  option Drop Duplicate Events turned off (dropDuplicates: false): no duplicate checking at all
 //   on   default options (Drop Duplicate Events on): when a run starts, execute() claims the event in n8n's
 //        database through the deduplication helper (this.helpers.checkProcessedAndRecord, ../nodes/
-//        StorefrontTrigger/sharedClaims.ts), several calls per event, each reading and rewriting the node's whole
+//        StorefrontTrigger/sharedClaims.ts) under its lock across processes (claimLock.ts: the workflow's row
+//        inserted, then deleted), one call per batch of events, each reading and rewriting the node's whole
 //        `processed_data` row: its cost grows with the number of event ids the row remembers
-// at 0 remembered ids and at K remembered ids (K = SHARED_EVENT_IDS_LIMIT of the built module, and 10,000), on
+// at 0 remembered ids and at K remembered ids (K = SHARED_VALUES_LIMIT of the built module: a full row, and 10,000), on
 //   single  one n8n process on SQLite
 //   queue   queue mode (dev/n8n/queue.js): main + 1 webhook processor + 1 worker, Postgres, Redis
 // both with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the recommended setting, docs/reliability.md).
 //
 // Pre-fill: before every "on" round the trigger node's row (primary key workflowId + context `n:<node id>`) is
 // written straight into n8n's database, as n8n itself writes it: value = JSON {"mode":"entries","data":[…]}, the
-// MD5 (base64) of the 3 values per id of claimValues(), oldest first; for 0 ids the row is deleted. SQLite
+// MD5 (base64) of each id's event value (claimValues().event), oldest first; for 0 ids the row is deleted. SQLite
 // (<userFolder>/.n8n/database.sqlite) is written with node:sqlite by the runtime's Node 24 (the benchmark itself may
 // run on an older Node), Postgres with Debian's psql. After the round the row is read back and checked: it must
-// hold min(3·(K + deliveries), maxEntries) entries, the newest pre-filled ones followed by the round's events — so
+// hold min(K + deliveries, maxEntries) entries, the newest pre-filled ones followed by the round's events — so
 // the figures are known to come from a row of that size. Should K exceed what the trigger retains, n8n trims the
 // row to its maxEntries at the round's first call, which the check also confirms.
 //
@@ -30,7 +31,7 @@
 //   node bench/dedupe.js
 // Knobs: BENCH_DELIVERIES (per round, default 200), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (default 8),
 // BENCH_MODES (default "single,queue"), BENCH_ENGINES (default "lazy"; "default" is n8n's vm engine without lazy
-// acquire), BENCH_PREFILLS (default "<SHARED_EVENT_IDS_LIMIT>,10000"; 0 is always measured).
+// acquire), BENCH_PREFILLS (default "<SHARED_VALUES_LIMIT>,10000"; 0 is always measured).
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -80,10 +81,12 @@ function builtCheck() {
 		throw new Error(`${path.relative(runtime.ROOT, trigger)} has no shared duplicate check (claimShared): run \`npm run build\` first.`);
 	}
 	const built = require(file);
-	const limit = Number(built.SHARED_EVENT_IDS_LIMIT);
-	if (!(limit > 0) || typeof built.claimValues !== 'function') throw new Error(`${file} exports no SHARED_EVENT_IDS_LIMIT / claimValues`);
-	const valuesPerEvent = Object.keys(built.claimValues('x', 'y')).length;
-	return { limit, valuesPerEvent, maxEntries: limit * valuesPerEvent, claimValues: built.claimValues };
+	const maxEntries = Number(built.SHARED_VALUES_LIMIT);
+	if (!(maxEntries > 0) || typeof built.claimValues !== 'function') throw new Error(`${file} exports no SHARED_VALUES_LIMIT / claimValues`);
+	// A claim made under the lock (as every claim of an n8n whose processes all run this package) records one value:
+	// the event's. Without the lock a claim records three, so the same row remembers a third as many ids.
+	const valuesPerEvent = 1;
+	return { limit: maxEntries / valuesPerEvent, valuesPerEvent, maxEntries, claimValues: built.claimValues };
 }
 
 /** n8n's DeduplicationHelper.createValueHash. @param {string} value */
@@ -284,24 +287,21 @@ const cpuLine = (r) =>
 		.join(', ');
 
 /**
- * The pre-filled row of `ids` remembered event ids (`evt_prefill_<n>`), oldest first, values in the order the
- * trigger records them (event and delivery in one call, then the run marker).
+ * The pre-filled row of `ids` remembered event ids (`evt_prefill_<n>`), oldest first, as claims under the lock
+ * record them (the event's value).
  * @param {ReturnType<typeof builtCheck>} check @param {number} ids
  */
 function prefillData(check, ids) {
 	/** @type {string[]} */
 	const data = [];
-	for (let n = 0; n < ids; n++) {
-		const values = check.claimValues(`evt_prefill_${n}`, crypto.randomUUID());
-		for (const value of Object.values(values)) data.push(valueHash(value));
-	}
+	for (let n = 0; n < ids; n++) data.push(valueHash(check.claimValues(`evt_prefill_${n}`, crypto.randomUUID()).event));
 	return data;
 }
 
 /**
  * What the row must hold after an "on" round that started from `prefill`: maxEntries at most, the newest
- * pre-filled entries first, then 3 per event of the round (all of them, the event's and its run marker's hashes
- * among them). Returns a description, or throws.
+ * pre-filled entries first, then one per event of the round (each its event's hash: every claim had the lock).
+ * Returns a description, or throws.
  * @param {ReturnType<typeof builtCheck>} check @param {string | undefined} text @param {string[]} prefill @param {Round} r
  */
 function verifyRow(check, text, prefill, r) {
@@ -322,10 +322,7 @@ function verifyRow(check, text, prefill, r) {
 	}
 	if (added <= check.maxEntries) {
 		const tail = new Set(value.data.slice(kept));
-		const missing = r.ids.filter((id) => {
-			const values = check.claimValues(id, '');
-			return !tail.has(valueHash(values.event)) || !tail.has(valueHash(values.run));
-		});
+		const missing = r.ids.filter((id) => !tail.has(valueHash(check.claimValues(id, '').event)));
 		if (missing.length) problems.push(`${missing.length} of the round's ${r.count} events are missing (e.g. ${missing[0]})`);
 	}
 	if (problems.length) throw new Error(`the processed_data row after the round is not what the benchmark assumes: ${problems.join('; ')}`);

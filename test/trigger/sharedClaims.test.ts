@@ -221,6 +221,23 @@ async function erased(how: (typeof CHECKS)[string], model: Model, seed: number, 
 
 const SCHEDULES = 1000;
 
+/**
+ * Plays SCHEDULES seeded schedules for each way of checking; asserts in each that event E ran at least once and every
+ * other event ran. Resolves to the number of schedules in which E ran more than once, per way.
+ */
+async function ranTwice(play: (how: (typeof CHECKS)[string], seed: number) => Promise<{ ranE: number; othersRan: boolean }>) {
+	const twice: Record<string, number> = {};
+	for (const [name, how] of Object.entries(CHECKS)) {
+		twice[name] = 0;
+		for (let seed = 1; seed <= SCHEDULES; seed++) {
+			const result = await play(how, seed);
+			expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
+			if (result.ranE > 1) twice[name]++;
+		}
+	}
+	return twice;
+}
+
 describe.each([
 	{ model: 'any order' as const, copies: 2, others: 0 },
 	{ model: 'any order' as const, copies: 2, others: 3 },
@@ -230,15 +247,7 @@ describe.each([
 	{ model: 'timed' as const, copies: 3, others: 2 },
 ])('at the same moment, in $model: $copies copies of an event, another process claiming $others other events', ({ model, copies, others }) => {
 	it(`with its lock the claim runs the event exactly once; without it, never less than once (${SCHEDULES} schedules)`, async () => {
-		const twice: Record<string, number> = {};
-		for (const [name, how] of Object.entries(CHECKS)) {
-			twice[name] = 0;
-			for (let seed = 1; seed <= SCHEDULES; seed++) {
-				const result = await sameMoment(how, model, seed, copies, others);
-				expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
-				if (result.ranE > 1) twice[name]++;
-			}
-		}
+		const twice = await ranTwice((how, seed) => sameMoment(how, model, seed, copies, others));
 		console.log(`same moment, ${model}, ${copies} copies + ${others} other events, ${SCHEDULES} schedules — a copy ran twice: ${JSON.stringify(twice)}`);
 		expect(twice['the claim with its lock']).toBe(0);
 		expect(twice['the claim without the lock']).toBeLessThan(twice['a single check']);
@@ -252,15 +261,7 @@ describe.each([
 	{ model: 'timed' as const, busy: 2, others: 5 },
 ])('erased claims, in $model: an event claimed while $busy other processes each claim $others events, redelivered once all is done', ({ model, busy, others }) => {
 	it(`with its lock the redelivery always finds the claim (${SCHEDULES} schedules); without it, it does not always`, async () => {
-		const twice: Record<string, number> = {};
-		for (const [name, how] of Object.entries(CHECKS)) {
-			twice[name] = 0;
-			for (let seed = 1; seed <= SCHEDULES; seed++) {
-				const result = await erased(how, model, seed, busy, others);
-				expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
-				if (result.ranE > 1) twice[name]++;
-			}
-		}
+		const twice = await ranTwice((how, seed) => erased(how, model, seed, busy, others));
 		console.log(`erased claims, ${model}, ${busy} busy processes × ${others} events, ${SCHEDULES} schedules — the redelivery ran again: ${JSON.stringify(twice)}`);
 		expect(twice['the claim with its lock']).toBe(0);
 		// The model shows the loss it is about: without a lock, claims are erased.
