@@ -14,6 +14,7 @@ import * as path from 'path';
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { runFlashSale } from '../helpers/flashsale';
 import { request } from '../helpers/sandbox';
+import { percentile } from '../helpers/stats';
 import {
 	createWorkflow,
 	CREDENTIAL_NAME,
@@ -393,8 +394,6 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 	const unlockedWarnings = () =>
 		topology.workers.flatMap((w) => fs.readFileSync(path.join(topology.dir, `${w.name}.log`), 'utf8').split('\n')).filter((line) => line.includes('without the claim lock'));
 
-	const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(q * values.length) - 1)];
-
 	/**
 	 * Five rounds of `way`, each with two workflows at once, so both see the same load: the trigger's own dropping
 	 * (default options), and n8n's Remove Duplicates after the trigger, keyed on the event id (the trigger's dropping
@@ -418,7 +417,7 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 		record(`trigger only, ${label}, in each of 5 rounds`, rounds.trigger.join(', '));
 		record(`Remove Duplicates, ${label}, in each of 5 rounds (the same runs)`, rounds.removeDuplicates.join(', '));
 		console.log(
-			`${label}: the trigger's step (its claim) took p50 ${quantile(triggerMs, 0.5)} ms, p95 ${quantile(triggerMs, 0.95)} ms, max ${Math.max(...triggerMs)} ms over ${triggerMs.length} executions`,
+			`${label}: the trigger's step (its claim) took p50 ${percentile(triggerMs, 50)} ms, p95 ${percentile(triggerMs, 95)} ms, max ${Math.max(...triggerMs)} ms over ${triggerMs.length} executions`,
 		);
 		return rounds;
 	}

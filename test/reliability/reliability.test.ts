@@ -18,6 +18,7 @@ import {
 } from '../e2e/environment';
 import { runFlashSale } from '../helpers/flashsale';
 import { resend, type SentDelivery } from '../helpers/sandbox';
+import { percentile } from '../helpers/stats';
 import { executionsOf, type ExecutionRecord } from './n8n-db';
 
 
@@ -37,11 +38,6 @@ afterAll(() => {
 	if (report.length) process.stdout.write(`\nReliability summary\n${report.map((l) => `  ${l}`).join('\n')}\n`);
 });
 
-const percentile = (values: number[], p: number) => {
-	if (!values.length) return NaN;
-	const sorted = [...values].sort((a, b) => a - b);
-	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /** One environment (sandbox + n8n) for the enclosing describe block, started before its tests and stopped after. */
