@@ -34,6 +34,7 @@ function listQuery(search, extra) {
 
 function page(sb, resource, all, query) {
 	const { compat } = sb;
+	if (compat.list_order === 'id' && resource !== 'customers') all = sb.state.inIdOrder(resource, all);
 	const limit = compat.page_size_cap ? Math.min(query.limit, compat.page_size_cap) : query.limit;
 	const pageNo = compat.ignore_page ? 1 : query.page;
 	const start = (pageNo - 1) * limit;

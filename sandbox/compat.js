@@ -12,6 +12,7 @@ const DEFAULT_COMPAT = Object.freeze({
 	ignore_page: false,
 	error_style: 'contract',
 	wrap_single: null,
+	list_order: 'recent',
 });
 
 const CHOICES = {
@@ -19,6 +20,8 @@ const CHOICES = {
 	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'none'],
 	error_style: ['contract', 'message', 'string', 'errors', 'text', 'html'],
 	wrap_single: [null, 'resource', 'data'],
+	// 'id': products and orders listed oldest id first, as a service that never decided contract row 21 might.
+	list_order: ['recent', 'id'],
 };
 
 /** Validates a (partial) compat body and returns the merged settings. */

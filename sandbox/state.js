@@ -108,7 +108,10 @@ class State {
 		return text;
 	}
 
-	/** A list of values in id order, memoised until the next change (the hot path of GET /products). */
+	/**
+	 * A list of values, memoised until the next change (the hot path of GET /products). Product and order lists
+	 * are in contract row 21's order: the most recently changed record first.
+	 */
 	cachedList(key, compute) {
 		let list = this.lists.get(key);
 		if (!list) {
@@ -119,12 +122,19 @@ class State {
 		return list;
 	}
 
+	/** A list in id order instead (compat list_order 'id'): the order of the store's maps, i.e. of creation. */
+	inIdOrder(resource, list) {
+		const ids = resource === 'orders' ? this.orders : this.products;
+		const keep = new Set(list);
+		return [...ids.values()].filter((r) => keep.has(r));
+	}
+
 	// ---- products -------------------------------------------------------------------------------------------
 
 	listProducts({ category, search }) {
 		const c = category ? category.toLowerCase() : '';
 		const s = search ? search.toLowerCase() : '';
-		const all = this.cachedList('p||', () => [...this.products.values()]);
+		const all = this.cachedList('p||', () => byRecentChange([...this.products.values()]));
 		if (!c && !s) return all;
 		return this.cachedList(`p|${c}|${s}`, () =>
 			all.filter(
@@ -265,7 +275,7 @@ class State {
 
 	listOrders({ status }) {
 		return this.cachedList(`o|${status || ''}`, () => {
-			const all = [...this.orders.values()];
+			const all = status ? this.cachedList('o|', () => this.listOrders({})) : byRecentChange([...this.orders.values()]);
 			return status ? all.filter((o) => o.status === status) : all;
 		});
 	}
@@ -496,6 +506,16 @@ class State {
 			generated_at: new Date().toISOString(),
 		};
 	}
+}
+
+/**
+ * Contract row 21: `updated_at` descending, ties by `id` descending (the later id first: ids are zero-padded
+ * numbers, compared by length, then as text, so ord_100000 comes after ord_99999). A client that reads page 1
+ * onwards sees every change since its last read before anything older.
+ */
+function byRecentChange(records) {
+	const later = (a, b) => b.length - a.length || (a < b ? 1 : a > b ? -1 : 0);
+	return records.sort((a, b) => (a.updated_at === b.updated_at ? later(a.id, b.id) : a.updated_at < b.updated_at ? 1 : -1));
 }
 
 const newId = (prefix) => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;

@@ -216,7 +216,7 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-function buildAdditionalData(
+export function buildAdditionalData(
 	credentials: CredentialStore,
 	hooks?: InstanceType<typeof core.ExecutionLifecycleHooks>,
 ): IWorkflowExecuteAdditionalData {

@@ -213,7 +213,7 @@ export class StorefrontClient {
 		return record;
 	}
 
-	/** One page of a list, with the page that follows it (for resource-locator searches). */
+	/** One page of a list, with the page that follows it (resource-locator searches, the polling trigger). */
 	async getPage(
 		segments: string[],
 		resourceKey: string,
@@ -226,7 +226,8 @@ export class StorefrontClient {
 		const items = unwrapList(response.body, resourceKey);
 		if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
 		const meta = paginationMeta(response.body);
-		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length) };
+		const total = typeof meta.total === 'number' ? meta.total : undefined;
+		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };
 	}
 
 	/**

@@ -1,11 +1,12 @@
 // Error bodies (docs/api-contract.md row 10) and the errors the node raises from them: the service's own words,
 // never the request options (which carry the Authorization header).
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { isObject } from './envelope';
 
-export type Context = IExecuteFunctions | ILoadOptionsFunctions;
+/** Who calls the API: the action node, its resource-locator searches, and the polling trigger. */
+export type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
 
 const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 

@@ -7,6 +7,8 @@ export interface Page {
 	items: IDataObject[];
 	/** Next page number, or undefined when this page was the last one. */
 	nextPage: number | undefined;
+	/** The list's length as the service reports it (`total`), when it does. */
+	total?: number;
 }
 
 /** Pagination fields wherever the service puts them: top level, `meta` or `pagination`. */
