@@ -128,6 +128,13 @@ function generate(seed, sizes) {
 		const updated = status === 'pending' ? created : created + rng.int(1, 6 * 24) * 3_600_000;
 		const paid = status !== 'pending' && !(status === 'cancelled' && rng.next() < 0.5);
 		const total = round2(items.reduce((sum, it) => sum + it.price * it.quantity, 0));
+		// A payment changes the order too (contract row 21's updated_at). Changes that would fall after the seed's end
+		// are put just before it, one millisecond apart in order-id order, so seeded orders never share an updated_at
+		// there (a poller's cursor would re-read them all) and paid_at never runs ahead of updated_at.
+		let paidAt = paid ? created + rng.int(1, 120) * 60_000 : null;
+		let changedAt = paidAt === null ? updated : Math.max(updated, paidAt);
+		if (changedAt > SEED_EPOCH) changedAt = Math.max(created, SEED_EPOCH - (sizes.orders - i) - 1);
+		if (paidAt !== null && paidAt > changedAt) paidAt = changedAt;
 		orders.push({
 			id: `ord_${pad(i)}`,
 			store_id: STORE_ID,
@@ -137,8 +144,8 @@ function generate(seed, sizes) {
 			currency: store.currency,
 			items,
 			created_at: iso(created),
-			updated_at: iso(Math.min(updated, SEED_EPOCH)),
-			paid_at: paid ? iso(created + rng.int(1, 120) * 60_000) : null,
+			updated_at: iso(changedAt),
+			paid_at: paidAt === null ? null : iso(paidAt),
 		});
 		customer.orders_count++;
 		if (status !== 'cancelled' && status !== 'refunded') customer.total_spent = round2(customer.total_spent + total);

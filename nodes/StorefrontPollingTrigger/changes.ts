@@ -30,7 +30,8 @@ export interface ChangeRead {
 const MAX_READS = 3;
 
 /**
- * Reads the records changed at or after `cursor`. Without a cursor (the baseline) it reads `baselinePages` pages.
+ * Reads the records changed at or after `cursor`. Without a cursor (the baseline) it reads `baselinePages` pages, and
+ * more while they are all at the newest millisecond.
  * `fetchPage(page)` returns one page of the list (100 records, the contract's largest).
  */
 export async function readChanges(
@@ -66,7 +67,8 @@ export async function readChanges(
 			}
 			if (items.length === 0) break;
 			// Out of order, the newest change could be on any page: the whole list is read.
-			if (sorted && (cursor === undefined ? page >= baselinePages : oldestOnPage < cursor)) break;
+			// A baseline reads on while its pages are still at the newest millisecond: every record there is known.
+			if (sorted && (cursor === undefined ? page >= baselinePages && oldestOnPage < newest : oldestOnPage < cursor)) break;
 			page = nextPage;
 		}
 		result = { records, sorted, requests, newest };

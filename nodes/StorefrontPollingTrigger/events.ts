@@ -80,13 +80,15 @@ export interface Detected {
 	all: Timed[];
 }
 
-/** Keeps the events not already emitted at the cursor, and remembers the ids at the new cursor. */
+/** Keeps the events not already emitted at the cursor, and remembers the ids at (or after) the new cursor. */
 function settle<S extends { cursor: number; atCursor: string[] }>(found: Timed[], state: S, newest: number): Detected {
 	const already = new Set(state.atCursor);
 	const events = found.filter((e) => !already.has(e.event.id));
 	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
 	const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
-	for (const e of found) if (e.at === cursor && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
+	// Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
+	// their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
+	for (const e of found) if (e.at >= cursor && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
 	state.cursor = cursor;
 	state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
 	return { events, all: found };

@@ -183,6 +183,18 @@ test('a change in the same millisecond as the cursor, after the poll that set it
 	expect(await p.poll()).toBeNull();
 });
 
+test('an order whose paid_at runs ahead of its updated_at (at the baseline) is not reported as a new payment', async () => {
+	const newest = ctx.sb.state.orders.get('ord_00060') as IDataObject;
+	newest.updated_at = '2026-06-01T00:00:00.000Z';
+	newest.paid_at = '2026-06-01T00:30:00.000Z';
+	(ctx.sb.state as unknown as { changed(): void }).changed();
+	const p = poller(['payment.completed', 'order.created']);
+	await baseline(p);
+	expect(await p.poll()).toBeNull();
+	const order = await checkout();
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`order.created ${String(order.id)}`]);
+});
+
 test('a service listing in another order (compat list_order "id") is read whole, with the same events, and a warning', async () => {
 	await ctx.admin('PUT', '/compat', { list_order: 'id' });
 	const p = poller(['order.created', 'order.updated']);
