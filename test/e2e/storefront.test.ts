@@ -5,7 +5,7 @@
 import { createHmac, randomUUID } from 'crypto';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
-import { api, request } from '../helpers/sandbox';
+import { api, recentIds, request } from '../helpers/sandbox';
 import {
 	CELL,
 	createWorkflow,
@@ -63,12 +63,14 @@ function productFor({ minPrice = 0, maxPrice = Infinity, quantity = 1 } = {}) {
 }
 
 describe('the package in n8n', () => {
-	it('lists both nodes, the AI tool variant of the action node and the credential type, with their icons', async () => {
+	it('lists the three nodes, the AI tool variant of the action node and the credential type, with their icons', async () => {
 		const types = await env.client.nodeTypes();
 		const ours = new Map(types.filter((t) => t.name.startsWith(`${TYPES.action.split('.')[0]}.`)).map((t) => [t.name, t]));
-		expect([...ours.keys()].sort()).toEqual([TYPES.action, TYPES.tool, TYPES.trigger].sort());
+		expect([...ours.keys()].sort()).toEqual([TYPES.action, TYPES.poll, TYPES.tool, TYPES.trigger].sort());
 		expect(ours.get(TYPES.action).displayName).toBe('Storefront');
 		expect(ours.get(TYPES.trigger).group).toContain('trigger');
+		// n8n adds its Poll Times parameter to a polling node: the schedule the user picks.
+		expect(ours.get(TYPES.poll)).toMatchObject({ displayName: 'Storefront Polling Trigger', polling: true, group: ['trigger'] });
 		expect(ours.get(TYPES.tool).outputs).toEqual(['ai_tool']);
 
 		for (const type of ours.values()) {
@@ -138,7 +140,8 @@ describe('the package in n8n', () => {
 		const { orders, products } = env.sandbox.state;
 		const firstPage = await search('searchOrders', 'orderId', 'order');
 		expect(firstPage.results.length).toBeGreaterThan(0);
-		expect(firstPage.results.map((r) => r.value)).toEqual(expect.arrayContaining([[...orders.keys()][0]]));
+		// The first page (100) in list order: most recently changed first (docs/api-contract.md row 21).
+		expect(firstPage.results.map((r) => r.value)).toEqual(recentIds(orders.values()).slice(0, 100));
 		const pending = await search('searchOrders', 'orderId', 'order', 'pending');
 		expect(pending.results.length).toBe([...orders.values()].filter((o) => o.status === 'pending').length);
 
@@ -381,6 +384,7 @@ describe('the action node run by n8n', () => {
 		const res = await request('POST', wf.url, { body: {} });
 		expect(res.status).toBe(200);
 
+		// Every product exactly once; the order (row 21) is checked by the unit suites (test/node/pagination.test.ts).
 		const expected = [...env.sandbox.state.products.keys()].sort();
 		const ids = (res.json as any[]).map((p) => p.id);
 		expect(new Set(ids).size).toBe(ids.length);

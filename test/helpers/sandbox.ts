@@ -105,6 +105,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	return sandboxModule.startSandbox({ quiet: true, ...opts, sizes: { products: 120, orders: 60, customers: 30, ...opts.sizes } });
 }
 
+/**
+ * Products or orders in the order `GET /products` and `GET /orders` list them (docs/api-contract.md row 21): most
+ * recently changed first, `updated_at` descending, ties by `id` descending (ids compared by length, then as text, so
+ * prod_100000 is later than prod_99999). A new array; customers are listed in id order instead. Computed here rather
+ * than taken from the sandbox, so suites check the sandbox's order instead of repeating it.
+ */
+export function recentFirst<T extends Record<string, Json>>(records: Iterable<T>): T[] {
+	const later = (a: string, b: string) => b.length - a.length || (a < b ? 1 : a > b ? -1 : 0);
+	return [...records].sort((a, b) => {
+		const [ta, tb] = [String(a.updated_at), String(b.updated_at)];
+		return ta === tb ? later(String(a.id), String(b.id)) : ta < tb ? 1 : -1;
+	});
+}
+
+/** The ids of products or orders in list order (`recentFirst`). */
+export const recentIds = (records: Iterable<Record<string, Json>>): string[] => recentFirst(records).map((r) => String(r.id));
+
 /** Rate windows the sandbox opened (fixed windows, each opened by the first request after the last ended) for requests starting at these times: a new one whenever `windowMs` has passed. */
 export function windowsOf(starts: number[], windowMs: number): number {
 	let windows = 0;

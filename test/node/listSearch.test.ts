@@ -1,5 +1,6 @@
 // "From List" searches of the Product and Order resource locators, through n8n-core's LoadOptionsContext.
 import { runListSearch } from '../helpers/n8n';
+import { recentFirst, recentIds } from '../helpers/sandbox';
 import { useSandbox } from './context';
 
 const ctx = useSandbox();
@@ -16,7 +17,7 @@ describe('searchProducts', () => {
 			pages++;
 		} while (token && pages < 10);
 		expect(pages).toBe(3);
-		expect(seen).toEqual([...ctx.sb.state.products.keys()]);
+		expect(seen).toEqual(recentIds(ctx.sb.state.products.values()));
 	});
 
 	test('uses the search box text as the API search filter', async () => {
@@ -31,7 +32,7 @@ describe('searchProducts', () => {
 
 describe('searchOrders', () => {
 	test('a status typed in the search box lists only orders in that status', async () => {
-		const shipped = [...ctx.sb.state.orders.values()].filter((o) => o.status === 'shipped').map((o) => o.id);
+		const shipped = recentFirst(ctx.sb.state.orders.values()).filter((o) => o.status === 'shipped').map((o) => o.id);
 		expect(shipped.length).toBeGreaterThan(0);
 		const result = await runListSearch('searchOrders', ctx.credentials, { filter: 'Shipped' });
 		expect(result.results.map((r) => r.value)).toEqual(shipped);

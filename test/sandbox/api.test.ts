@@ -1,5 +1,5 @@
 // The sandbox's /v1 API over real HTTP: every endpoint's happy path and errors (docs/api-contract.md).
-import { api, request, startSandbox, type Sandbox } from '../helpers/sandbox';
+import { api, recentFirst, recentIds, request, startSandbox, type Sandbox } from '../helpers/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -90,7 +90,7 @@ describe('GET /products', () => {
 		const all = [...sb.state.products.values()];
 		const category = all[0].category as string;
 		const res = await api(sb, 'GET', `/products?limit=100&category=${encodeURIComponent(category.toUpperCase())}`);
-		const expected = all.filter((p) => p.category === category).map((p) => p.id);
+		const expected = recentFirst(all.filter((p) => p.category === category)).map((p) => p.id);
 		expect(res.json.products.map((p: { id: string }) => p.id)).toEqual(expected.slice(0, 100));
 		expect(res.json.pagination.total).toBe(expected.length);
 
@@ -122,6 +122,24 @@ describe('GET /products', () => {
 
 	test('unknown query parameters are ignored', async () => {
 		expect((await api(sb, 'GET', '/products?limit=3&colour=red')).json.products).toHaveLength(3);
+	});
+
+	test('most recently changed first (contract row 21): an update moves a product to the front, ties by id descending', async () => {
+		const listed = async (query: string) => (await api(sb, 'GET', `/products?${query}`)).json.products.map((p: { id: string; updated_at: string }) => p);
+		const first = await listed('limit=100');
+		expect(first.map((p: { id: string }) => p.id)).toEqual(recentIds(sb.state.products.values()).slice(0, 100));
+		for (let i = 1; i < first.length; i++) expect(first[i - 1].updated_at >= first[i].updated_at).toBe(true);
+
+		const [a, b] = [...sb.state.products.values()].filter((p) => p.status === 'active' && p.stock >= 5).slice(-2);
+		await api(sb, 'PUT', `/products/${a.id}`, { price: 4.5 });
+		expect((await listed('limit=1'))[0].id).toBe(a.id);
+		// A checkout stamps its products with the same updated_at: the later id comes first.
+		const order = await sb.admin('POST', '/simulate/checkout', { customer_id: 'cus_00001', items: [{ product_id: a.id }, { product_id: b.id }] });
+		expect(order.status).toBe(201);
+		expect(sb.state.products.get(a.id)!.updated_at).toBe(sb.state.products.get(b.id)!.updated_at);
+		const [later, earlier] = a.id > b.id ? [a.id, b.id] : [b.id, a.id];
+		expect((await listed('limit=2')).map((p: { id: string }) => p.id)).toEqual([later, earlier]);
+		expect((await api(sb, 'GET', '/orders?limit=1')).json.orders[0].id).toBe(order.body.id);
 	});
 });
 
@@ -271,7 +289,7 @@ describe('orders', () => {
 	test('GET /orders filters by status', async () => {
 		const res = await api(sb, 'GET', '/orders?status=delivered&limit=100');
 		expect(res.status).toBe(200);
-		const expected = [...sb.state.orders.values()].filter((o) => o.status === 'delivered');
+		const expected = recentFirst(sb.state.orders.values()).filter((o) => o.status === 'delivered');
 		expect(res.json.orders.map((o: { id: string }) => o.id)).toEqual(expected.map((o) => o.id));
 		expect(res.json.pagination.total).toBe(expected.length);
 		const bad = await api(sb, 'GET', '/orders?status=lost');

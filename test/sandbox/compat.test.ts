@@ -1,6 +1,6 @@
 // Compat modes (PUT /__admin/compat): the tolerated alternatives of docs/api-contract.md rows 4, 5, 6 and 10,
 // which the node's tests rely on, plus pagination walks that must see every item exactly once.
-import { api, startSandbox, type Sandbox } from '../helpers/sandbox';
+import { api, recentFirst, recentIds, startSandbox, type Sandbox } from '../helpers/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -15,6 +15,7 @@ afterEach(async () => {
 		ignore_page: false,
 		error_style: 'contract',
 		wrap_single: null,
+		list_order: 'recent',
 	});
 });
 
@@ -40,11 +41,12 @@ async function walk(p: string, key: string, limit: number) {
 
 describe('pagination walks see every item exactly once', () => {
 	test.each([1, 7, 53, 100])('products, limit %i', async (limit) => {
-		expect(await walk('/products', 'products', limit)).toEqual([...sb.state.products.keys()]);
+		expect(await walk('/products', 'products', limit)).toEqual(recentIds(sb.state.products.values()));
 	});
 
 	test('with filters: products by category and search, orders by status, customers by search', async () => {
-		const products = [...sb.state.products.values()];
+		// Each filtered list in row 21's order, as the unfiltered one; customers in id order.
+		const products = recentFirst(sb.state.products.values());
 		const category = products[0].category as string;
 		expect(await walk(`/products?category=${encodeURIComponent(category)}`, 'products', 3)).toEqual(
 			ids(products.filter((p) => p.category === category) as Array<{ id: string }>),
@@ -54,7 +56,7 @@ describe('pagination walks see every item exactly once', () => {
 		);
 		for (const status of ['pending', 'delivered']) {
 			expect(await walk(`/orders?status=${status}`, 'orders', 5)).toEqual(
-				ids([...sb.state.orders.values()].filter((o) => o.status === status) as Array<{ id: string }>),
+				ids(recentFirst(sb.state.orders.values()).filter((o) => o.status === status) as Array<{ id: string }>),
 			);
 		}
 		expect(await walk('/customers?search=e', 'customers', 6)).toEqual(
@@ -71,7 +73,7 @@ describe('list envelopes', () => {
 		await compat({ list_envelope: envelope });
 		const res = await api(sb, 'GET', '/orders?limit=2');
 		expect(Object.keys(res.json).sort()).toEqual([key, 'pagination'].sort());
-		expect(ids(res.json[key])).toEqual(['ord_00001', 'ord_00002']);
+		expect(ids(res.json[key])).toEqual(recentIds(sb.state.orders.values()).slice(0, 2));
 	});
 
 	test('array: a bare JSON array, no pagination data', async () => {
@@ -116,7 +118,7 @@ describe('pagination styles', () => {
 	test('page_size_cap: fewer items than asked on every page, metadata tells the real size', async () => {
 		await compat({ page_size_cap: 10 });
 		const res = (await api(sb, 'GET', '/products?limit=100&page=2')).json;
-		expect(ids(res.products)).toEqual([...sb.state.products.keys()].slice(10, 20));
+		expect(ids(res.products)).toEqual(recentIds(sb.state.products.values()).slice(10, 20));
 		expect(res.pagination).toMatchObject({ page: 2, limit: 10, total: 53, total_pages: 6, next_page: 3 });
 		expect((await api(sb, 'GET', '/products?limit=5')).json.products).toHaveLength(5);
 	});
@@ -130,10 +132,25 @@ describe('pagination styles', () => {
 	});
 
 	test('invalid settings → 422, nothing changes', async () => {
-		const res = await sb.admin('PUT', '/compat', { list_envelope: 'tree', pagination: 'cursor', page_size_cap: 0, ignore_page: 'yes', error_style: 'xml', wrap_single: 'box', extra: 1 });
+		const res = await sb.admin('PUT', '/compat', { list_envelope: 'tree', pagination: 'cursor', page_size_cap: 0, ignore_page: 'yes', error_style: 'xml', wrap_single: 'box', list_order: 'oldest', extra: 1 });
 		expect(res.status).toBe(422);
-		expect(res.body.error.details).toHaveLength(7);
+		expect(res.body.error.details).toHaveLength(8);
 		expect((await sb.admin('GET', '/compat')).body.list_envelope).toBe('resource');
+	});
+});
+
+describe('list order', () => {
+	test('id: products and orders in id order, filtered too, whatever changed last; customers as always', async () => {
+		const order = [...sb.state.orders.values()].find((o) => o.status === 'pending')!;
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+		expect(ids((await api(sb, 'GET', '/orders?limit=1')).json.orders)).toEqual([order.id]);
+		await compat({ list_order: 'id' });
+		expect(await walk('/products', 'products', 20)).toEqual([...sb.state.products.keys()]);
+		expect(await walk('/orders', 'orders', 20)).toEqual([...sb.state.orders.keys()]);
+		expect(await walk('/orders?status=processing', 'orders', 5)).toEqual(
+			ids([...sb.state.orders.values()].filter((o) => o.status === 'processing') as Array<{ id: string }>),
+		);
+		expect(await walk('/customers', 'customers', 10)).toEqual([...sb.state.customers.keys()]);
 	});
 });
 
