@@ -4,4 +4,5 @@ module.exports = {
 	...require('./dist/credentials/StorefrontApi.credentials'),
 	...require('./dist/nodes/Storefront/Storefront.node'),
 	...require('./dist/nodes/StorefrontTrigger/StorefrontTrigger.node'),
+	...require('./dist/nodes/StorefrontPollingTrigger/StorefrontPollingTrigger.node'),
 };

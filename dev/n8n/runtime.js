@@ -35,6 +35,7 @@ function typesFor(install = 'community') {
 		action: `${prefix}.storefront`,
 		tool: `${prefix}.storefrontTool`,
 		trigger: `${prefix}.storefrontTrigger`,
+		poll: `${prefix}.storefrontPollingTrigger`,
 		credential: 'storefrontApi',
 	};
 }

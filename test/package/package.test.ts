@@ -48,7 +48,7 @@ test('the tarball has no runtime dependencies', () => {
 
 test('every node and credential in the n8n section is in the tarball with its icons and codex', () => {
 	const listed: string[] = [...manifest.n8n.nodes, ...manifest.n8n.credentials];
-	expect(manifest.n8n.nodes).toHaveLength(2);
+	expect(manifest.n8n.nodes).toHaveLength(3);
 	for (const file of listed) {
 		expect(scan.files).toContain(file);
 		const source = readFileSync(path.join(root, file), 'utf8');
@@ -67,5 +67,6 @@ test("require('n8n-nodes-storefront') gives the node and credential classes", ()
 	expect(new pkg.StorefrontApi().name).toBe('storefrontApi');
 	expect(new pkg.Storefront().description.name).toBe('storefront');
 	expect(new pkg.StorefrontTrigger().description.name).toBe('storefrontTrigger');
+	expect(new pkg.StorefrontPollingTrigger().description.name).toBe('storefrontPollingTrigger');
 	expect(existsSync(path.join(root, manifest.main))).toBe(true);
 });

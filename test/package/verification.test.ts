@@ -8,20 +8,26 @@ import path from 'path';
 
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
+import { StorefrontPollingTrigger } from '../../nodes/StorefrontPollingTrigger/StorefrontPollingTrigger.node';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { assertDocTargetExists, REPO_ROOT, REPO_URL } from '../helpers/docLinks';
 
 const read = (file: string) => readFileSync(path.join(REPO_ROOT, file), 'utf8');
 const pkg = JSON.parse(read('package.json'));
 
-/** Every version's description of both nodes. */
+/** Every version's description of every node. */
 const descriptions: INodeTypeDescription[] = [
 	...Object.values(new Storefront().nodeVersions).map((node) => node.description),
 	new StorefrontTrigger().description,
+	new StorefrontPollingTrigger().description,
 ];
 
 /** The codex files next to each node, as n8n reads them (`<Node>.node.json`). */
-const codexFiles = ['nodes/Storefront/Storefront.node.json', 'nodes/StorefrontTrigger/StorefrontTrigger.node.json'];
+const codexFiles = [
+	'nodes/Storefront/Storefront.node.json',
+	'nodes/StorefrontPollingTrigger/StorefrontPollingTrigger.node.json',
+	'nodes/StorefrontTrigger/StorefrontTrigger.node.json',
+];
 const codexes = codexFiles.map((file) => ({ file, codex: JSON.parse(read(file)) }));
 
 /** Every parameter of a description, those inside collections and fixed collections included. */
@@ -65,6 +71,7 @@ test('Docs links: every documentation URL of codex files, credentials and nodes 
 	// Each node opens its own page, not the README's top.
 	expect(codexes.map(({ codex }) => codex.resources.primaryDocumentation[0].url)).toEqual([
 		`${REPO_URL}/blob/main/docs/storefront-node.md`,
+		`${REPO_URL}/blob/main/docs/polling-trigger.md`,
 		`${REPO_URL}/blob/main/docs/trigger.md`,
 	]);
 	// And the check is real: a heading that does not exist fails it.

@@ -160,11 +160,11 @@ async function expectNewEventRunsOnce(wf: { id: string; url: string }) {
 }
 
 describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', queue mode' : ''})`, () => {
-	it('installs by name: both nodes and the credential are there without a restart, the credential test passes, a signed delivery runs order intake', async () => {
+	it('installs by name: the three nodes and the credential are there without a restart, the credential test passes, a signed delivery runs order intake', async () => {
 		const { name, current } = published().releases;
 		expect(install.response.packageName).toBe(name);
 		expect(install.response.installedVersion).toBe(current.version);
-		expect(install.response.installedNodes.map((n: any) => n.type).sort()).toEqual([TYPES.action, TYPES.trigger].sort());
+		expect(install.response.installedNodes.map((n: any) => n.type).sort()).toEqual([TYPES.action, TYPES.poll, TYPES.trigger].sort());
 		// The package as published: n8n fetched the tarball from the registry.
 		expect(tarballDownloads(current.version)).toBeGreaterThanOrEqual(1);
 		// Loaded into the running process: the same n8n (no restart) lists the nodes, the tool variant and the credential type.
