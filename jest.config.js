@@ -1,10 +1,11 @@
-// Eight suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// Nine suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
 // `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
 // removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium),
 // `reliability` (a real n8n under load, crashes and hostile input) and `dev` (`npm run dev` on a copy of the repository: an
-// edit of the node reaches the running n8n through its hot reload).
+// edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in a real n8n:
+// scheduled polls, downtime, a crash during a poll; in queue mode: polled by main only; one matrix cell per n8n line).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -14,7 +15,7 @@ module.exports = {
 			...common,
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/', '<rootDir>/test/dev/'],
+			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/', '<rootDir>/test/dev/', '<rootDir>/test/polling/'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
 		{ ...common, displayName: 'ai', testMatch: ['<rootDir>/test/ai/**/*.test.ts'] },
@@ -23,5 +24,6 @@ module.exports = {
 		{ ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'] },
 		{ ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.test.ts'] },
 		{ ...common, displayName: 'dev', testMatch: ['<rootDir>/test/dev/**/*.test.ts'] },
+		{ ...common, displayName: 'polling', testMatch: ['<rootDir>/test/polling/**/*.test.ts'] },
 	],
 };

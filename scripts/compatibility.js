@@ -29,20 +29,23 @@ const INSTALL_LABELS = {
  */
 function projectsOf(mode, install) {
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
-	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai'];
+	if (install === 'custom') return ['e2e', 'ai'];
+	// The polling suite waits on n8n's one-minute poll schedule: once per n8n line (the copied install) and in queue mode.
+	return mode === 'queue' ? ['e2e', 'ai', 'queue', 'polling'] : ['e2e', 'ai', 'polling'];
 }
 
 /** @type {Record<string, string>} */
-const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry' };
+const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry', polling: 'polling trigger' };
 /** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
 const QUEUE_TOPOLOGY = {
 	community: 'main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7',
 	registry: 'main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself',
 };
 
-/** What a row's cell ran, after its install path. @param {{mode?: string, install: string}} row */
+/** What a row's cell ran, after its install path. @param {{mode?: string, install: string, projects?: string[]}} row */
 function suitesOf(row) {
-	const projects = projectsOf(row.mode || 'single', row.install);
+	// A row names the suites it ran; rows recorded before the polling suite existed ran the e2e/AI/queue/registry set.
+	const projects = row.projects ?? projectsOf(row.mode || 'single', row.install).filter((p) => p !== 'polling');
 	const suites = `(${projects.map((p) => SUITE_NAMES[p]).join(' + ')} suite${projects.length > 1 ? 's' : ''})`;
 	if (row.mode !== 'queue') return ` ${suites}`;
 	return `, **queue mode**: ${QUEUE_TOPOLOGY[/** @type {keyof typeof QUEUE_TOPOLOGY} */ (row.install)]} ${suites}`;

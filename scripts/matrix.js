@@ -99,6 +99,7 @@ function main() {
 			line,
 			install,
 			...(mode === 'single' ? {} : { mode }),
+			projects: projectsOf(mode, install),
 			...(projectsOf(mode, install).includes('queue') ? { counts: { volume: info.volume, duplicates: info.duplicates } } : {}),
 			n8n: info.version || rt.version,
 			node: rt.nodeVersion,

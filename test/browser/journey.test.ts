@@ -72,7 +72,7 @@ it('installs the package from Settings → Community Nodes, by name', async () =
 	expect(types).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger]));
 });
 
-it('creates a workflow; the nodes panel finds the Storefront nodes by "storefront", with their triggers and actions', async () => {
+it('creates a workflow; the nodes panel finds the Storefront nodes by "storefront", with their triggers and actions, and the polling trigger beside them', async () => {
 	await page.goto(`${env.n8nUrl}/workflow/new`);
 	await page.getByTestId('inline-edit-preview').first().click();
 	await page.getByTestId('inline-edit-input').first().fill(WORKFLOW_NAME);
@@ -83,6 +83,9 @@ it('creates a workflow; the nodes panel finds the Storefront nodes by "storefron
 	const entry = page.getByTestId('node-creator-item-name').filter({ hasText: /^\s*Storefront\s*$/ });
 	await entry.first().waitFor();
 	await expect(entry.count()).resolves.toBe(1);
+	// The polling trigger is its own entry beside it (n8n merges a trigger into the node whose type name is the
+	// trigger's without "Trigger": storefrontPolling is no node).
+	await expect(page.getByTestId('node-creator-item-name').filter({ hasText: /^\s*Storefront Polling Trigger\s*$/ }).count()).resolves.toBe(1);
 	await entry.click();
 	const creator = page.getByTestId('node-creator');
 	const triggers = creator.getByTestId('node-creator-category-item').filter({ hasText: /^Triggers \(6\)/ });

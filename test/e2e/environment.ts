@@ -61,13 +61,16 @@ export interface Environment {
 	userFolder: string;
 	/** The n8n process now serving n8nUrl. */
 	n8nPid(): number | undefined;
-	/** Kill n8n with SIGKILL (a crash) and start it again on the same port, user folder and database. */
-	crashAndRestart(): Promise<{ downMs: number }>;
+	/**
+	 * Kill n8n with SIGKILL (a crash) and start it again on the same port, user folder and database; `whileDown`
+	 * runs between the two.
+	 */
+	crashAndRestart(whileDown?: () => Promise<void>): Promise<{ downMs: number }>;
 	/**
 	 * Stop n8n cleanly (SIGTERM, then wait for it to exit; SIGKILL only if it has not exited after `timeoutMs`) and
 	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended.
 	 */
-	restart(timeoutMs?: number, extraEnv?: Record<string, string>): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
+	restart(timeoutMs?: number, extraEnv?: Record<string, string>, whileDown?: () => Promise<void>): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
 	/** Install "registry": the local registry n8n installs from, and the releases built for it. */
 	published?: PublishedRegistry;
 	stop(): Promise<void>;
@@ -141,7 +144,11 @@ export async function startEnvironment(
 ): Promise<Environment> {
 	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {}, install = CELL.install } = options;
 	const root = path.resolve(__dirname, '..', '..');
-	for (const file of ['dist/nodes/Storefront/Storefront.node.js', 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js']) {
+	for (const file of [
+		'dist/nodes/Storefront/Storefront.node.js',
+		'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js',
+		'dist/nodes/StorefrontPollingTrigger/StorefrontPollingTrigger.node.js',
+	]) {
 		if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
 	}
 	runtime.assertInstalled(CELL.line);
@@ -221,19 +228,21 @@ export async function startEnvironment(
 			n8nLog: mode === 'queue' ? path.join(dir, 'main.log') : n8nLog,
 			userFolder,
 			n8nPid: () => single?.child.pid,
-			async crashAndRestart() {
+			async crashAndRestart(whileDown) {
 				if (!single) throw new Error('crashAndRestart is for a single n8n process');
 				const down = Date.now();
 				single.child.kill('SIGKILL');
 				await single.exited;
+				await whileDown?.();
 				single = await start(single.port);
 				return { downMs: Date.now() - down };
 			},
-			async restart(timeoutMs = 60_000, extraEnv = {}) {
+			async restart(timeoutMs = 60_000, extraEnv = {}, whileDown) {
 				if (!single) throw new Error('restart is for a single n8n process');
 				const down = Date.now();
 				await single.stop(timeoutMs);
 				const exit = (await single.exited) as { code: number | null; signal: NodeJS.Signals | null };
+				await whileDown?.();
 				single = await start(single.port, extraEnv);
 				return { downMs: Date.now() - down, exit };
 			},
