@@ -4,7 +4,8 @@
 //   build the package → start the Storefront sandbox on 127.0.0.1:4010 → prepare the pinned n8n (first run:
 //   minutes) → start n8n on 127.0.0.1:5678 with this package installed → owner account, sandbox credential
 //   and the demo workflows from examples/, activated (the AI order assistant imported inactive: it needs the user's
-//   model credential) → the order-intake workflow's production webhook URL
+//   model credential; the polling example too: active, it would poll the sandbox every minute) → the order-intake
+//   workflow's production webhook URL
 //   registered in the sandbox → print what to open and try. Ctrl-C stops everything.
 // Data (n8n's SQLite database, the sandbox snapshot, n8n.log) lives in .n8n-demo/ (git-ignored), so a second
 // `npm start` reuses it. Ports and folder can be moved with DEMO_N8N_PORT, DEMO_SANDBOX_PORT and DEMO_DIR.
@@ -32,6 +33,8 @@ const CREDENTIAL_NAME = 'Storefront sandbox';
 const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json'];
 // Imported but left inactive: its chat model needs the user's own model credential (docs/ai-agent.md).
 const AI_EXAMPLE = 'ai-order-assistant.json';
+// Imported but left inactive: active, it would poll the sandbox every minute beside the order-intake webhook flow.
+const POLLING_EXAMPLE = 'new-orders-by-polling.json';
 
 const step = (/** @type {string} */ text) => console.log(`\n▸ ${text}`);
 
@@ -160,6 +163,9 @@ async function main() {
 		}
 		const assistant = await setup.ensureWorkflow(client, setup.bindCredential(setup.loadExample(AI_EXAMPLE), credential));
 		console.log(`  "${assistant.name}" ${assistant.created ? 'imported' : 'exists'}, inactive: it needs your chat model's credential`);
+		const polling = await setup.ensureWorkflow(client, setup.bindCredential(setup.loadExample(POLLING_EXAMPLE), credential));
+		const pollingState = polling.active ? 'active (you activated it)' : 'inactive: activate it to try polling instead of webhooks';
+		console.log(`  "${polling.name}" ${polling.created ? 'imported' : 'exists'}, ${pollingState}`);
 
 		// The service takes one webhook URL per store (its dashboard setting): the order-intake workflow's.
 		const intake = workflows[0];
@@ -212,6 +218,9 @@ ${processes}
    4. Deliveries the sandbox made and n8n's answers:  curl -s ${admin}/deliveries
    5. An AI Agent with Storefront tools: open ${n8n.url}/workflow/${assistant.id}, pick an OpenAI credential (or any
       OpenAI-compatible service's) in "OpenAI Chat Model", then "Open chat" and ask e.g. "Is ord_00012 pending?".
+   6. Without webhooks: open ${n8n.url}/workflow/${polling.id} and activate it (its first poll only notes where the
+      shop is). A checkout from then on is found within a minute and set to "processing", unless the order-intake
+      workflow did that first; the polling trigger also finds the orders placed while n8n was stopped.
 ══════════════════════════════════════════════════════════════════════════════`);
 	} catch (error) {
 		console.error(`\n✗ ${/** @type {Error} */ (error).message}`);
