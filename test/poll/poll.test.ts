@@ -6,6 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { exposed, httpCodeOf, useSandbox } from '../node/context';
 import { createPoller, type Poller } from '../helpers/poll';
 import type { SandboxEvent } from '../helpers/sandbox';
+import { readChanges } from '../../nodes/StorefrontPollingTrigger/changes';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/StorefrontPollingTrigger/state';
 
 const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
@@ -274,4 +275,37 @@ test('bad input: no events is an error naming the parameter, before any request;
 	expect(httpCodeOf(error)).toBe('401');
 	expect(String((error as Error).message)).toMatch(/Missing or invalid API key|401/);
 	expect(exposed(error)).not.toContain(revoked);
+});
+
+test('a poll due while the last one still runs skips its turn: the changes come once', async () => {
+	const p = poller(['order.created']);
+	await baseline(p);
+	const order = await checkout();
+	// The first poll's page of orders is served slowly, so the second starts while the first is still reading.
+	await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 400, path: '/v1/orders', method: 'GET', count: 1 });
+	const [first, second] = await Promise.all([p.poll(), new Promise((resolve) => setTimeout(resolve, 100)).then(async () => await p.poll())]);
+	expect(((first ?? []) as IDataObject[]).map(summary)).toEqual([`order.created ${String(order.id)}`]);
+	expect(second).toBeNull();
+	expect(await p.poll()).toBeNull();
+});
+
+test('a deletion while the pages are read (total went down) reads the list again, so no record is skipped', async () => {
+	const items = Array.from({ length: 250 }, (_, i) => ({ id: `p${250 - i}`, updated_at: new Date(Date.UTC(2026, 0, 1) + (250 - i) * 1000).toISOString() }));
+	let deleted = false;
+	const reads: number[] = [];
+	const fetchPage = async (page: number) => {
+		reads.push(page);
+		// After page 1 was read, the record at position 10 is deleted: every later one moves up by one.
+		if (page === 2 && !deleted) {
+			items.splice(10, 1);
+			deleted = true;
+		}
+		const slice = items.slice((page - 1) * 100, page * 100);
+		return { items: slice, nextPage: page * 100 < items.length ? page + 1 : undefined, total: items.length };
+	};
+	const cursor = Date.parse(items[249].updated_at);
+	const read = await readChanges(fetchPage, cursor, 5);
+	expect(reads).toEqual([1, 2, 3, 1, 2, 3]);
+	expect([...read.records.keys()].sort()).toEqual(items.map((i) => i.id).sort());
+	expect(read.sorted).toBe(true);
 });
