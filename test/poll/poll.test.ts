@@ -2,6 +2,7 @@
 // in the webhook events' shape, the baseline, changes between two polls, equal timestamps at the cursor, a service
 // listing in another order, the state's caps, restarts (static data as n8n saves it), Fetch Test Event, bad input.
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { exposed, httpCodeOf, useSandbox } from '../node/context';
 import { createPoller, type Poller } from '../helpers/poll';
@@ -283,7 +284,7 @@ test('a poll due while the last one still runs skips its turn: the changes come 
 	const order = await checkout();
 	// The first poll's page of orders is served slowly, so the second starts while the first is still reading.
 	await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 400, path: '/v1/orders', method: 'GET', count: 1 });
-	const [first, second] = await Promise.all([p.poll(), new Promise((resolve) => setTimeout(resolve, 100)).then(async () => await p.poll())]);
+	const [first, second] = await Promise.all([p.poll(), sleep(100).then(async () => await p.poll())]);
 	expect(((first ?? []) as IDataObject[]).map(summary)).toEqual([`order.created ${String(order.id)}`]);
 	expect(second).toBeNull();
 	expect(await p.poll()).toBeNull();

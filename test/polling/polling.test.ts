@@ -26,8 +26,10 @@ afterAll(async () => {
 
 const executionsOf = async (workflowId: string) => await env.client.allExecutions({ workflowId });
 const outputOf = async (execution: any) => rest.nodeOutput(await env.client.getExecution(execution.id), TRIGGER) ?? [];
-const ordersRequests = async () =>
-	((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === '/v1/orders');
+const listRequests = async (path: string) =>
+	((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === path);
+const ordersRequests = async () => await listRequests('/v1/orders');
+const productsRequests = async () => await listRequests('/v1/products');
 
 const summary = (e: any) =>
 	`${e.type} ${String(e.data.order_id ?? e.data.product_id)}${e.type === 'order.updated' ? ` ${e.data.previous_status}→${e.data.status}` : ''}`;
@@ -96,8 +98,10 @@ if (CELL.mode === 'single') {
 		test('activation is a baseline; a scheduled poll reports each kind once, in the webhook shape', async () => {
 			await env.sandbox.admin('DELETE', '/requests');
 			wf = await pollingWorkflow();
-			// Activation polls at once (n8n), reading the shop's newest orders and products, and reports nothing.
-			await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the activation poll');
+			// Activation polls at once (n8n; 2.x after its activation call has returned), reading the shop's newest
+			// orders, then products: the baseline, which reports nothing. Changes start once it has read both.
+			await eventually(async () => ((await ordersRequests()).length > 0 && (await productsRequests()).length > 0 ? true : undefined), 'the activation poll');
+			await new Promise((resolve) => setTimeout(resolve, 1000));
 			expect(await executionsOf(wf.id)).toHaveLength(0);
 
 			const from = env.sandbox.events.length;
@@ -198,6 +202,7 @@ if (CELL.mode === 'single') {
 			await env.sandbox.admin('DELETE', '/requests');
 			const wf = await pollingWorkflow(['order.created']);
 			await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the activation poll');
+			await new Promise((resolve) => setTimeout(resolve, 1000));
 			const order = (await env.sandbox.admin('POST', '/simulate/checkout', {})).body;
 			const found = await eventually(
 				async () => {
