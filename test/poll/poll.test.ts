@@ -310,3 +310,24 @@ test('a deletion while the pages are read (total went down) reads the list again
 	expect([...read.records.keys()].sort()).toEqual(items.map((i) => i.id).sort());
 	expect(read.sorted).toBe(true);
 });
+
+test("the rate limit: the poll's requests wait in the key's governor (the Storefront node's transport) instead of failing", async () => {
+	// 3 requests per second on a Starter key: the baseline's 4 list reads and a Storefront node's run (1) share them,
+	// so some wait for the next window; a poll that did not wait for the limit would fail its activation with a 429.
+	await ctx.admin('PUT', '/ratelimit', { window_ms: 1000, limits: { starter: 3 } });
+	const apiKey = ['sk', 'starter', 'poll', String(Date.now())].join('_');
+	await ctx.admin('POST', '/keys', { key: apiKey, plan: 'starter' });
+	const credentials = { baseUrl: ctx.sb.baseUrl, apiKey };
+	const p = createPoller(credentials, { events: ALL, options: {} });
+	const [activation, run] = await Promise.all([
+		p.activate(),
+		ctx.run({ credentials, parameters: { resource: 'product', operation: 'getAll', returnAll: false, limit: 5 } }),
+	]);
+	expect(activation).toBeNull();
+	expect(run.error).toBeUndefined();
+	const mine = (await ctx.requests()).filter((r) => r.path.startsWith('/v1/'));
+	// Every request was answered in the end: the poll and the run waited for the window, neither failed.
+	expect(mine.filter((r) => r.status === 200).length).toBe(5);
+	expect(p.savedState().products?.cursor).toEqual(expect.any(Number));
+	await ctx.admin('DELETE', '/ratelimit');
+});
