@@ -1,36 +1,20 @@
-import type {
-  IDataObject,
-  INodeExecutionData,
-  INodeType,
-  INodeTypeDescription,
-  IPollFunctions,
-} from "n8n-workflow";
-import { NodeConnectionTypes, NodeOperationError } from "n8n-workflow";
+import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { StorefrontClient } from "../Storefront/v1/transport";
+import { StorefrontClient } from '../Storefront/v1/transport';
+import { EVENT_KINDS, MAX_PAGE_SIZE, type EventKind } from '../shared/constants';
+import { changedAt, readChanges, timeOf, type ChangeRead } from './changes';
 import {
-  EVENT_KINDS,
-  MAX_PAGE_SIZE,
-  type EventKind,
-} from "../shared/constants";
-import { changedAt, readChanges, type ChangeRead } from "./changes";
-import {
-  byTime,
-  lowStockData,
-  orderData,
-  orderEvents,
-  paymentData,
-  productData,
-  productEvents,
-  type PolledEvent,
-} from "./events";
-import {
-  readState,
-  writeState,
-  type OrderState,
-  type PollState,
-  type ProductState,
-} from "./state";
+	byTime,
+	lowStockData,
+	orderData,
+	orderEvents,
+	paymentData,
+	productData,
+	productEvents,
+	type PolledEvent,
+} from './events';
+import { readState, writeState, type OrderState, type PollState, type ProductState } from './state';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
 export const BASELINE_PAGES = 5;
@@ -44,304 +28,247 @@ const running = new WeakSet<IDataObject>();
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_MS = 120_000;
 
-const ORDER_KINDS: EventKind[] = [
-  "order.created",
-  "order.updated",
-  "payment.completed",
-];
-const PRODUCT_KINDS: EventKind[] = ["product.created", "inventory.low"];
+const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
+const PRODUCT_KINDS: EventKind[] = ['product.created', 'inventory.low'];
 
-const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) =>
-  a.name.localeCompare(b.name),
-);
+const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
 
-type Resource = "orders" | "products";
+type Resource = 'orders' | 'products';
 
 function reader(client: StorefrontClient, resource: Resource) {
-  return async (page: number) =>
-    await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
+	return async (page: number) => await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
 }
 
 /** The first activation: where the shop is now. Nothing is reported; the ids of events at the cursor are kept. */
 function baselineOrders(read: ChangeRead): OrderState {
-  const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-  const state: OrderState = {
-    cursor,
-    atCursor: [],
-    sorted: read.sorted,
-    statuses: [],
-  };
-  const oldestFirst = [...read.records.values()].sort(
-    (a, b) => changedAt(a) - changedAt(b),
-  );
-  state.statuses = oldestFirst
-    .filter((o) => typeof o.status === "string")
-    .map((o) => [String(o.id), String(o.status)]);
-  orderEvents(
-    oldestFirst.filter((o) => changedAt(o) === cursor),
-    state,
-    cursor,
-    new Set(ORDER_KINDS),
-  );
-  return state;
+	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
+	const state: OrderState = {
+		cursor,
+		atCursor: [],
+		sorted: read.sorted,
+		statuses: [],
+	};
+	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
+	state.statuses = oldestFirst.filter((o) => typeof o.status === 'string').map((o) => [String(o.id), String(o.status)]);
+	orderEvents(
+		oldestFirst.filter((o) => changedAt(o) === cursor),
+		state,
+		cursor,
+		new Set(ORDER_KINDS),
+	);
+	return state;
 }
 
 function baselineProducts(read: ChangeRead, threshold: number): ProductState {
-  const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-  const oldestFirst = [...read.records.values()].sort(
-    (a, b) => changedAt(a) - changedAt(b),
-  );
-  const low = oldestFirst
-    .filter((p) => typeof p.stock === "number" && p.stock <= threshold)
-    .map((p) => String(p.id));
-  const state: ProductState = {
-    cursor,
-    atCursor: [],
-    sorted: read.sorted,
-    low,
-  };
-  productEvents(
-    oldestFirst.filter((p) => changedAt(p) === cursor),
-    state,
-    cursor,
-    new Set(PRODUCT_KINDS),
-    threshold,
-  );
-  return state;
+	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
+	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
+	const low = oldestFirst.filter((p) => typeof p.stock === 'number' && p.stock <= threshold).map((p) => String(p.id));
+	const state: ProductState = {
+		cursor,
+		atCursor: [],
+		sorted: read.sorted,
+		low,
+	};
+	productEvents(
+		oldestFirst.filter((p) => changedAt(p) === cursor),
+		state,
+		cursor,
+		new Set(PRODUCT_KINDS),
+		threshold,
+	);
+	return state;
 }
 
 /** Fetch Test Event: the newest record that shows the first chosen kind, as that event; the state is not touched. */
 async function sampleEvent(
-  client: StorefrontClient,
-  kinds: EventKind[],
-  threshold: number,
+	client: StorefrontClient,
+	kinds: EventKind[],
+	threshold: number,
 ): Promise<PolledEvent | undefined> {
-  const pages: Partial<Record<Resource, IDataObject[]>> = {};
-  const newest = async (resource: Resource) =>
-    (pages[resource] ??= (await reader(client, resource)(1)).items);
-  const at = (record: IDataObject, field = "updated_at") =>
-    String(record[field] ?? record.created_at ?? "");
-  const wrap = (
-    type: EventKind,
-    id: string,
-    created_at: string,
-    data: IDataObject,
-  ): PolledEvent => ({
-    id: `poll_${type}_${id}_sample`,
-    type,
-    created_at,
-    data,
-  });
-  for (const kind of kinds) {
-    const records = await newest(
-      PRODUCT_KINDS.includes(kind) ? "products" : "orders",
-    );
-    const pick = records.find((r) =>
-      kind === "payment.completed"
-        ? typeof r.paid_at === "string"
-        : kind === "inventory.low"
-          ? typeof r.stock === "number" && r.stock <= threshold
-          : true,
-    );
-    if (!pick) continue;
-    const id = String(pick.id);
-    if (kind === "order.created")
-      return wrap(kind, id, at(pick, "created_at"), orderData(pick));
-    if (kind === "order.updated")
-      return wrap(kind, id, at(pick), {
-        ...orderData(pick),
-        previous_status: null,
-      });
-    if (kind === "payment.completed")
-      return wrap(kind, id, at(pick, "paid_at"), paymentData(pick));
-    if (kind === "product.created")
-      return wrap(kind, id, at(pick, "created_at"), productData(pick));
-    return wrap(kind, id, at(pick), lowStockData(pick, threshold));
-  }
-  return undefined;
+	const pages: Partial<Record<Resource, IDataObject[]>> = {};
+	const newest = async (resource: Resource) => (pages[resource] ??= (await reader(client, resource)(1)).items);
+	const at = (record: IDataObject, field = 'updated_at') => String(record[field] ?? record.created_at ?? '');
+	const wrap = (type: EventKind, id: string, created_at: string, data: IDataObject): PolledEvent => ({
+		id: `poll_${type}_${id}_sample`,
+		type,
+		created_at,
+		data,
+	});
+	for (const kind of kinds) {
+		const changed = await newest(PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
+		// A creation's sample is the newest record created (page 1 holds it: a creation is a change); the other kinds'
+		// the most recently changed record that shows them.
+		const records = kind.endsWith('.created')
+			? [...changed].sort((a, b) => timeOf(b.created_at) - timeOf(a.created_at))
+			: changed;
+		const pick = records.find((r) =>
+			kind === 'payment.completed'
+				? typeof r.paid_at === 'string'
+				: kind === 'inventory.low'
+					? typeof r.stock === 'number' && r.stock <= threshold
+					: true,
+		);
+		if (!pick) continue;
+		const id = String(pick.id);
+		if (kind === 'order.created') return wrap(kind, id, at(pick, 'created_at'), orderData(pick));
+		if (kind === 'order.updated')
+			return wrap(kind, id, at(pick), {
+				...orderData(pick),
+				previous_status: null,
+			});
+		if (kind === 'payment.completed') return wrap(kind, id, at(pick, 'paid_at'), paymentData(pick));
+		if (kind === 'product.created') return wrap(kind, id, at(pick, 'created_at'), productData(pick));
+		return wrap(kind, id, at(pick), lowStockData(pick, threshold));
+	}
+	return undefined;
 }
 
 export class StorefrontPollingTrigger implements INodeType {
-  description: INodeTypeDescription = {
-    displayName: "Storefront Polling Trigger",
-    name: "storefrontPollingTrigger",
-    icon: { light: "file:storefront.svg", dark: "file:storefront.dark.svg" },
-    group: ["trigger"],
-    version: 1,
-    subtitle: '={{($parameter["events"] || []).join(", ")}}',
-    description:
-      "Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no public URL or webhook needed",
-    defaults: {
-      name: "Storefront Polling Trigger",
-    },
-    polling: true,
-    inputs: [],
-    outputs: [NodeConnectionTypes.Main],
-    credentials: [
-      {
-        name: "storefrontApi",
-        required: true,
-      },
-    ],
-    properties: [
-      {
-        displayName:
-          "Checks Storefront with the API key on the schedule of <b>Poll Times</b>: no public URL and no webhook setting in the dashboard. The first activation only notes where the shop is; every change after it is reported once, in order, also changes made while n8n was stopped. Items have the Storefront Trigger's event shape. A poll with nothing new costs one request per list (orders, products).",
-        name: "setupNotice",
-        type: "notice",
-        default: "",
-      },
-      {
-        displayName: "Events",
-        name: "events",
-        type: "multiOptions",
-        required: true,
-        default: [],
-        description: "The changes that start the workflow, one item each",
-        options: EVENT_OPTIONS.map(({ name, value, description }) => ({
-          name,
-          value,
-          description,
-        })),
-      },
-      {
-        displayName: "Options",
-        name: "options",
-        type: "collection",
-        placeholder: "Add option",
-        default: {},
-        options: [
-          {
-            displayName: "Low Stock Threshold",
-            name: "lowStockThreshold",
-            type: "number",
-            typeOptions: { minValue: 0, numberPrecision: 0 },
-            default: 5,
-            description:
-              "For Inventory Low: reported when a product changes and its stock is at or below this number (once, until it is seen above it again). Default 5, the sandbox's and the webhook event's threshold.",
-          },
-        ],
-      },
-    ],
-  };
+	description: INodeTypeDescription = {
+		displayName: 'Storefront Polling Trigger',
+		name: 'storefrontPollingTrigger',
+		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		description:
+			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no public URL or webhook needed',
+		defaults: {
+			name: 'Storefront Polling Trigger',
+		},
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'storefrontApi',
+				required: true,
+			},
+		],
+		properties: [
+			{
+				displayName:
+					"Checks Storefront with the API key on the schedule of <b>Poll Times</b>: no public URL and no webhook setting in the dashboard. The first activation only notes where the shop is; every change after it is reported once, in order, also changes made while n8n was stopped. Items have the Storefront Trigger's event shape. A poll with nothing new costs one request per list (orders, products).",
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: [],
+				description: 'The changes that start the workflow, one item each',
+				options: EVENT_OPTIONS.map(({ name, value, description }) => ({
+					name,
+					value,
+					description,
+				})),
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{
+						displayName: 'Low Stock Threshold',
+						name: 'lowStockThreshold',
+						type: 'number',
+						typeOptions: { minValue: 0, numberPrecision: 0 },
+						default: 5,
+						description:
+							"For Inventory Low: reported when a product changes and its stock is at or below this number (once, until it is seen above it again). Default 5, the sandbox's and the webhook event's threshold.",
+					},
+				],
+			},
+		],
+	};
 
-  async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-    const kinds = this.getNodeParameter("events", []) as EventKind[];
-    if (!Array.isArray(kinds) || kinds.length === 0) {
-      throw new NodeOperationError(
-        this.getNode(),
-        'Choose at least one event in "Events"',
-        {
-          description:
-            "The trigger has nothing to report until at least one event kind is selected.",
-        },
-      );
-    }
-    const unknown = kinds.filter(
-      (kind) => !EVENT_KINDS.some((k) => k.value === kind),
-    );
-    if (unknown.length) {
-      throw new NodeOperationError(
-        this.getNode(),
-        `Unknown event in "Events": ${unknown.join(", ")}`,
-      );
-    }
-    const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } =
-      this.getNodeParameter("options", {}) as { lowStockThreshold?: number };
-    if (!Number.isInteger(threshold) || threshold < 0) {
-      throw new NodeOperationError(
-        this.getNode(),
-        'Option "Low Stock Threshold" must be a whole number of 0 or more',
-      );
-    }
-    const client = await StorefrontClient.create(this, {
-      rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
-    });
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const kinds = this.getNodeParameter('events', []) as EventKind[];
+		if (!Array.isArray(kinds) || kinds.length === 0) {
+			throw new NodeOperationError(this.getNode(), 'Choose at least one event in "Events"', {
+				description: 'The trigger has nothing to report until at least one event kind is selected.',
+			});
+		}
+		const unknown = kinds.filter((kind) => !EVENT_KINDS.some((k) => k.value === kind));
+		if (unknown.length) {
+			throw new NodeOperationError(this.getNode(), `Unknown event in "Events": ${unknown.join(', ')}`);
+		}
+		const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } = this.getNodeParameter('options', {}) as {
+			lowStockThreshold?: number;
+		};
+		if (!Number.isInteger(threshold) || threshold < 0) {
+			throw new NodeOperationError(this.getNode(), 'Option "Low Stock Threshold" must be a whole number of 0 or more');
+		}
+		const client = await StorefrontClient.create(this, {
+			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
+		});
 
-    if (this.getMode() === "manual") {
-      const sample = await sampleEvent(client, kinds, threshold);
-      return sample ? [this.helpers.returnJsonArray([sample])] : null;
-    }
+		if (this.getMode() === 'manual') {
+			const sample = await sampleEvent(client, kinds, threshold);
+			return sample ? [this.helpers.returnJsonArray([sample])] : null;
+		}
 
-    const staticData = this.getWorkflowStaticData("node");
-    // n8n starts the next scheduled poll even while one is still waiting (e.g. for the rate limit): two polls from
-    // one state would report the same changes twice, so a poll that finds another running on the same static data
-    // skips its turn. Kept in this process's memory only, so nothing of it is ever saved.
-    if (running.has(staticData)) return null;
-    running.add(staticData);
-    try {
-      return await pollOnce(this, client, staticData, kinds, threshold);
-    } finally {
-      running.delete(staticData);
-    }
-  }
+		const staticData = this.getWorkflowStaticData('node');
+		// n8n starts the next scheduled poll even while one is still waiting (e.g. for the rate limit): two polls from
+		// one state would report the same changes twice, so a poll that finds another running on the same static data
+		// skips its turn. Kept in this process's memory only, so nothing of it is ever saved.
+		if (running.has(staticData)) return null;
+		running.add(staticData);
+		try {
+			return await pollOnce(this, client, staticData, kinds, threshold);
+		} finally {
+			running.delete(staticData);
+		}
+	}
 }
 
 /** One scheduled poll: what changed since the cursors, as events oldest first; the state moves on. */
 async function pollOnce(
-  context: IPollFunctions,
-  client: StorefrontClient,
-  staticData: IDataObject,
-  kinds: EventKind[],
-  threshold: number,
+	context: IPollFunctions,
+	client: StorefrontClient,
+	staticData: IDataObject,
+	kinds: EventKind[],
+	threshold: number,
 ): Promise<INodeExecutionData[][] | null> {
-  const wanted = new Set<string>(kinds);
-  const state: PollState = readState(staticData);
-  const events: Parameters<typeof byTime>[0][] = [];
-  if (kinds.some((k) => ORDER_KINDS.includes(k))) {
-    const read = await readChanges(
-      reader(client, "orders"),
-      state.orders?.cursor,
-      BASELINE_PAGES,
-    );
-    warnUnsorted(context, "orders", state.orders, read.sorted);
-    if (!state.orders) state.orders = baselineOrders(read);
-    else
-      events.push(
-        ...orderEvents(read.records.values(), state.orders, read.newest, wanted)
-          .events,
-      );
-    state.orders.sorted = read.sorted;
-  }
-  if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
-    const read = await readChanges(
-      reader(client, "products"),
-      state.products?.cursor,
-      BASELINE_PAGES,
-    );
-    warnUnsorted(context, "products", state.products, read.sorted);
-    if (!state.products) state.products = baselineProducts(read, threshold);
-    else
-      events.push(
-        ...productEvents(
-          read.records.values(),
-          state.products,
-          read.newest,
-          wanted,
-          threshold,
-        ).events,
-      );
-    state.products.sorted = read.sorted;
-  }
-  // n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
-  // the cursor then moves in memory only, and a restart repeats that read, which reports nothing new either.
-  writeState(staticData, state);
-  if (events.length === 0) return null;
-  return [
-    context.helpers.returnJsonArray(events.sort(byTime).map((e) => e.event)),
-  ];
+	const wanted = new Set<string>(kinds);
+	const state: PollState = readState(staticData);
+	const events: Parameters<typeof byTime>[0][] = [];
+	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
+		const read = await readChanges(reader(client, 'orders'), state.orders?.cursor, BASELINE_PAGES);
+		warnUnsorted(context, 'orders', state.orders, read.sorted);
+		if (!state.orders) state.orders = baselineOrders(read);
+		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted).events);
+		state.orders.sorted = read.sorted;
+	}
+	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
+		const read = await readChanges(reader(client, 'products'), state.products?.cursor, BASELINE_PAGES);
+		warnUnsorted(context, 'products', state.products, read.sorted);
+		if (!state.products) state.products = baselineProducts(read, threshold);
+		else events.push(...productEvents(read.records.values(), state.products, read.newest, wanted, threshold).events);
+		state.products.sorted = read.sorted;
+	}
+	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
+	// the cursor then moves in memory only, and a restart repeats that read, which reports nothing new either.
+	writeState(staticData, state);
+	if (events.length === 0) return null;
+	return [context.helpers.returnJsonArray(events.sort(byTime).map((e) => e.event))];
 }
 
 /** A service listing in another order is read whole on every poll: said in n8n's log when that is first seen. */
 function warnUnsorted(
-  context: IPollFunctions,
-  resource: Resource,
-  state: { sorted: boolean } | undefined,
-  sorted: boolean,
+	context: IPollFunctions,
+	resource: Resource,
+	state: { sorted: boolean } | undefined,
+	sorted: boolean,
 ): void {
-  if (!sorted && (state?.sorted ?? true)) {
-    context.logger.warn(
-      `Storefront Polling Trigger: the service does not list ${resource} most recently changed first, so every poll reads the whole list (one request per 100 ${resource})`,
-    );
-  }
+	if (!sorted && (state?.sorted ?? true)) {
+		context.logger.warn(
+			`Storefront Polling Trigger: the service does not list ${resource} most recently changed first, so every poll reads the whole list (one request per 100 ${resource})`,
+		);
+	}
 }

@@ -1,142 +1,114 @@
 // Which events a poll reports from the records changed since its cursor, in the webhook events' shape
 // ({id, type, created_at, data}, contract row 16), so a workflow can switch triggers without changing its other
 // nodes. Ids are built from the record and the time of the change: the same change always gets the same id.
-import type { IDataObject } from "n8n-workflow";
+import type { IDataObject } from 'n8n-workflow';
 
-import type { EventKind } from "../shared/constants";
-import { changedAt, timeOf } from "./changes";
-import {
-  MAX_AT_CURSOR,
-  MAX_LOW,
-  MAX_STATUSES,
-  RecentMap,
-  type OrderState,
-  type ProductState,
-} from "./state";
+import type { EventKind } from '../shared/constants';
+import { changedAt, timeOf } from './changes';
+import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES, RecentMap, type OrderState, type ProductState } from './state';
 
 /** Every order starts in this status (contract row 12); an order created and changed between two polls reports it. */
-export const INITIAL_STATUS = "pending";
+export const INITIAL_STATUS = 'pending';
 
 export interface PolledEvent extends IDataObject {
-  id: string;
-  type: EventKind;
-  created_at: string;
-  data: IDataObject;
+	id: string;
+	type: EventKind;
+	created_at: string;
+	data: IDataObject;
 }
 
 interface Timed {
-  at: number;
-  event: PolledEvent;
+	at: number;
+	event: PolledEvent;
 }
 
 const RANK: Record<EventKind, number> = {
-  "product.created": 0,
-  "order.created": 1,
-  "order.updated": 2,
-  "payment.completed": 3,
-  "inventory.low": 4,
+	'product.created': 0,
+	'order.created': 1,
+	'order.updated': 2,
+	'payment.completed': 3,
+	'inventory.low': 4,
 };
 
 /** Oldest change first; at the same millisecond creations before changes, then by record id. */
 export function byTime(a: Timed, b: Timed): number {
-  return (
-    a.at - b.at ||
-    RANK[a.event.type] - RANK[b.event.type] ||
-    (a.event.id < b.event.id ? -1 : a.event.id > b.event.id ? 1 : 0)
-  );
+	return (
+		a.at - b.at ||
+		RANK[a.event.type] - RANK[b.event.type] ||
+		(a.event.id < b.event.id ? -1 : a.event.id > b.event.id ? 1 : 0)
+	);
 }
 
-function event(
-  type: EventKind,
-  recordId: string,
-  at: number,
-  data: IDataObject,
-  suffix = "",
-): Timed {
-  const id = `poll_${type}_${recordId}${suffix ? `_${suffix}` : ""}`;
-  return {
-    at,
-    event: { id, type, created_at: new Date(at).toISOString(), data },
-  };
+function event(type: EventKind, recordId: string, at: number, data: IDataObject, suffix = ''): Timed {
+	const id = `poll_${type}_${recordId}${suffix ? `_${suffix}` : ''}`;
+	return {
+		at,
+		event: { id, type, created_at: new Date(at).toISOString(), data },
+	};
 }
 
-export function orderData(
-  order: IDataObject,
-  status = order.status,
-): IDataObject {
-  return {
-    order_id: order.id,
-    store_id: order.store_id,
-    total: order.total,
-    currency: order.currency,
-    status,
-    items: Array.isArray(order.items) ? order.items : [],
-  };
+export function orderData(order: IDataObject, status = order.status): IDataObject {
+	return {
+		order_id: order.id,
+		store_id: order.store_id,
+		total: order.total,
+		currency: order.currency,
+		status,
+		items: Array.isArray(order.items) ? order.items : [],
+	};
 }
 
 /** payment.completed as far as an order record shows it: no payment id or method (set to null), `paid_at` added. */
 export function paymentData(order: IDataObject): IDataObject {
-  return {
-    payment_id: null,
-    order_id: order.id,
-    store_id: order.store_id,
-    amount: order.total,
-    currency: order.currency,
-    method: null,
-    paid_at: order.paid_at,
-  };
+	return {
+		payment_id: null,
+		order_id: order.id,
+		store_id: order.store_id,
+		amount: order.total,
+		currency: order.currency,
+		method: null,
+		paid_at: order.paid_at,
+	};
 }
 
 export function productData(product: IDataObject): IDataObject {
-  const { id, store_id, name, sku, category, price, currency, stock, status } =
-    product;
-  return {
-    product_id: id,
-    store_id,
-    name,
-    sku,
-    category,
-    price,
-    currency,
-    stock,
-    status,
-  };
+	const { id, store_id, name, sku, category, price, currency, stock, status } = product;
+	return {
+		product_id: id,
+		store_id,
+		name,
+		sku,
+		category,
+		price,
+		currency,
+		stock,
+		status,
+	};
 }
 
-export function lowStockData(
-  product: IDataObject,
-  threshold: number,
-): IDataObject {
-  const { id, store_id, name, sku, stock } = product;
-  return { product_id: id, store_id, name, sku, stock, threshold };
+export function lowStockData(product: IDataObject, threshold: number): IDataObject {
+	const { id, store_id, name, sku, stock } = product;
+	return { product_id: id, store_id, name, sku, stock, threshold };
 }
 
 export interface Detected {
-  events: Timed[];
-  /** Every event the records show (emitted or not), for the next cursor's `atCursor`. */
-  all: Timed[];
+	events: Timed[];
+	/** Every event the records show (emitted or not), for the next cursor's `atCursor`. */
+	all: Timed[];
 }
 
 /** Keeps the events not already emitted at the cursor, and remembers the ids at (or after) the new cursor. */
-function settle<S extends { cursor: number; atCursor: string[] }>(
-  found: Timed[],
-  state: S,
-  newest: number,
-): Detected {
-  const already = new Set(state.atCursor);
-  const events = found.filter((e) => !already.has(e.event.id));
-  const cursor = Number.isNaN(newest)
-    ? state.cursor
-    : Math.max(state.cursor, newest);
-  const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
-  // Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
-  // their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
-  for (const e of found)
-    if (e.at >= cursor && !atCursor.includes(e.event.id))
-      atCursor.push(e.event.id);
-  state.cursor = cursor;
-  state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
-  return { events, all: found };
+function settle<S extends { cursor: number; atCursor: string[] }>(found: Timed[], state: S, newest: number): Detected {
+	const already = new Set(state.atCursor);
+	const events = found.filter((e) => !already.has(e.event.id));
+	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
+	const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
+	// Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
+	// their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
+	for (const e of found) if (e.at >= cursor && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
+	state.cursor = cursor;
+	state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
+	return { events, all: found };
 }
 
 /**
@@ -145,50 +117,47 @@ function settle<S extends { cursor: number; atCursor: string[] }>(
  * does not remember reports previous_status null, unless its change is its payment (paid_at = updated_at).
  */
 export function orderEvents(
-  records: Iterable<IDataObject>,
-  state: OrderState,
-  newest: number,
-  wanted: Set<string>,
+	records: Iterable<IDataObject>,
+	state: OrderState,
+	newest: number,
+	wanted: Set<string>,
 ): Detected {
-  const statuses = new RecentMap(state.statuses, MAX_STATUSES);
-  const found: Timed[] = [];
-  const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
-  for (const order of changed) {
-    const id = String(order.id);
-    const updated = changedAt(order);
-    if (Number.isNaN(updated)) continue;
-    const created = timeOf(order.created_at);
-    const paid = timeOf(order.paid_at);
-    const status = typeof order.status === "string" ? order.status : undefined;
-    const isNew = created >= state.cursor && !statuses.has(id);
-    let previous = statuses.get(id);
-    if (isNew) {
-      previous = INITIAL_STATUS;
-      if (wanted.has("order.created"))
-        found.push(
-          event("order.created", id, created, orderData(order, INITIAL_STATUS)),
-        );
-    }
-    const statusChanged =
-      previous !== undefined ? status !== previous : !(paid === updated);
-    if (status !== undefined && statusChanged && wanted.has("order.updated")) {
-      found.push(
-        event(
-          "order.updated",
-          id,
-          updated,
-          { ...orderData(order), previous_status: previous ?? null },
-          `${status}_${updated}`,
-        ),
-      );
-    }
-    if (paid >= state.cursor && wanted.has("payment.completed"))
-      found.push(event("payment.completed", id, paid, paymentData(order)));
-    if (status !== undefined) statuses.set(id, status);
-  }
-  const detected = settle(found, state, newest);
-  state.statuses = statuses.entries();
-  return detected;
+	const statuses = new RecentMap(state.statuses, MAX_STATUSES);
+	const found: Timed[] = [];
+	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
+	for (const order of changed) {
+		const id = String(order.id);
+		const updated = changedAt(order);
+		if (Number.isNaN(updated)) continue;
+		const created = timeOf(order.created_at);
+		const paid = timeOf(order.paid_at);
+		const status = typeof order.status === 'string' ? order.status : undefined;
+		const isNew = created >= state.cursor && !statuses.has(id);
+		let previous = statuses.get(id);
+		if (isNew) {
+			previous = INITIAL_STATUS;
+			if (wanted.has('order.created'))
+				found.push(event('order.created', id, created, orderData(order, INITIAL_STATUS)));
+		}
+		const statusChanged = previous !== undefined ? status !== previous : !(paid === updated);
+		if (status !== undefined && statusChanged && wanted.has('order.updated')) {
+			found.push(
+				event(
+					'order.updated',
+					id,
+					updated,
+					{ ...orderData(order), previous_status: previous ?? null },
+					`${status}_${updated}`,
+				),
+			);
+		}
+		if (paid >= state.cursor && wanted.has('payment.completed'))
+			found.push(event('payment.completed', id, paid, paymentData(order)));
+		if (status !== undefined) statuses.set(id, status);
+	}
+	const detected = settle(found, state, newest);
+	state.statuses = statuses.entries();
+	return detected;
 }
 
 /**
@@ -197,50 +166,35 @@ export function orderEvents(
  * inventory.low, as the webhook does not: its stock did not fall.
  */
 export function productEvents(
-  records: Iterable<IDataObject>,
-  state: ProductState,
-  newest: number,
-  wanted: Set<string>,
-  threshold: number,
+	records: Iterable<IDataObject>,
+	state: ProductState,
+	newest: number,
+	wanted: Set<string>,
+	threshold: number,
 ): Detected {
-  const low = new RecentMap(
-    state.low.map((id): [string, true] => [id, true]),
-    MAX_LOW,
-  );
-  const found: Timed[] = [];
-  const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
-  for (const product of changed) {
-    const id = String(product.id);
-    const updated = changedAt(product);
-    if (Number.isNaN(updated)) continue;
-    const created = timeOf(product.created_at);
-    const stock =
-      typeof product.stock === "number" ? product.stock : Number.NaN;
-    const isLow = stock <= threshold;
-    const isNew = created >= state.cursor;
-    if (isNew && wanted.has("product.created"))
-      found.push(event("product.created", id, created, productData(product)));
-    // A new product low now fell only if it changed after its creation (created low: no fall, as with webhooks).
-    if (
-      isLow &&
-      !low.has(id) &&
-      (!isNew || updated > created) &&
-      wanted.has("inventory.low")
-    ) {
-      found.push(
-        event(
-          "inventory.low",
-          id,
-          updated,
-          lowStockData(product, threshold),
-          String(updated),
-        ),
-      );
-    }
-    if (isLow) low.set(id, true);
-    else if (!Number.isNaN(stock)) low.delete(id);
-  }
-  const detected = settle(found, state, newest);
-  state.low = low.keys();
-  return detected;
+	const low = new RecentMap(
+		state.low.map((id): [string, true] => [id, true]),
+		MAX_LOW,
+	);
+	const found: Timed[] = [];
+	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
+	for (const product of changed) {
+		const id = String(product.id);
+		const updated = changedAt(product);
+		if (Number.isNaN(updated)) continue;
+		const created = timeOf(product.created_at);
+		const stock = typeof product.stock === 'number' ? product.stock : Number.NaN;
+		const isLow = stock <= threshold;
+		const isNew = created >= state.cursor;
+		if (isNew && wanted.has('product.created')) found.push(event('product.created', id, created, productData(product)));
+		// A new product low now fell only if it changed after its creation (created low: no fall, as with webhooks).
+		if (isLow && !low.has(id) && (!isNew || updated > created) && wanted.has('inventory.low')) {
+			found.push(event('inventory.low', id, updated, lowStockData(product, threshold), String(updated)));
+		}
+		if (isLow) low.set(id, true);
+		else if (!Number.isNaN(stock)) low.delete(id);
+	}
+	const detected = settle(found, state, newest);
+	state.low = low.keys();
+	return detected;
 }

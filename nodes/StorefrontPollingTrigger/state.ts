@@ -1,7 +1,7 @@
 // What the polling trigger remembers between polls, in the node's static data (n8n saves it in the workflow's
 // database row when a poll emits items, and at activation). Every part is capped, so the saved state stays small
 // however big the shop is (docs/polling-trigger.md, "State").
-import type { IDataObject } from "n8n-workflow";
+import type { IDataObject } from 'n8n-workflow';
 
 /** Orders whose last seen status is kept, most recently changed last: enough for `previous_status`. */
 export const MAX_STATUSES = 2000;
@@ -11,123 +11,109 @@ export const MAX_LOW = 2000;
 export const MAX_AT_CURSOR = 1000;
 
 export interface ResourceState {
-  /** `updated_at` (epoch ms) of the most recently changed record read so far; the next poll reads back to it. */
-  cursor: number;
-  /** Event ids emitted at exactly `cursor`. */
-  atCursor: string[];
-  /** Whether the service listed this resource most recently changed first at the last poll (contract row 21). */
-  sorted: boolean;
+	/** `updated_at` (epoch ms) of the most recently changed record read so far; the next poll reads back to it. */
+	cursor: number;
+	/** Event ids emitted at exactly `cursor`. */
+	atCursor: string[];
+	/** Whether the service listed this resource most recently changed first at the last poll (contract row 21). */
+	sorted: boolean;
 }
 
 export interface OrderState extends ResourceState {
-  /** [order id, status] pairs, oldest change first. */
-  statuses: Array<[string, string]>;
+	/** [order id, status] pairs, oldest change first. */
+	statuses: Array<[string, string]>;
 }
 
 export interface ProductState extends ResourceState {
-  /** Ids of products reported low (or created low), oldest first. */
-  low: string[];
+	/** Ids of products reported low (or created low), oldest first. */
+	low: string[];
 }
 
 export interface PollState {
-  orders?: OrderState;
-  products?: ProductState;
+	orders?: OrderState;
+	products?: ProductState;
 }
 
-const STATE_KEY = "poll";
+const STATE_KEY = 'poll';
 const STATE_VERSION = 1;
 
 const isRecord = (value: unknown): value is IDataObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function resource(value: unknown): ResourceState | undefined {
-  if (
-    !isRecord(value) ||
-    typeof value.cursor !== "number" ||
-    !Number.isFinite(value.cursor)
-  )
-    return undefined;
-  return {
-    cursor: value.cursor,
-    atCursor: Array.isArray(value.atCursor) ? value.atCursor.map(String) : [],
-    sorted: value.sorted !== false,
-  };
+	if (!isRecord(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor)) return undefined;
+	return {
+		cursor: value.cursor,
+		atCursor: Array.isArray(value.atCursor) ? value.atCursor.map(String) : [],
+		sorted: value.sorted !== false,
+	};
 }
 
 /** The saved state, or an empty one (first activation, or state of an unknown version: a new baseline). */
 export function readState(staticData: IDataObject): PollState {
-  const saved = staticData[STATE_KEY];
-  if (!isRecord(saved) || saved.v !== STATE_VERSION) return {};
-  const state: PollState = {};
-  const orders = resource(saved.orders);
-  if (orders) {
-    const pairs =
-      isRecord(saved.orders) && Array.isArray(saved.orders.statuses)
-        ? saved.orders.statuses
-        : [];
-    state.orders = {
-      ...orders,
-      statuses: pairs
-        .filter(
-          (p): p is [string, string] => Array.isArray(p) && p.length === 2,
-        )
-        .map(([id, status]) => [String(id), String(status)]),
-    };
-  }
-  const products = resource(saved.products);
-  if (products) {
-    const low =
-      isRecord(saved.products) && Array.isArray(saved.products.low)
-        ? saved.products.low
-        : [];
-    state.products = { ...products, low: low.map(String) };
-  }
-  return state;
+	const saved = staticData[STATE_KEY];
+	if (!isRecord(saved) || saved.v !== STATE_VERSION) return {};
+	const state: PollState = {};
+	const orders = resource(saved.orders);
+	if (orders) {
+		const pairs = isRecord(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
+		state.orders = {
+			...orders,
+			statuses: pairs
+				.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2)
+				.map(([id, status]) => [String(id), String(status)]),
+		};
+	}
+	const products = resource(saved.products);
+	if (products) {
+		const low = isRecord(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
+		state.products = { ...products, low: low.map(String) };
+	}
+	return state;
 }
 
 /** Writes the state back into the static data object n8n saves (only its own key; other keys are left alone). */
 export function writeState(staticData: IDataObject, state: PollState): void {
-  staticData[STATE_KEY] = {
-    v: STATE_VERSION,
-    ...state,
-  } as unknown as IDataObject;
+	staticData[STATE_KEY] = {
+		v: STATE_VERSION,
+		...state,
+	} as unknown as IDataObject;
 }
 
 /** An insertion-ordered map kept to its newest `max` entries: `set` moves a key to the newest end. */
 export class RecentMap<V> {
-  private readonly map: Map<string, V>;
+	private readonly map: Map<string, V>;
 
-  constructor(
-    entries: Iterable<[string, V]>,
-    private readonly max: number,
-  ) {
-    this.map = new Map(entries);
-  }
+	constructor(
+		entries: Iterable<[string, V]>,
+		private readonly max: number,
+	) {
+		this.map = new Map(entries);
+	}
 
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
+	get(key: string): V | undefined {
+		return this.map.get(key);
+	}
 
-  has(key: string): boolean {
-    return this.map.has(key);
-  }
+	has(key: string): boolean {
+		return this.map.has(key);
+	}
 
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.max)
-      this.map.delete(this.map.keys().next().value as string);
-  }
+	set(key: string, value: V): void {
+		this.map.delete(key);
+		this.map.set(key, value);
+		while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+	}
 
-  delete(key: string): void {
-    this.map.delete(key);
-  }
+	delete(key: string): void {
+		this.map.delete(key);
+	}
 
-  entries(): Array<[string, V]> {
-    return [...this.map.entries()];
-  }
+	entries(): Array<[string, V]> {
+		return [...this.map.entries()];
+	}
 
-  keys(): string[] {
-    return [...this.map.keys()];
-  }
+	keys(): string[] {
+		return [...this.map.keys()];
+	}
 }

@@ -261,6 +261,13 @@ test('Fetch Test Event returns one realistic item of the first chosen kind and l
 	expect(items[0]).toMatchObject({ type: 'payment.completed', data: { payment_id: null, method: null, amount: expect.any(Number) } });
 	expect(items[0].id).toMatch(/^poll_payment\.completed_ord_\d+_sample$/);
 	expect(p.saved).toBe(saved);
+	// order.created: the newest order created, even when an older one changed after it.
+	const order = await checkout();
+	const older = String([...ctx.sb.state.orders.values()].find((o) => o.status === 'pending' && o.id !== order.id)?.id);
+	await setStatus(older, 'processing');
+	const created = (await poller(['order.created']).poll('manual')) as IDataObject[];
+	expect(created.map(summary)).toEqual([`order.created ${String(order.id)}`]);
+	expect(created[0].created_at).toBe(order.created_at);
 	const low = createPoller(ctx.credentials, { events: ['inventory.low'], options: { lowStockThreshold: 1000 } });
 	expect(((await low.poll('manual')) as IDataObject[])[0]).toMatchObject({ type: 'inventory.low', data: { threshold: 1000 } });
 });

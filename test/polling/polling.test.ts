@@ -24,7 +24,8 @@ afterAll(async () => {
 	await env?.stop();
 }, 60_000);
 
-const executionsOf = async (workflowId: string) => await env.client.allExecutions({ workflowId });
+/** The workflow's executions started by its polls (a manual Fetch Test Event is not one of them). */
+const executionsOf = async (workflowId: string) => (await env.client.allExecutions({ workflowId })).filter((e: any) => e.mode !== 'manual');
 const outputOf = async (execution: any) => rest.nodeOutput(await env.client.getExecution(execution.id), TRIGGER) ?? [];
 const listRequests = async (path: string) =>
 	((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === path);
@@ -52,6 +53,26 @@ async function pollingWorkflow(events = ALL) {
 		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 	});
+}
+
+/**
+ * "Fetch Test Event": the editor runs the workflow manually up to the trigger (n8n 2.x: `destinationNode` of the saved
+ * workflow; 1.x: the workflow in the body and the node's name). Resolves with the finished manual execution.
+ */
+async function fetchTestEvent(workflowId: string) {
+	const body =
+		(await env.client.major()) >= 2
+			? { destinationNode: { nodeName: TRIGGER, mode: 'inclusive' } }
+			: { workflowData: await env.client.getWorkflow(workflowId), destinationNode: TRIGGER };
+	const started = await env.client.request('POST', `/workflows/${workflowId}/run`, body);
+	const executionId = String(started.executionId);
+	return await eventually(
+		async () => {
+			const execution = await env.client.getExecution(executionId).catch(() => undefined);
+			return execution && execution.finished !== undefined && execution.status !== 'running' && execution.status !== 'new' ? execution : undefined;
+		},
+		'the manual execution',
+	);
 }
 
 /** Every item the trigger emitted in the workflow's executions, oldest execution first. */
@@ -128,6 +149,20 @@ if (CELL.mode === 'single') {
 			expect(payment.data).toMatchObject({ order_id: toPay, payment_id: null, method: null });
 			expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({ order_id: pending, previous_status: 'pending', status: 'processing' });
 			console.log(`[polling ${CELL.line}] a scheduled poll: ${items.length} items (${[...new Set(items.map((i) => i.type))].join(', ')})`);
+		});
+
+		test('Fetch Test Event (a manual run of the trigger, as the editor starts it) returns one realistic item and leaves the state alone', async () => {
+			const before = (await env.client.getWorkflow(wf.id)).staticData;
+			const execution = await fetchTestEvent(wf.id);
+			const items = rest.nodeOutput(execution, TRIGGER) ?? [];
+			expect(items).toHaveLength(1);
+			const [item] = items;
+			// The first chosen kind (order.created): the newest order, as that event.
+			const newest = [...env.sandbox.state.orders.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
+			expect(item).toMatchObject({ type: 'order.created', id: `poll_order.created_${newest.id}_sample`, data: { order_id: newest.id, store_id: newest.store_id, total: newest.total } });
+			expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+			expect(execution.mode).toBe('manual');
+			expect((await env.client.getWorkflow(wf.id)).staticData).toEqual(before);
 		});
 
 		test('downtime, then SIGKILL during a poll: every change once, in order; the poll after that reports nothing', async () => {
