@@ -56,14 +56,15 @@ async function pollingWorkflow(events = ALL) {
 }
 
 /**
- * "Fetch Test Event": the editor runs the workflow manually up to the trigger (n8n 2.x: `destinationNode` of the saved
- * workflow; 1.x: the workflow in the body and the node's name). Resolves with the finished manual execution.
+ * "Fetch Test Event": the editor runs the workflow manually up to the trigger (`destinationNode`; n8n 1.x also sends
+ * the workflow in the body, 2.x runs the saved one). Resolves with the finished manual execution.
  */
 async function fetchTestEvent(workflowId: string) {
+	const destinationNode = { nodeName: TRIGGER, mode: 'inclusive' };
 	const body =
 		(await env.client.major()) >= 2
-			? { destinationNode: { nodeName: TRIGGER, mode: 'inclusive' } }
-			: { workflowData: await env.client.getWorkflow(workflowId), destinationNode: TRIGGER };
+			? { destinationNode }
+			: { workflowData: await env.client.getWorkflow(workflowId), destinationNode };
 	const started = await env.client.request('POST', `/workflows/${workflowId}/run`, body);
 	const executionId = String(started.executionId);
 	return await eventually(
