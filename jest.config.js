@@ -4,8 +4,8 @@
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
 // removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium),
 // `reliability` (a real n8n under load, crashes and hostile input) and `dev` (`npm run dev` on a copy of the repository: an
-// edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in a real n8n:
-// scheduled polls, downtime, a crash during a poll; in queue mode: polled by main only; one matrix cell per n8n line).
+// edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in one real n8n
+// process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 

@@ -63,13 +63,13 @@ it('installs the package from Settings → Community Nodes, by name', async () =
 	await page.getByTestId('install-community-package-button').click();
 	const card = page.getByTestId('community-package-card').filter({ hasText: PACKAGE });
 	await card.waitFor({ timeout: 90_000 });
-	await expect(card.innerText()).resolves.toMatch(/2 nodes:\s*Storefront,\s*Storefront Trigger[\s\S]*v0\.1\.0/);
+	await expect(card.innerText()).resolves.toMatch(/3 nodes:\s*Storefront,\s*Storefront Polling Trigger,\s*Storefront Trigger[\s\S]*v0\.1\.0/);
 	await screenshot(page, 'journey-01-installed');
-	// n8n downloaded the published tarball from the registry, and its editor now knows both nodes.
+	// n8n downloaded the published tarball from the registry, and its editor now knows the nodes.
 	const tarball = `/${PACKAGE}/-/${PACKAGE}-0.1.0.tgz`;
 	expect(env.published!.registry.requests.some((r) => r.method === 'GET' && r.path === tarball && r.status === 200)).toBe(true);
 	const types = (await env.client.nodeTypes()).map((t: any) => t.name);
-	expect(types).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger]));
+	expect(types).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger, TYPES.poll]));
 });
 
 it('creates a workflow; the nodes panel finds the Storefront nodes by "storefront", with their triggers and actions, and the polling trigger beside them', async () => {
@@ -84,8 +84,8 @@ it('creates a workflow; the nodes panel finds the Storefront nodes by "storefron
 	await entry.first().waitFor();
 	await expect(entry.count()).resolves.toBe(1);
 	// The polling trigger is its own entry beside it (n8n merges a trigger into the node whose type name is the
-	// trigger's without "Trigger": storefrontPolling is no node).
-	await expect(page.getByTestId('node-creator-item-name').filter({ hasText: /^\s*Storefront Polling Trigger\s*$/ }).count()).resolves.toBe(1);
+	// trigger's without "Trigger": storefrontPolling is no node), listed without "Trigger" as n8n lists triggers there.
+	await expect(page.getByTestId('node-creator-item-name').filter({ hasText: /^\s*Storefront Polling\s*$/ }).count()).resolves.toBe(1);
 	await entry.click();
 	const creator = page.getByTestId('node-creator');
 	const triggers = creator.getByTestId('node-creator-category-item').filter({ hasText: /^Triggers \(6\)/ });

@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, no-console, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's internal REST API answers untyped JSON; the measured counts are printed; waits between polls */
-// The Storefront Polling Trigger in a real n8n (the matrix runs this suite in one cell per n8n line and in the queue
-// cell: it waits on n8n's poll schedule, whose shortest interval is one minute). Single process: activation is a
-// baseline; a scheduled poll reports each kind once in the webhook shape; n8n stopped while 200 orders and 50 status
-// changes are made, then started: all of them once, in order; SIGKILL while a poll is reading: everything once after
-// the restart; the poll after that reports nothing. Queue mode: one process polls (main), so a change runs once.
+// The Storefront Polling Trigger in a real n8n process (the matrix runs this suite in one cell per n8n line: it waits
+// on n8n's poll schedule, whose shortest interval is one minute): activation is a baseline; a scheduled poll reports
+// each kind once in the webhook shape; Fetch Test Event; n8n stopped while 200 orders and 50 status changes are made,
+// then started: all of them once, in order; SIGKILL while a poll is reading: everything once after the restart; the
+// poll after that reports nothing. Queue mode (only main polls) is in the queue suite.
 import { api } from '../helpers/sandbox';
 import { CELL, createWorkflow, CREDENTIAL_NAME, eventually, rest, startEnvironment, TYPES, type Environment } from '../e2e/environment';
 
@@ -113,149 +113,124 @@ function expectSameChanges(items: any[], from: number) {
 	return expected;
 }
 
-if (CELL.mode === 'single') {
-	describe('one n8n process', () => {
-		let wf: Awaited<ReturnType<typeof pollingWorkflow>>;
+// Single process only: it stops and kills n8n. In queue mode the queue suite asserts that only main polls.
+if (CELL.mode !== 'single') throw new Error('the polling suite runs on one n8n process (E2E_N8N_MODE=single)');
 
-		test('activation is a baseline; a scheduled poll reports each kind once, in the webhook shape', async () => {
-			await env.sandbox.admin('DELETE', '/requests');
-			wf = await pollingWorkflow();
-			// Activation polls at once (n8n; 2.x after its activation call has returned), reading the shop's newest
-			// orders, then products: the baseline, which reports nothing. Changes start once it has read both.
-			await eventually(async () => ((await ordersRequests()).length > 0 && (await productsRequests()).length > 0 ? true : undefined), 'the activation poll');
-			await new Promise((resolve) => setTimeout(resolve, 1000));
-			expect(await executionsOf(wf.id)).toHaveLength(0);
+describe('one n8n process', () => {
+	let wf: Awaited<ReturnType<typeof pollingWorkflow>>;
 
-			const from = env.sandbox.events.length;
-			const [pending, toPay] = orderIds(['pending']);
-			await checkouts(1);
-			await changeStatuses([pending]);
-			expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: toPay })).status).toBe(200);
-			const product = await api(env.sandbox, 'POST', '/products', { name: 'Polled lamp', price: 20, stock: 30 });
-			await env.sandbox.admin('POST', '/simulate/stock', { product_id: product.json.id, stock: 2 });
-			const expectedCount = env.sandbox.events.length - from;
-			expect(expectedCount).toBeGreaterThanOrEqual(5);
+	test('activation is a baseline; a scheduled poll reports each kind once, in the webhook shape', async () => {
+		await env.sandbox.admin('DELETE', '/requests');
+		wf = await pollingWorkflow();
+		// Activation polls at once (n8n; 2.x after its activation call has returned), reading the shop's newest
+		// orders, then products: the baseline, which reports nothing. Changes start once it has read both.
+		await eventually(async () => ((await ordersRequests()).length > 0 && (await productsRequests()).length > 0 ? true : undefined), 'the activation poll');
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(await executionsOf(wf.id)).toHaveLength(0);
 
-			const { items } = await eventually(
-				async () => {
-					const found = await emitted(wf.id);
-					return found.items.length >= expectedCount ? found : undefined;
-				},
-				'the scheduled poll',
-				POLL_WAIT_MS,
-			);
-			const expected = expectSameChanges(items, from);
-			expect(new Set(expected.map((e) => e.type))).toEqual(new Set(ALL));
-			const payment = items.find((i) => i.type === 'payment.completed');
-			expect(payment.data).toMatchObject({ order_id: toPay, payment_id: null, method: null });
-			expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({ order_id: pending, previous_status: 'pending', status: 'processing' });
-			console.log(`[polling ${CELL.line}] a scheduled poll: ${items.length} items (${[...new Set(items.map((i) => i.type))].join(', ')})`);
-		});
+		const from = env.sandbox.events.length;
+		const [pending, toPay] = orderIds(['pending']);
+		await checkouts(1);
+		await changeStatuses([pending]);
+		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: toPay })).status).toBe(200);
+		const product = await api(env.sandbox, 'POST', '/products', { name: 'Polled lamp', price: 20, stock: 30 });
+		await env.sandbox.admin('POST', '/simulate/stock', { product_id: product.json.id, stock: 2 });
+		const expectedCount = env.sandbox.events.length - from;
+		expect(expectedCount).toBeGreaterThanOrEqual(5);
 
-		test('Fetch Test Event (a manual run of the trigger, as the editor starts it) returns one realistic item and leaves the state alone', async () => {
-			const before = (await env.client.getWorkflow(wf.id)).staticData;
-			const execution = await fetchTestEvent(wf.id);
-			const items = rest.nodeOutput(execution, TRIGGER) ?? [];
-			expect(items).toHaveLength(1);
-			const [item] = items;
-			// The first chosen kind (order.created): the newest order, as that event.
-			const newest = [...env.sandbox.state.orders.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
-			expect(item).toMatchObject({ type: 'order.created', id: `poll_order.created_${newest.id}_sample`, data: { order_id: newest.id, store_id: newest.store_id, total: newest.total } });
-			expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
-			expect(execution.mode).toBe('manual');
-			expect((await env.client.getWorkflow(wf.id)).staticData).toEqual(before);
-		});
-
-		test('downtime, then SIGKILL during a poll: every change once, in order; the poll after that reports nothing', async () => {
-			// 1. n8n stopped; 200 orders and 50 status changes on orders it knew before the stop; n8n started.
-			const before = (await emitted(wf.id)).items.length;
-			const from = env.sandbox.events.length;
-			const known = orderIds(Object.keys(NEXT)).slice(0, 50);
-			expect(known).toHaveLength(50);
-			const { downMs } = await env.restart(60_000, {}, async () => {
-				await checkouts(200);
-				await changeStatuses(known);
-			});
-			const ordersExpected = env.sandbox.events.slice(from).filter((e) => e.type.startsWith('order.'));
-			expect(ordersExpected).toHaveLength(250);
-			const afterDowntime = await eventually(
-				async () => {
-					const found = await emitted(wf.id);
-					return found.items.length - before >= env.sandbox.events.length - from ? found : undefined;
-				},
-				'the first poll after the start',
-				POLL_WAIT_MS,
-			);
-			const downtimeItems = afterDowntime.items.slice(before);
-			expectSameChanges(downtimeItems, from);
-			expect(downtimeItems.filter((i) => i.type.startsWith('order.'))).toHaveLength(250);
-
-			// 2. Changes, then a poll killed while it reads (the sandbox answers GET /orders slowly), then a start.
-			const fromCrash = env.sandbox.events.length;
-			const beforeCrash = afterDowntime.items.length;
-			await env.sandbox.admin('POST', '/faults', { type: 'slow', delay_ms: 10_000, path: '/v1/orders', method: 'GET', count: 3 });
-			await checkouts(30);
-			await changeStatuses(orderIds(['pending', 'processing']).slice(0, 10));
-			await eventually(
-				async () => {
-					const [fault] = (await env.sandbox.admin('GET', '/faults')).body as any[];
-					return fault && fault.remaining < 3 ? true : undefined;
-				},
-				'a scheduled poll reading orders',
-				POLL_WAIT_MS,
-			);
-			await env.crashAndRestart(async () => {
-				await env.sandbox.admin('DELETE', '/faults');
-			});
-			const afterCrash = await eventually(
-				async () => {
-					const found = await emitted(wf.id);
-					return found.items.length - beforeCrash >= env.sandbox.events.length - fromCrash ? found : undefined;
-				},
-				'the poll after the crash',
-				POLL_WAIT_MS,
-			);
-			expectSameChanges(afterCrash.items.slice(beforeCrash), fromCrash);
-
-			// 3. The next scheduled poll finds nothing new: no execution.
-			await env.sandbox.admin('DELETE', '/requests');
-			await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the next scheduled poll', POLL_WAIT_MS);
-			await new Promise((resolve) => setTimeout(resolve, 3000));
-			const final = await emitted(wf.id);
-			expect(final.items).toHaveLength(afterCrash.items.length);
-			expect(final.executions).toHaveLength(afterCrash.executions.length);
-			const ids = final.items.map((i) => i.id);
-			expect(new Set(ids).size).toBe(ids.length);
-			console.log(
-				`[polling ${CELL.line}] downtime ${Math.round(downMs / 1000)} s: ${downtimeItems.length} items (250 order changes) once, in order; ` +
-					`after SIGKILL during a poll: ${afterCrash.items.length - beforeCrash} items once; then a poll with nothing: 0 executions`,
-			);
-		});
+		const { items } = await eventually(
+			async () => {
+				const found = await emitted(wf.id);
+				return found.items.length >= expectedCount ? found : undefined;
+			},
+			'the scheduled poll',
+			POLL_WAIT_MS,
+		);
+		const expected = expectSameChanges(items, from);
+		expect(new Set(expected.map((e) => e.type))).toEqual(new Set(ALL));
+		const payment = items.find((i) => i.type === 'payment.completed');
+		expect(payment.data).toMatchObject({ order_id: toPay, payment_id: null, method: null });
+		expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({ order_id: pending, previous_status: 'pending', status: 'processing' });
+		console.log(`[polling ${CELL.line}] a scheduled poll: ${items.length} items (${[...new Set(items.map((i) => i.type))].join(', ')})`);
 	});
-} else {
-	describe('queue mode', () => {
-		test('main polls, not every process: one change runs once', async () => {
-			await env.sandbox.admin('DELETE', '/requests');
-			const wf = await pollingWorkflow(['order.created']);
-			await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the activation poll');
-			await new Promise((resolve) => setTimeout(resolve, 1000));
-			const order = (await env.sandbox.admin('POST', '/simulate/checkout', {})).body;
-			const found = await eventually(
-				async () => {
-					const got = await emitted(wf.id);
-					return got.items.length > 0 ? got : undefined;
-				},
-				'the scheduled poll',
-				POLL_WAIT_MS,
-			);
-			// Another scheduled poll passes: still one execution with the one order.
-			await env.sandbox.admin('DELETE', '/requests');
-			await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the next scheduled poll', POLL_WAIT_MS);
-			await new Promise((resolve) => setTimeout(resolve, 3000));
-			const after = await emitted(wf.id);
-			expect(after.items.map((i) => i.data.order_id)).toEqual([order.id]);
-			expect(after.executions).toHaveLength(1);
-			expect(found.executions).toHaveLength(1);
-		});
+
+	test('Fetch Test Event (a manual run of the trigger, as the editor starts it) returns one realistic item and leaves the state alone', async () => {
+		const before = (await env.client.getWorkflow(wf.id)).staticData;
+		const execution = await fetchTestEvent(wf.id);
+		const items = rest.nodeOutput(execution, TRIGGER) ?? [];
+		expect(items).toHaveLength(1);
+		const [item] = items;
+		// The first chosen kind (order.created): the newest order, as that event.
+		const newest = [...env.sandbox.state.orders.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
+		expect(item).toMatchObject({ type: 'order.created', id: `poll_order.created_${newest.id}_sample`, data: { order_id: newest.id, store_id: newest.store_id, total: newest.total } });
+		expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+		expect(execution.mode).toBe('manual');
+		expect((await env.client.getWorkflow(wf.id)).staticData).toEqual(before);
 	});
-}
+
+	test('downtime, then SIGKILL during a poll: every change once, in order; the poll after that reports nothing', async () => {
+		// 1. n8n stopped; 200 orders and 50 status changes on orders it knew before the stop; n8n started.
+		const before = (await emitted(wf.id)).items.length;
+		const from = env.sandbox.events.length;
+		const known = orderIds(Object.keys(NEXT)).slice(0, 50);
+		expect(known).toHaveLength(50);
+		const { downMs } = await env.restart(60_000, {}, async () => {
+			await checkouts(200);
+			await changeStatuses(known);
+		});
+		const ordersExpected = env.sandbox.events.slice(from).filter((e) => e.type.startsWith('order.'));
+		expect(ordersExpected).toHaveLength(250);
+		const afterDowntime = await eventually(
+			async () => {
+				const found = await emitted(wf.id);
+				return found.items.length - before >= env.sandbox.events.length - from ? found : undefined;
+			},
+			'the first poll after the start',
+			POLL_WAIT_MS,
+		);
+		const downtimeItems = afterDowntime.items.slice(before);
+		expectSameChanges(downtimeItems, from);
+		expect(downtimeItems.filter((i) => i.type.startsWith('order.'))).toHaveLength(250);
+
+		// 2. Changes, then a poll killed while it reads (the sandbox answers GET /orders slowly), then a start.
+		const fromCrash = env.sandbox.events.length;
+		const beforeCrash = afterDowntime.items.length;
+		await env.sandbox.admin('POST', '/faults', { type: 'slow', delay_ms: 10_000, path: '/v1/orders', method: 'GET', count: 3 });
+		await checkouts(30);
+		await changeStatuses(orderIds(['pending', 'processing']).slice(0, 10));
+		await eventually(
+			async () => {
+				const [fault] = (await env.sandbox.admin('GET', '/faults')).body as any[];
+				return fault && fault.remaining < 3 ? true : undefined;
+			},
+			'a scheduled poll reading orders',
+			POLL_WAIT_MS,
+		);
+		await env.crashAndRestart(async () => {
+			await env.sandbox.admin('DELETE', '/faults');
+		});
+		const afterCrash = await eventually(
+			async () => {
+				const found = await emitted(wf.id);
+				return found.items.length - beforeCrash >= env.sandbox.events.length - fromCrash ? found : undefined;
+			},
+			'the poll after the crash',
+			POLL_WAIT_MS,
+		);
+		expectSameChanges(afterCrash.items.slice(beforeCrash), fromCrash);
+
+		// 3. The next scheduled poll finds nothing new: no execution.
+		await env.sandbox.admin('DELETE', '/requests');
+		await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the next scheduled poll', POLL_WAIT_MS);
+		await new Promise((resolve) => setTimeout(resolve, 3000));
+		const final = await emitted(wf.id);
+		expect(final.items).toHaveLength(afterCrash.items.length);
+		expect(final.executions).toHaveLength(afterCrash.executions.length);
+		const ids = final.items.map((i) => i.id);
+		expect(new Set(ids).size).toBe(ids.length);
+		console.log(
+			`[polling ${CELL.line}] downtime ${Math.round(downMs / 1000)} s: ${downtimeItems.length} items (250 order changes) once, in order; ` +
+				`after SIGKILL during a poll: ${afterCrash.items.length - beforeCrash} items once; then a poll with nothing: 0 executions`,
+		);
+	});
+});

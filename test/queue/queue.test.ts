@@ -151,6 +151,53 @@ describe('queue mode: the topology', () => {
 	});
 });
 
+describe('queue mode: the polling trigger', () => {
+	it('polls on main only: a change runs once, on a worker', async () => {
+		const TRIGGER = 'Storefront Polling Trigger';
+		const ordersReads = async () =>
+			((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === '/v1/orders');
+		await env.sandbox.admin('DELETE', '/requests');
+		const wf = await createWorkflow(env, {
+			name: 'queue polling',
+			nodes: [
+				{
+					id: 'queue-poll',
+					name: TRIGGER,
+					type: TYPES.poll,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['order.created'], options: {} },
+					credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
+				},
+			],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		// Activation polls at once: the baseline. Then one new order.
+		await eventually(async () => ((await ordersReads()).length > 0 ? true : undefined), 'the activation poll');
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {});
+		const checkoutAt = Date.now();
+		await eventually(
+			async () => ((await env.client.allExecutions({ workflowId: wf.id })).length > 0 ? true : undefined),
+			'the scheduled poll',
+			75_000,
+		);
+		// A process that polls does so every minute (each at its own random second): a minute after the checkout,
+		// every polling process has seen the order and started its own run. One run means one process polls.
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, checkoutAt + 65_000 - Date.now())));
+		const runs = await env.client.allExecutions({ workflowId: wf.id });
+		expect(runs).toHaveLength(1);
+		const items = rest.nodeOutput(await env.client.getExecution(runs[0].id), TRIGGER) ?? [];
+		expect(items.map((i: any) => i.data.order_id)).toEqual([order.id]);
+		// Started by main's poll, run by a worker, as every production execution in queue mode.
+		const ranOn = (await workerOf([String(runs[0].id)])).get(String(runs[0].id));
+		expect(ranOn).toHaveLength(1);
+		await instance.deactivate(env.client, wf.id);
+		console.log(`[queue] polling trigger: ${(await ordersReads()).length} reads of GET /orders, 1 run (on ${ranOn?.[0]})`);
+	});
+});
+
 describe('queue mode: the nodes', () => {
 	it('runs the order-intake workflow on a worker, which decrypts the Storefront credential to call the API', async () => {
 		const intake = await createWorkflow(env, instance.loadExample('order-intake.json'));
