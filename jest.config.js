@@ -5,7 +5,8 @@
 // removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium),
 // `reliability` (a real n8n under load, crashes and hostile input) and `dev` (`npm run dev` on a copy of the repository: an
 // edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in one real n8n
-// process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line).
+// process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line), `unit-spec-literal` (the
+// transport, locator and polling-trigger unit suites again, against the sandbox's spec-literal profile: `npm test` runs it).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -16,6 +17,12 @@ module.exports = {
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
 			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/', '<rootDir>/test/dev/', '<rootDir>/test/polling/'],
+		},
+		{
+			...common,
+			displayName: 'unit-spec-literal',
+			testMatch: ['operations', 'pagination', 'errors', 'listSearch'].map((name) => `<rootDir>/test/node/${name}.test.ts`).concat('<rootDir>/test/poll/poll.test.ts'),
+			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
 		{ ...common, displayName: 'ai', testMatch: ['<rootDir>/test/ai/**/*.test.ts'] },

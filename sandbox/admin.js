@@ -4,7 +4,7 @@
 const crypto = require('crypto');
 const { PLANS, DEFAULT_SIZES, EVENT_KINDS } = require('./catalog');
 const { ApiError, validationError } = require('./errors');
-const { DEFAULT_COMPAT, mergeCompat, errorPayload } = require('./compat');
+const { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, errorPayload } = require('./compat');
 const { sendJson, sendEmpty, sendRaw, readJson } = require('./http');
 const { isPlainObject, isHttpUrl } = require('./state');
 const { rateLimitSettings } = require('./ratelimit');
@@ -24,6 +24,7 @@ const ENDPOINTS = [
 	'POST /__admin/simulate/stock {product_id, stock}',
 	'GET|POST|DELETE /__admin/faults',
 	'GET|PUT|DELETE /__admin/compat',
+	`GET|PUT /__admin/profile {profile: ${Object.keys(PROFILES).join('|')}}`,
 	'POST /__admin/keys {key, plan} · DELETE /__admin/keys/{key}',
 	'GET|PUT|DELETE /__admin/ratelimit {window_ms?, limits?: {starter?, pro?}, headers?}',
 	'GET|PUT|DELETE /__admin/latency {ms}',
@@ -42,6 +43,9 @@ function checkSizes(sizes, details) {
 	}
 }
 
+/** The profile in force (null when the settings match none), with the settings it covers. */
+const profileJson = (sb) => ({ profile: profileOf(sb.compat, sb.limiter.headers), compat: sb.compat, ratelimit: sb.limiter.toJSON() });
+
 /** {"METHOD /path": (sb, body, param) → [status, value] } */
 const ROUTES = {
 	'GET /': (sb) => [
@@ -51,6 +55,7 @@ const ROUTES = {
 			store_id: sb.state.store.id,
 			counts: { products: sb.state.products.size, orders: sb.state.orders.size, customers: sb.state.customers.size },
 			webhook: { url: sb.webhooks.url, secret_set: Boolean(sb.webhooks.secret) },
+			profile: profileOf(sb.compat, sb.limiter.headers),
 			compat: sb.compat,
 			faults: sb.faults.list,
 			ratelimit: sb.limiter.toJSON(),
@@ -116,6 +121,17 @@ const ROUTES = {
 	'DELETE /compat': (sb) => {
 		sb.setCompat({ ...DEFAULT_COMPAT });
 		return [200, sb.compat];
+	},
+	'GET /profile': (sb) => [200, profileJson(sb)],
+	'PUT /profile': (sb, body = {}) => {
+		const details = [];
+		for (const key of Object.keys(body)) if (key !== 'profile') details.push({ field: key, message: 'is not a profile setting' });
+		if (!Object.hasOwn(PROFILES, body.profile)) details.push({ field: 'profile', message: `must be one of: ${Object.keys(PROFILES).join(', ')}` });
+		if (details.length) throw validationError(details);
+		const { compat, rateHeaders } = PROFILES[body.profile];
+		sb.setCompat({ ...compat }); // a new compat revision: cached list pages go
+		sb.limiter.configure(rateLimitSettings({ headers: rateHeaders }, sb.limiter)); // window and limits stay
+		return [200, profileJson(sb)];
 	},
 	'POST /keys': (sb, body = {}) => {
 		const details = [];

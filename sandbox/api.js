@@ -3,7 +3,7 @@
 // anything else), injected faults, rate limit (429), route (404/405), body (413/415/400), validation (422/409).
 const { ORDER_STATUSES, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } = require('./catalog');
 const { ApiError } = require('./errors');
-const { listJson, singleBody, errorPayload } = require('./compat');
+const { listJson, idKey, recordView, singleBody, errorPayload } = require('./compat');
 const { sendRaw, sendJson, sendEmpty, readJson } = require('./http');
 
 const intParam = (q, name, def, min, max, details) => {
@@ -38,7 +38,13 @@ function page(sb, resource, all, query) {
 	const limit = compat.page_size_cap ? Math.min(query.limit, compat.page_size_cap) : query.limit;
 	const pageNo = compat.ignore_page ? 1 : query.page;
 	const start = (pageNo - 1) * limit;
-	const items = all.slice(start, start + limit).map((record) => sb.state.jsonOf(record));
+	const singular = resource.slice(0, -1); // products → product: the record's name in its id key
+	const items = all.slice(start, start + limit).map((record) => {
+		const view = recordView(compat, singular, record);
+		// The contract's shape is the record itself, whose JSON is memoised; other shapes are serialised here (the
+		// whole page is cached anyway).
+		return view === record ? sb.state.jsonOf(record) : JSON.stringify(view);
+	});
 	return { status: 200, text: listJson(compat, resource, items, { page: pageNo, limit, total: all.length }) };
 }
 
@@ -54,13 +60,14 @@ const ROUTES = [
 				const q = listQuery(search, ['category', 'search']);
 				return page(sb, 'products', sb.state.listProducts(q), q);
 			},
-			POST: (sb, _, __, body) => json(201, singleBody(sb.compat, 'product', sb.state.createProduct(body))),
+			POST: (sb, _, __, body) =>
+				json(sb.compat.create_status, singleBody(sb.compat, 'product', sb.state.createProduct(body, idKey(sb.compat, 'product')))),
 		},
 	],
 	[
 		/^\/products\/([^/]+)$/,
 		{
-			PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'product', sb.state.updateProduct(id, body))),
+			PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'product', sb.state.updateProduct(id, body, idKey(sb.compat, 'product')))),
 			DELETE: (sb, [id]) => {
 				sb.state.deleteProduct(id);
 				return { status: 204 };

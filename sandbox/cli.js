@@ -5,6 +5,7 @@ const { parseArgs } = require('util');
 const { startSandbox, catalog } = require('./index');
 const { MIN_WINDOW_MS, MAX_WINDOW_MS } = require('./ratelimit');
 const { MAX_LATENCY_MS } = require('./admin');
+const { PROFILES } = require('./compat');
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port <n>              port (default 4010; 0 = random)
@@ -19,6 +20,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --rate-window-ms <n>    rate-limit window length, ${MIN_WINDOW_MS}-${MAX_WINDOW_MS} (default 60000; the plans' limits per window)
   --no-rate-headers       send no X-RateLimit-* headers (a 429 still carries Retry-After)
   --latency-ms <n>        answer every API request this many milliseconds later, 0-${MAX_LATENCY_MS} (default 0)
+  --profile <name>        ${Object.keys(PROFILES).join(' | ')} (default contract): spec-literal answers as the spec read
+                          literally (product_id…, no updated_at, {data, meta} lists, {message} errors; sandbox/README.md)
   --quiet                 no request log
   --help`;
 
@@ -39,6 +42,7 @@ function main() {
 				'rate-window-ms': { type: 'string' },
 				'no-rate-headers': { type: 'boolean', default: false },
 				'latency-ms': { type: 'string' },
+				profile: { type: 'string', default: 'contract' },
 				quiet: { type: 'boolean', default: false },
 				help: { type: 'boolean', default: false },
 			},
@@ -64,6 +68,10 @@ function main() {
 	const webhook = {};
 	if (values['webhook-url']) webhook.url = values['webhook-url'];
 	if (values['webhook-secret']) webhook.secret = values['webhook-secret'];
+	if (!Object.hasOwn(PROFILES, values.profile)) {
+		console.error(`--profile must be one of: ${Object.keys(PROFILES).join(', ')} (got "${values.profile}")`);
+		process.exit(2);
+	}
 	const windowMs = int('rate-window-ms', MIN_WINDOW_MS, MAX_WINDOW_MS);
 	const latencyMs = int('latency-ms', 0, MAX_LATENCY_MS);
 	const { starter, pro } = catalog.PLANS;
@@ -77,8 +85,10 @@ function main() {
 		webhook,
 		snapshot: values.snapshot,
 		quiet: values.quiet,
-		rateLimit: { windowMs, headers: !values['no-rate-headers'] },
+		// Without --no-rate-headers the profile decides the headers.
+		rateLimit: { windowMs, headers: values['no-rate-headers'] ? false : undefined },
 		latencyMs,
+		profile: values.profile,
 	}).then(
 		(sb) => {
 			const others = catalog.DEFAULT_KEYS.slice(1).map((k) => `${k.key} (${k.plan})`).join(', ');
@@ -96,6 +106,7 @@ function main() {
 						? [`  Rate limits     ${limits}${values['no-rate-headers'] ? ', no X-RateLimit-* headers' : ''}`]
 						: []),
 					...(latencyMs ? [`  Latency         ${latencyMs} ms per API request`] : []),
+					...(values.profile !== 'contract' ? [`  Profile         ${values.profile} (not the contract's shapes; see sandbox/README.md)`] : []),
 					'Press Ctrl+C to stop.',
 				].join('\n'),
 			);

@@ -1,7 +1,8 @@
 'use strict';
 // Compatibility modes (admin PUT /__admin/compat): the sandbox can answer like a service that decided the
-// contract's "not shown" points differently, one tolerated alternative at a time (contract rows 4, 5, 6, 10).
-// The default of every setting is the contract's own decision.
+// contract's "not shown" points differently, one tolerated alternative at a time (contract rows 1, 4, 5, 6, 10, 17,
+// 21). The default of every setting is the contract's own decision. A profile (PUT /__admin/profile) sets them all
+// at once: 'spec-literal' is the other plausible reading of every point, as a service built from the spec alone.
 const http = require('http');
 const { validationError } = require('./errors');
 
@@ -13,16 +14,54 @@ const DEFAULT_COMPAT = Object.freeze({
 	error_style: 'contract',
 	wrap_single: null,
 	list_order: 'recent',
+	record_ids: 'id',
+	updated_at: true,
+	create_status: 201,
 });
 
 const CHOICES = {
 	list_envelope: ['resource', 'data', 'items', 'array'],
-	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'none'],
+	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'none', 'meta'],
 	error_style: ['contract', 'message', 'string', 'errors', 'text', 'html'],
 	wrap_single: [null, 'resource', 'data'],
 	// 'id': products and orders listed oldest id first, as a service that never decided contract row 21 might.
 	list_order: ['recent', 'id'],
+	// 'resource': a record's own id under `<resource>_id` (product_id, order_id…), as the spec's field tables name it.
+	record_ids: ['id', 'resource', 'none'],
+	// false: no updated_at in records (the spec lists none; the service keeps it internally for row 21's order).
+	updated_at: [true, false],
+	// 200: POST /products answers 200 rather than 201 (the spec shows no status).
+	create_status: [201, 200],
 };
+
+/**
+ * Named sets of every compat setting plus the rate-limit headers switch: the contract's decisions, and the spec read
+ * literally (its field names, no updated_at, a {data, meta} envelope, {message} errors, 200 on create, oldest first,
+ * no X-RateLimit-* headers).
+ */
+const PROFILES = Object.freeze({
+	contract: Object.freeze({ compat: DEFAULT_COMPAT, rateHeaders: true }),
+	'spec-literal': Object.freeze({
+		compat: Object.freeze({
+			...DEFAULT_COMPAT,
+			list_envelope: 'data',
+			pagination: 'meta',
+			error_style: 'message',
+			wrap_single: 'data',
+			list_order: 'id',
+			record_ids: 'resource',
+			updated_at: false,
+			create_status: 200,
+		}),
+		rateHeaders: false,
+	}),
+});
+
+/** The profile the settings amount to, or null when they match none (a compat or rate-header change since). */
+function profileOf(compat, rateHeaders) {
+	const matches = ([, p]) => p.rateHeaders === rateHeaders && Object.entries(p.compat).every(([k, v]) => compat[k] === v);
+	return Object.entries(PROFILES).find(matches)?.[0] ?? null;
+}
 
 /** Validates a (partial) compat body and returns the merged settings. */
 function mergeCompat(current, body) {
@@ -76,12 +115,38 @@ function listMeta(compat, p) {
 		case 'total_pages':
 			body.meta = { page: p.page, total_pages: totalPages };
 			break;
+		case 'meta':
+			body.meta = { page: p.page, limit: p.limit, total: p.total, total_pages: totalPages };
+			break;
 	}
 	return body;
 }
 
-/** A single resource, bare or wrapped as {<resource>: …} / {data: …}. */
-function singleBody(compat, resource, value) {
+/**
+ * The key of a record's own id in the API: `id`, or `<resource>_id` under record_ids 'resource'; none under 'none' (a
+ * service whose records carry no id the nodes know: they must say so, never act on `undefined`).
+ */
+const idKey = (compat, resource) => ({ id: 'id', resource: `${resource}_id`, none: undefined })[compat.record_ids];
+
+/**
+ * A record (resource: 'store' | 'product' | 'order' | 'customer') as the API shows it, keys in the record's order;
+ * the record itself when the settings change nothing, so callers can reuse its memoised JSON.
+ */
+function recordView(compat, resource, record) {
+	if (compat.record_ids === 'id' && compat.updated_at) return record;
+	const view = {};
+	for (const [key, value] of Object.entries(record)) {
+		if (key === 'id') {
+			if (idKey(compat, resource)) view[idKey(compat, resource)] = value;
+		}
+		else if (key !== 'updated_at' || compat.updated_at) view[key] = value;
+	}
+	return view;
+}
+
+/** A single resource as the API shows it, bare or wrapped as {<resource>: …} / {data: …}. */
+function singleBody(compat, resource, record) {
+	const value = recordView(compat, resource, record);
 	if (compat.wrap_single === 'resource') return { [resource]: value };
 	if (compat.wrap_single === 'data') return { data: value };
 	return value;
@@ -114,4 +179,4 @@ function errorPayload(compat, err) {
 }
 const json = (value) => ({ type: 'application/json', text: JSON.stringify(value) });
 
-module.exports = { DEFAULT_COMPAT, mergeCompat, listJson, singleBody, errorPayload };
+module.exports = { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, listJson, idKey, recordView, singleBody, errorPayload };

@@ -9,7 +9,7 @@ const { State } = require('./state');
 const { Webhooks } = require('./webhooks');
 const { RateLimiter } = require('./ratelimit');
 const { Faults } = require('./faults');
-const { DEFAULT_COMPAT } = require('./compat');
+const { PROFILES } = require('./compat');
 const { handleApi } = require('./api');
 const { handleAdmin, isLatency, MAX_LATENCY_MS } = require('./admin');
 const { sendJson } = require('./http');
@@ -29,7 +29,11 @@ function readSnapshot(file) {
  * @param {object} [opts]
  */
 async function startSandbox(opts = {}) {
-	const limiter = new RateLimiter(opts.rateLimit); // throws on invalid settings
+	const profile = opts.profile ?? 'contract';
+	if (!Object.hasOwn(PROFILES, profile))
+		throw new Error(`Invalid sandbox option: profile must be one of: ${Object.keys(PROFILES).join(', ')} (got ${profile})`);
+	// The profile decides the headers unless rateLimit.headers says otherwise; throws on invalid settings.
+	const limiter = new RateLimiter({ ...opts.rateLimit, headers: opts.rateLimit?.headers ?? PROFILES[profile].rateHeaders });
 	if (opts.latencyMs !== undefined && !isLatency(opts.latencyMs))
 		throw new Error(`Invalid sandbox option: latencyMs must be an integer 0-${MAX_LATENCY_MS} (got ${opts.latencyMs})`);
 	const log = opts.quiet ? () => {} : opts.log ?? ((line) => console.log(`[sandbox] ${line}`));
@@ -64,7 +68,7 @@ async function startSandbox(opts = {}) {
 		/** Milliseconds every /v1 request takes before it is served (service and network time, for benchmarks). */
 		latencyMs: opts.latencyMs ?? 0,
 		faults: new Faults(),
-		compat: { ...DEFAULT_COMPAT },
+		compat: { ...PROFILES[profile].compat },
 		requests: [],
 		snapshotPath,
 		log,

@@ -154,12 +154,15 @@ class State {
 		return product;
 	}
 
-	/** Validates a product body; returns the normalised values to write. */
-	checkProductBody(body, partial, selfId) {
+	/**
+	 * Validates a product body; returns the normalised values to write. `idKey`: the id's key in the API's records
+	 * (product_id under compat record_ids 'resource'), read-only like `id`, which stays so.
+	 */
+	checkProductBody(body, partial, selfId, idKey = 'id') {
 		requireObjectBody(body);
 		const details = [];
 		for (const key of Object.keys(body)) {
-			if (READ_ONLY_FIELDS.includes(key)) details.push({ field: key, message: 'is read-only' });
+			if (READ_ONLY_FIELDS.includes(key) || key === idKey) details.push({ field: key, message: 'is read-only' });
 			else if (!PRODUCT_FIELDS.includes(key)) details.push({ field: key, message: 'is not a known product field' });
 		}
 		if (!partial) {
@@ -192,8 +195,8 @@ class State {
 		return values;
 	}
 
-	createProduct(body) {
-		const values = this.checkProductBody(body, false);
+	createProduct(body, idKey) {
+		const values = this.checkProductBody(body, false, undefined, idKey);
 		const now = new Date().toISOString();
 		const id = `prod_${pad(++this.seq.product)}`;
 		const product = {
@@ -231,9 +234,9 @@ class State {
 		};
 	}
 
-	updateProduct(id, body) {
+	updateProduct(id, body, idKey) {
 		const product = this.getProduct(id);
-		const values = this.checkProductBody(body, true, id);
+		const values = this.checkProductBody(body, true, id, idKey);
 		const before = product.stock;
 		Object.assign(product, values, { updated_at: new Date().toISOString() });
 		this.changed();

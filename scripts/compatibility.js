@@ -24,10 +24,12 @@ const INSTALL_LABELS = {
  * The jest projects of a matrix cell: the e2e and AI Agent suites everywhere (from a registry: on the package n8n
  * installed by name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during
  * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
- * 2/community/queue is every process installing and updating the package itself.
- * @param {string} mode @param {string} install
+ * 2/community/queue is every process installing and updating the package itself. The spec-literal cell runs the
+ * suites that read the service's records (e2e, AI Agent, polling) against the sandbox's spec-literal profile.
+ * @param {string} mode @param {string} install @param {string} [profile]
  */
-function projectsOf(mode, install) {
+function projectsOf(mode, install, profile = 'contract') {
+	if (profile !== 'contract') return ['e2e', 'ai', 'polling'];
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
 	if (install === 'custom') return ['e2e', 'ai'];
 	// The polling suite waits on n8n's one-minute poll schedule: once per n8n line (the copied install). In queue mode
@@ -43,11 +45,17 @@ const QUEUE_TOPOLOGY = {
 	registry: 'main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself',
 };
 
-/** What a row's cell ran, after its install path. @param {{mode?: string, install: string, projects?: string[]}} row */
+/** A cell as the matrix prints it. @param {{install: string, mode: string, profile: string}} cell */
+function cellLabel({ install, mode, profile }) {
+	return `${INSTALL_LABELS[install] ?? install}${mode === 'queue' ? ', queue mode' : ''}${profile === 'contract' ? '' : `, ${profile} service`}`;
+}
+
+/** What a row's cell ran, after its install path. @param {{mode?: string, install: string, profile?: string, projects?: string[]}} row */
 function suitesOf(row) {
 	// A row names the suites it ran; rows recorded before the polling suite existed ran the e2e/AI/queue/registry set.
 	const projects = row.projects ?? projectsOf(row.mode || 'single', row.install).filter((p) => p !== 'polling');
 	const suites = `(${projects.map((p) => SUITE_NAMES[p]).join(' + ')} suite${projects.length > 1 ? 's' : ''})`;
+	if (row.profile === 'spec-literal') return `, **spec-literal service**: the sandbox's profile that reads every "not shown" point of the spec the other way ([contract](docs/api-contract.md)) ${suites}`;
 	if (row.mode !== 'queue') return ` ${suites}`;
 	return `, **queue mode**: ${QUEUE_TOPOLOGY[/** @type {keyof typeof QUEUE_TOPOLOGY} */ (row.install)]} ${suites}`;
 }
@@ -94,4 +102,4 @@ function writeRecord(record) {
 	fs.writeFileSync(README, readme.replace(section(readme), render(record)));
 }
 
-module.exports = { RECORD, README, INSTALL_LABELS, projectsOf, render, section, writeRecord };
+module.exports = { RECORD, README, INSTALL_LABELS, projectsOf, cellLabel, render, section, writeRecord };

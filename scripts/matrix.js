@@ -5,16 +5,21 @@
 // cell in its own n8n process with its own user folder and database; plus the queue-mode cell 2/community/queue: the
 // same two suites on n8n's distributed engine (main + webhook processor + 2 workers, Postgres, Redis:
 // dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates); plus the registry cells, where n8n
-// installs the package by name from a local npm registry (test/registry; 2/registry/queue: every process does). Prints
-// a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time, wall time) and the queue
-// cell's counts, and writes them to artifacts/matrix.json.
-//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--json-dir DIR] [--record]
+// installs the package by name from a local npm registry (test/registry; 2/registry/queue: every process does); plus
+// 2/community/spec-literal: the e2e, AI Agent and polling suites against the sandbox's spec-literal profile (a service
+// that read every "not shown" point of the spec the other way: docs/api-contract.md). Prints a summary table (cell,
+// n8n and Node versions, tests passed/failed, n8n start-up time, wall time) and the queue cell's counts, and writes
+// them to artifacts/matrix.json.
+//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--json-dir DIR] [--record]
+// --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database) and
+//             mostly wait (poll intervals, retries, start-up), so two at a time on two cores nearly halve the matrix;
+//             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
 // --json-dir  also keep each cell's jest JSON there (.ci/run counts them)
 // --record    after a green run, write docs/compatibility.json and regenerate README's "Compatibility" table
 //             from it (scripts/compatibility.js): the README states what was measured, not a claim.
 'use strict';
 
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -22,26 +27,131 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const { prepare, LINES } = require('../dev/n8n/prepare');
 const { INSTALLS } = require('../dev/n8n/runtime');
-const { INSTALL_LABELS, projectsOf, writeRecord } = require('./compatibility');
+const { RECORD, projectsOf, cellLabel, writeRecord } = require('./compatibility');
 
 /** Execution modes: one n8n process on SQLite, or queue mode. */
 const MODES = ['single', 'queue'];
-/** Every cell: each n8n line (newest first) × each install path, then queue mode on the pinned 2.x, copied and from a registry. */
+/** Sandbox profiles (sandbox/compat.js): the contract's decisions, or the spec read literally. */
+const PROFILES = ['contract', 'spec-literal'];
+/**
+ * Every cell: each n8n line (newest first) × each install path, then queue mode on the pinned 2.x, copied and from a
+ * registry, then the spec-literal service on the pinned 2.x.
+ */
 const ALL = Object.keys(LINES)
 	.sort()
 	.reverse()
 	.flatMap((line) => INSTALLS.map((install) => `${line}/${install}`))
-	.concat('2/community/queue', '2/registry/queue');
+	.concat('2/community/queue', '2/registry/queue', '2/community/spec-literal');
+
+/** `2/community/queue` → its parts; a part after the install path is a mode or a profile. @param {string} cell */
+function parseCell(cell) {
+	const [line, install, ...rest] = cell.split('/');
+	const mode = rest.find((part) => MODES.includes(part)) ?? 'single';
+	const profile = rest.find((part) => PROFILES.includes(part)) ?? 'contract';
+	const known = line in LINES && INSTALLS.includes(install) && rest.every((part) => MODES.includes(part) || PROFILES.includes(part));
+	if (!known) throw new Error(`unknown cell ${cell} (known: ${ALL.join(', ')})`);
+	return { line, install, mode, profile };
+}
+
+/** The last recorded wall time of each cell (docs/compatibility.json), to start the longest first. */
+function lastSeconds() {
+	try {
+		return new Map(JSON.parse(fs.readFileSync(RECORD, 'utf8')).rows.map((/** @type {any} */ row) => [row.cell, row.seconds]));
+	} catch {
+		return new Map();
+	}
+}
 
 function option(/** @type {string} */ name) {
 	const at = process.argv.indexOf(name);
 	return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-function main() {
+/**
+ * Runs one cell's suites in a jest process of its own, its output kept in a log file and printed whole at the end.
+ * @param {string} cell @param {string} jsonDir
+ */
+async function runCell(cell, jsonDir) {
+	const { line, install, mode, profile } = parseCell(cell);
+	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
+	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
+	const outputFile = path.join(jsonDir, `${id}.json`);
+	const report = path.join(jsonDir, `${id}.report.json`);
+	const logFile = path.join(jsonDir, `${id}.log`);
+	fs.rmSync(report, { force: true });
+	const projects = projectsOf(mode, install, profile);
+	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
+	const started = Date.now();
+	const log = fs.openSync(logFile, 'w');
+	const status = await new Promise((resolve) => {
+		const child = spawn(
+			process.execPath,
+			[require.resolve('jest/bin/jest'), '--selectProjects', ...projects, '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
+			{
+				cwd: ROOT,
+				stdio: ['ignore', log, log],
+				env: { ...process.env, FORCE_COLOR: '0', E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report },
+			},
+		);
+		child.on('error', () => resolve(null));
+		child.on('exit', (code) => resolve(code));
+	});
+	fs.closeSync(log);
+	const seconds = (Date.now() - started) / 1000;
+	console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`);
+	process.stdout.write(fs.readFileSync(logFile, 'utf8'));
+	let passed = 0;
+	let failed = 0;
+	try {
+		const result = JSON.parse(fs.readFileSync(outputFile, 'utf8'));
+		passed = result.numPassedTests;
+		failed = result.numFailedTests + result.numRuntimeErrorTestSuites;
+	} catch {
+		failed = 1; // jest died before writing results
+	}
+	if (status !== 0 && failed === 0) failed = 1;
+	/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
+	let info = {};
+	try {
+		info = JSON.parse(fs.readFileSync(report, 'utf8'));
+	} catch {}
+	return {
+		info,
+		row: {
+			cell,
+			line,
+			install,
+			...(mode === 'single' ? {} : { mode }),
+			...(profile === 'contract' ? {} : { profile }),
+			projects,
+			...(projects.includes('queue') ? { counts: { volume: info.volume, duplicates: info.duplicates } } : {}),
+			n8n: info.version || rt.version,
+			node: rt.nodeVersion,
+			passed,
+			failed,
+			startupSeconds: info.startupMs === undefined ? null : Math.round(info.startupMs / 100) / 10,
+			seconds: Math.round(seconds),
+		},
+	};
+}
+
+async function main() {
 	const cells = (option('--cells') || ALL.join(',')).split(',');
+	const parallel = Math.max(1, Number(option('--parallel') || 1));
 	const jsonDir = option('--json-dir') || fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-matrix-'));
 	fs.mkdirSync(jsonDir, { recursive: true });
+	for (const cell of cells) parseCell(cell);
+	// Runtimes first, one line at a time (installing is not something two cells should do at once).
+	for (const line of new Set(cells.map((cell) => parseCell(cell).line))) prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
+	const seconds = lastSeconds();
+	const queue = [...cells].sort((a, b) => (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200));
+	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
+	const results = new Map();
+	await Promise.all(
+		Array.from({ length: Math.min(parallel, cells.length) }, async () => {
+			for (let cell = queue.shift(); cell !== undefined; cell = queue.shift()) results.set(cell, await runCell(cell, jsonDir));
+		}),
+	);
 	/** @type {any[]} */
 	const rows = [];
 	/** @type {string[]} what the AI suite measured per cell (printed, not recorded) */
@@ -49,36 +159,8 @@ function main() {
 	/** @type {string[]} what the registry suite counted per cell: the update during deliveries, the uninstalled answer */
 	const registryFigures = [];
 	for (const cell of cells) {
-		const [line, install, mode = 'single'] = cell.split('/');
-		if (!(line in LINES) || !INSTALLS.includes(install) || !MODES.includes(mode)) throw new Error(`unknown cell ${cell} (known: ${ALL.join(', ')})`);
-		const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
-		const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}`;
-		const outputFile = path.join(jsonDir, `${id}.json`);
-		const report = path.join(jsonDir, `${id}.report.json`);
-		fs.rmSync(report, { force: true });
-		console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${INSTALL_LABELS[install]}${mode === 'queue' ? ', queue mode' : ''}`);
-		const started = Date.now();
-		const r = spawnSync(
-			process.execPath,
-			[require.resolve('jest/bin/jest'), '--selectProjects', ...projectsOf(mode, install), '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
-			{ cwd: ROOT, stdio: 'inherit', env: { ...process.env, E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_REPORT: report } },
-		);
-		const seconds = (Date.now() - started) / 1000;
-		let passed = 0;
-		let failed = 0;
-		try {
-			const result = JSON.parse(fs.readFileSync(outputFile, 'utf8'));
-			passed = result.numPassedTests;
-			failed = result.numFailedTests + result.numRuntimeErrorTestSuites;
-		} catch {
-			failed = 1; // jest died before writing results
-		}
-		if (r.status !== 0 && failed === 0) failed = 1;
-		/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
-		let info = {};
-		try {
-			info = JSON.parse(fs.readFileSync(report, 'utf8'));
-		} catch {}
+		const { info, row } = /** @type {Awaited<ReturnType<typeof runCell>>} */ (results.get(cell));
+		rows.push(row);
 		for (const format of ['chat', 'responses']) {
 			const list = info[`aiListBytes_${format}`];
 			if (list) aiFigures.push(`  ${cell} (${format} API): ${list.orders} orders in ${list.bytes} bytes; as full records ${list.fullBytes} bytes`);
@@ -94,20 +176,6 @@ function main() {
 			);
 		}
 		if (info.registryUninstalled) registryFigures.push(`    a delivery to a workflow of the uninstalled package: ${info.registryUninstalled.status} ${info.registryUninstalled.body}`);
-		rows.push({
-			cell,
-			line,
-			install,
-			...(mode === 'single' ? {} : { mode }),
-			projects: projectsOf(mode, install),
-			...(projectsOf(mode, install).includes('queue') ? { counts: { volume: info.volume, duplicates: info.duplicates } } : {}),
-			n8n: info.version || rt.version,
-			node: rt.nodeVersion,
-			passed,
-			failed,
-			startupSeconds: info.startupMs === undefined ? null : Math.round(info.startupMs / 100) / 10,
-			seconds: Math.round(seconds),
-		});
 	}
 
 	console.log('\nCompatibility matrix (per cell: e2e and AI Agent suites; queue and registry suites where named)\n');
@@ -115,7 +183,7 @@ function main() {
 	console.log('|---|---|---|---|---|---|---|');
 	for (const row of rows) {
 		const startup = row.startupSeconds === null ? '—' : `${row.startupSeconds} s`;
-		const label = `${INSTALL_LABELS[row.install]}${row.mode === 'queue' ? ', queue mode' : ''} (${projectsOf(row.mode || 'single', row.install).join(', ')})`;
+		const label = `${cellLabel({ install: row.install, mode: row.mode || 'single', profile: row.profile || 'contract' })} (${row.projects.join(', ')})`;
 		console.log(`| ${row.n8n} | ${row.node} | ${label} | ${row.passed} | ${row.failed} | ${startup} | ${row.seconds} s |`);
 	}
 	for (const row of rows.filter((r) => r.counts)) {
@@ -147,9 +215,7 @@ function main() {
 	process.exit(green ? 0 : 1);
 }
 
-try {
-	main();
-} catch (error) {
+main().catch((error) => {
 	console.error(`[matrix] ${/** @type {Error} */ (error).message}`);
 	process.exit(1);
-}
+});

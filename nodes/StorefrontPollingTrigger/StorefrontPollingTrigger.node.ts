@@ -1,11 +1,12 @@
 import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { StorefrontClient } from '../Storefront/v1/transport';
+import { idFieldNames, recordId, StorefrontClient } from '../Storefront/v1/transport';
 import { EVENT_KINDS, MAX_PAGE_SIZE, type EventKind } from '../shared/constants';
 import { changedAt, readChanges, timeOf, type ChangeRead } from './changes';
 import {
 	byTime,
+	INITIAL_STATUS,
 	lowStockData,
 	orderData,
 	orderEvents,
@@ -35,12 +36,14 @@ const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.nam
 
 type Resource = 'orders' | 'products';
 
+const resourceOf = (kind: EventKind): Resource => (PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
+
 function reader(client: StorefrontClient, resource: Resource) {
 	return async (page: number) => await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
 }
 
 /** The first activation: where the shop is now. Nothing is reported; the ids of events at the cursor are kept. */
-function baselineOrders(read: ChangeRead): OrderState {
+function baselineOrders(read: ChangeRead, now: number): OrderState {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
 	const state: OrderState = {
 		cursor,
@@ -49,20 +52,25 @@ function baselineOrders(read: ChangeRead): OrderState {
 		statuses: [],
 	};
 	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
-	state.statuses = oldestFirst.filter((o) => typeof o.status === 'string').map((o) => [String(o.id), String(o.status)]);
+	state.statuses = oldestFirst
+		.filter((o) => typeof o.status === 'string')
+		.map((o) => [recordId(o, 'order') as string, String(o.status)]);
 	orderEvents(
 		oldestFirst.filter((o) => changedAt(o) === cursor),
 		state,
 		cursor,
 		new Set(ORDER_KINDS),
+		now,
 	);
 	return state;
 }
 
-function baselineProducts(read: ChangeRead, threshold: number): ProductState {
+function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
 	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
-	const low = oldestFirst.filter((p) => typeof p.stock === 'number' && p.stock <= threshold).map((p) => String(p.id));
+	const low = oldestFirst
+		.filter((p) => typeof p.stock === 'number' && p.stock <= threshold)
+		.map((p) => recordId(p, 'product') as string);
 	const state: ProductState = {
 		cursor,
 		atCursor: [],
@@ -75,6 +83,7 @@ function baselineProducts(read: ChangeRead, threshold: number): ProductState {
 		cursor,
 		new Set(PRODUCT_KINDS),
 		threshold,
+		now,
 	);
 	return state;
 }
@@ -95,7 +104,7 @@ async function sampleEvent(
 		data,
 	});
 	for (const kind of kinds) {
-		const changed = await newest(PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
+		const changed = await newest(resourceOf(kind));
 		// A creation's sample is the newest record created (page 1 holds it: a creation is a change); the other kinds'
 		// the most recently changed record that shows them.
 		const records = kind.endsWith('.created')
@@ -108,9 +117,10 @@ async function sampleEvent(
 					? typeof r.stock === 'number' && r.stock <= threshold
 					: true,
 		);
-		if (!pick) continue;
-		const id = String(pick.id);
-		if (kind === 'order.created') return wrap(kind, id, at(pick, 'created_at'), orderData(pick));
+		const id = pick && recordId(pick, resourceOf(kind));
+		if (!pick || id === undefined) continue;
+		// As a poll reports it: every order is created pending (docs/polling-trigger.md), whatever its status now.
+		if (kind === 'order.created') return wrap(kind, id, at(pick, 'created_at'), orderData(pick, INITIAL_STATUS));
 		if (kind === 'order.updated')
 			return wrap(kind, id, at(pick), {
 				...orderData(pick),
@@ -238,19 +248,22 @@ async function pollOnce(
 	const wanted = new Set<string>(kinds);
 	const state: PollState = readState(staticData);
 	const events: Parameters<typeof byTime>[0][] = [];
+	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
-		const read = await readChanges(reader(client, 'orders'), state.orders?.cursor, BASELINE_PAGES);
-		warnUnsorted(context, 'orders', state.orders, read.sorted);
-		if (!state.orders) state.orders = baselineOrders(read);
-		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted).events);
-		state.orders.sorted = read.sorted;
+		const read = await readChanges(reader(client, 'orders'), 'orders', state.orders?.cursor, BASELINE_PAGES);
+		checkRecords(context, 'orders', read, state.orders === undefined);
+		warnUnsorted(context, 'orders', state.orders, read);
+		if (!state.orders) state.orders = baselineOrders(read, now);
+		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted, now).events);
+		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
-		const read = await readChanges(reader(client, 'products'), state.products?.cursor, BASELINE_PAGES);
-		warnUnsorted(context, 'products', state.products, read.sorted);
-		if (!state.products) state.products = baselineProducts(read, threshold);
-		else events.push(...productEvents(read.records.values(), state.products, read.newest, wanted, threshold).events);
-		state.products.sorted = read.sorted;
+		const read = await readChanges(reader(client, 'products'), 'products', state.products?.cursor, BASELINE_PAGES);
+		checkRecords(context, 'products', read, state.products === undefined);
+		warnUnsorted(context, 'products', state.products, read);
+		if (!state.products) state.products = baselineProducts(read, threshold, now);
+		else events.push(...productEvents(read.records.values(), state.products, read.newest, wanted, threshold, now).events);
+		state.products.sorted = read.sorted && read.stamped;
 	}
 	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
 	// the cursor then moves in memory only, and a restart repeats that read, which reports nothing new either.
@@ -259,16 +272,42 @@ async function pollOnce(
 	return [context.helpers.returnJsonArray(events.sort(byTime).map((e) => e.event))];
 }
 
-/** A service listing in another order is read whole on every poll: said in n8n's log when that is first seen. */
+/**
+ * Records the trigger cannot key (no id under any accepted name) or date (no updated_at or created_at) would be
+ * reported as nothing, silently: at the first activation (the baseline) that fails the activation with the missing
+ * field named; a later poll skips them and says so in n8n's log.
+ */
+function checkRecords(context: IPollFunctions, resource: Resource, read: ChangeRead, baseline: boolean): void {
+	const { noId, noTime } = read.skipped;
+	if (noId === 0 && noTime === 0) return;
+	const missing = [
+		noId ? `${noId} without an id (${idFieldNames(resource)})` : '',
+		noTime ? `${noTime} without a time field ("updated_at" or "created_at")` : '',
+	]
+		.filter(Boolean)
+		.join(' and ');
+	const message = `Storefront Polling Trigger: ${missing} among the ${resource} read, so their changes cannot be reported`;
+	if (baseline) {
+		throw new NodeOperationError(context.getNode(), message, {
+			description: `The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) and when it was created ("created_at"). Ask the service which fields hold them.`,
+		});
+	}
+	context.logger.warn(`${message}; they are skipped`);
+}
+
+/** A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when first seen. */
 function warnUnsorted(
 	context: IPollFunctions,
 	resource: Resource,
 	state: { sorted: boolean } | undefined,
-	sorted: boolean,
+	read: ChangeRead,
 ): void {
-	if (!sorted && (state?.sorted ?? true)) {
-		context.logger.warn(
-			`Storefront Polling Trigger: the service does not list ${resource} most recently changed first, so every poll reads the whole list (one request per 100 ${resource})`,
-		);
-	}
+	if (read.sorted && read.stamped) return;
+	if (!(state?.sorted ?? true)) return;
+	const why = read.stamped
+		? `does not list ${resource} most recently changed first`
+		: `gives ${resource} no "updated_at", so a change is found by comparing with the last poll`;
+	context.logger.warn(
+		`Storefront Polling Trigger: the service ${why}, and every poll reads the whole list (one request per 100 ${resource})`,
+	);
 }

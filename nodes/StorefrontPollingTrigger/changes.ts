@@ -1,9 +1,10 @@
 // Reading what changed since the cursor from a list the service orders most recently changed first (contract
 // row 21), with page and limit only: page 1, 2, … until a page ends before the cursor. A poll with nothing new
-// costs one request however big the shop is. A service that lists in another order is read whole on every poll.
+// costs one request however big the shop is. A service that lists in another order, or whose records carry no
+// `updated_at`, is read whole on every poll. Records are keyed by the package's one id rule (transport/identity.ts).
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Page } from '../Storefront/v1/transport';
+import { recordId, type Page } from '../Storefront/v1/transport';
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */
 export function timeOf(value: unknown): number {
@@ -16,11 +17,18 @@ export function changedAt(record: IDataObject): number {
 	return Number.isNaN(updated) ? timeOf(record.created_at) : updated;
 }
 
+/** Whether a record says when it last changed; without `updated_at` only a comparison with what was seen tells. */
+export const hasUpdatedAt = (record: IDataObject) => !Number.isNaN(timeOf(record.updated_at));
+
 export interface ChangeRead {
 	/** Records changed at or after the cursor (every record read when there is no cursor), by id, the last read kept. */
 	records: Map<string, IDataObject>;
 	/** Whether every page read was most recently changed first. */
 	sorted: boolean;
+	/** Whether every record read carries `updated_at` (false: the whole list was read, every record is in `records`). */
+	stamped: boolean;
+	/** Records skipped: no id under any accepted name, or no time field (neither `updated_at` nor `created_at`). */
+	skipped: { noId: number; noTime: number };
 	requests: number;
 	/** The newest change time read (NaN when the list was empty). */
 	newest: number;
@@ -36,6 +44,7 @@ const MAX_READS = 3;
  */
 export async function readChanges(
 	fetchPage: (page: number) => Promise<Page>,
+	resource: string,
 	cursor: number | undefined,
 	baselinePages: number,
 ): Promise<ChangeRead> {
@@ -43,7 +52,9 @@ export async function readChanges(
 	let result: ChangeRead | undefined;
 	for (let read = 0; read < MAX_READS; read++) {
 		const records = new Map<string, IDataObject>();
+		const skipped = { noId: 0, noTime: 0 };
 		let sorted = true;
+		let stamped = true;
 		let newest = Number.NaN;
 		let previous = Number.POSITIVE_INFINITY;
 		let firstTotal: number | undefined;
@@ -56,23 +67,28 @@ export async function readChanges(
 			lastTotal = total;
 			let oldestOnPage = Number.POSITIVE_INFINITY;
 			for (const item of items) {
+				const id = recordId(item, resource);
 				const at = changedAt(item);
-				if (Number.isNaN(at) || at > previous) sorted = false;
-				if (!Number.isNaN(at)) {
-					previous = at;
-					oldestOnPage = Math.min(oldestOnPage, at);
-					if (!(newest >= at)) newest = at;
+				if (id === undefined || Number.isNaN(at)) {
+					skipped[id === undefined ? 'noId' : 'noTime']++;
+					continue;
 				}
-				if (cursor === undefined || Number.isNaN(at) || at >= cursor) records.set(String(item.id), item);
+				if (at > previous) sorted = false;
+				if (!hasUpdatedAt(item)) stamped = false;
+				previous = at;
+				oldestOnPage = Math.min(oldestOnPage, at);
+				if (!(newest >= at)) newest = at;
+				// A record without updated_at may have changed at any time: it is compared with what was seen.
+				if (cursor === undefined || at >= cursor || !hasUpdatedAt(item)) records.set(id, item);
 			}
 			if (items.length === 0) break;
-			// Out of order, the newest change could be on any page: the whole list is read.
+			// Out of order, or without updated_at, a change could be on any page: the whole list is read.
 			// A baseline reads on while its pages are still at the newest millisecond: every record there is known.
-			if (sorted && (cursor === undefined ? page >= baselinePages && oldestOnPage < newest : oldestOnPage < cursor))
-				break;
+			const done = cursor === undefined ? page >= baselinePages && oldestOnPage < newest : oldestOnPage < cursor;
+			if (sorted && stamped && done) break;
 			page = nextPage;
 		}
-		result = { records, sorted, requests, newest };
+		result = { records, sorted, stamped, skipped, requests, newest };
 		if (firstTotal === undefined || lastTotal === undefined || lastTotal >= firstTotal) break;
 	}
 	return { ...(result as ChangeRead), requests };

@@ -1,10 +1,13 @@
 // Which events a poll reports from the records changed since its cursor, in the webhook events' shape
 // ({id, type, created_at, data}, contract row 16), so a workflow can switch triggers without changing its other
-// nodes. Ids are built from the record and the time of the change: the same change always gets the same id.
+// nodes. Ids are built from the record and the time of the change: the same change always gets the same id. A record
+// without `updated_at` does not say when it changed: its status or stock is compared with what the last poll saw, and
+// the change is dated when this poll saw it.
 import type { IDataObject } from 'n8n-workflow';
 
+import { recordId } from '../Storefront/v1/transport';
 import type { EventKind } from '../shared/constants';
-import { changedAt, timeOf } from './changes';
+import { changedAt, hasUpdatedAt, timeOf } from './changes';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES, RecentMap, type OrderState, type ProductState } from './state';
 
 /** Every order starts in this status (contract row 12); an order created and changed between two polls reports it. */
@@ -20,6 +23,8 @@ export interface PolledEvent extends IDataObject {
 interface Timed {
 	at: number;
 	event: PolledEvent;
+	/** Found by comparing with the remembered status or stock (no updated_at): that memory, not the cursor, keeps it once. */
+	compared?: boolean;
 }
 
 const RANK: Record<EventKind, number> = {
@@ -49,7 +54,7 @@ function event(type: EventKind, recordId: string, at: number, data: IDataObject,
 
 export function orderData(order: IDataObject, status = order.status): IDataObject {
 	return {
-		order_id: order.id,
+		order_id: recordId(order, 'order'),
 		store_id: order.store_id,
 		total: order.total,
 		currency: order.currency,
@@ -62,7 +67,7 @@ export function orderData(order: IDataObject, status = order.status): IDataObjec
 export function paymentData(order: IDataObject): IDataObject {
 	return {
 		payment_id: null,
-		order_id: order.id,
+		order_id: recordId(order, 'order'),
 		store_id: order.store_id,
 		amount: order.total,
 		currency: order.currency,
@@ -72,9 +77,9 @@ export function paymentData(order: IDataObject): IDataObject {
 }
 
 export function productData(product: IDataObject): IDataObject {
-	const { id, store_id, name, sku, category, price, currency, stock, status } = product;
+	const { store_id, name, sku, category, price, currency, stock, status } = product;
 	return {
-		product_id: id,
+		product_id: recordId(product, 'product'),
 		store_id,
 		name,
 		sku,
@@ -87,8 +92,8 @@ export function productData(product: IDataObject): IDataObject {
 }
 
 export function lowStockData(product: IDataObject, threshold: number): IDataObject {
-	const { id, store_id, name, sku, stock } = product;
-	return { product_id: id, store_id, name, sku, stock, threshold };
+	const { store_id, name, sku, stock } = product;
+	return { product_id: recordId(product, 'product'), store_id, name, sku, stock, threshold };
 }
 
 export interface Detected {
@@ -105,7 +110,7 @@ function settle<S extends { cursor: number; atCursor: string[] }>(found: Timed[]
 	const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
 	// Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
 	// their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
-	for (const e of found) if (e.at >= cursor && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
+	for (const e of found) if (e.at >= cursor && !e.compared && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
 	state.cursor = cursor;
 	state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
 	return { events, all: found };
@@ -114,21 +119,25 @@ function settle<S extends { cursor: number; atCursor: string[] }>(found: Timed[]
 /**
  * Order events since the cursor. A status differing from the remembered one is one order.updated, however many
  * changes it went through between two polls (previous_status: the status at the last poll). An order the trigger
- * does not remember reports previous_status null, unless its change is its payment (paid_at = updated_at).
+ * does not remember reports previous_status null, unless its change is its payment (paid_at = updated_at); without
+ * updated_at, such an order's change cannot be told from no change, and is not reported.
+ * `now`: when this poll read the records, the date of changes a record without updated_at does not date.
  */
 export function orderEvents(
 	records: Iterable<IDataObject>,
 	state: OrderState,
 	newest: number,
 	wanted: Set<string>,
+	now: number,
 ): Detected {
 	const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 	const found: Timed[] = [];
 	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
 	for (const order of changed) {
-		const id = String(order.id);
-		const updated = changedAt(order);
-		if (Number.isNaN(updated)) continue;
+		const id = recordId(order, 'order');
+		if (id === undefined || Number.isNaN(changedAt(order))) continue;
+		const stamped = hasUpdatedAt(order);
+		const updated = stamped ? changedAt(order) : now;
 		const created = timeOf(order.created_at);
 		const paid = timeOf(order.paid_at);
 		const status = typeof order.status === 'string' ? order.status : undefined;
@@ -139,17 +148,11 @@ export function orderEvents(
 			if (wanted.has('order.created'))
 				found.push(event('order.created', id, created, orderData(order, INITIAL_STATUS)));
 		}
-		const statusChanged = previous !== undefined ? status !== previous : !(paid === updated);
+		const statusChanged = previous !== undefined ? status !== previous : stamped && !(paid === updated);
 		if (status !== undefined && statusChanged && wanted.has('order.updated')) {
-			found.push(
-				event(
-					'order.updated',
-					id,
-					updated,
-					{ ...orderData(order), previous_status: previous ?? null },
-					`${status}_${updated}`,
-				),
-			);
+			const data = { ...orderData(order), previous_status: previous ?? null };
+			const e = event('order.updated', id, updated, data, `${status}_${updated}`);
+			found.push({ ...e, compared: !stamped });
 		}
 		if (paid >= state.cursor && wanted.has('payment.completed'))
 			found.push(event('payment.completed', id, paid, paymentData(order)));
@@ -171,6 +174,7 @@ export function productEvents(
 	newest: number,
 	wanted: Set<string>,
 	threshold: number,
+	now: number,
 ): Detected {
 	const low = new RecentMap(
 		state.low.map((id): [string, true] => [id, true]),
@@ -179,17 +183,19 @@ export function productEvents(
 	const found: Timed[] = [];
 	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
 	for (const product of changed) {
-		const id = String(product.id);
-		const updated = changedAt(product);
-		if (Number.isNaN(updated)) continue;
+		const id = recordId(product, 'product');
+		if (id === undefined || Number.isNaN(changedAt(product))) continue;
+		const stamped = hasUpdatedAt(product);
+		const updated = stamped ? changedAt(product) : now;
 		const created = timeOf(product.created_at);
 		const stock = typeof product.stock === 'number' ? product.stock : Number.NaN;
 		const isLow = stock <= threshold;
 		const isNew = created >= state.cursor;
 		if (isNew && wanted.has('product.created')) found.push(event('product.created', id, created, productData(product)));
 		// A new product low now fell only if it changed after its creation (created low: no fall, as with webhooks).
-		if (isLow && !low.has(id) && (!isNew || updated > created) && wanted.has('inventory.low')) {
-			found.push(event('inventory.low', id, updated, lowStockData(product, threshold), String(updated)));
+		if (isLow && !low.has(id) && (!isNew || (stamped && updated > created)) && wanted.has('inventory.low')) {
+			const e = event('inventory.low', id, updated, lowStockData(product, threshold), String(updated));
+			found.push({ ...e, compared: !stamped });
 		}
 		if (isLow) low.set(id, true);
 		else if (!Number.isNaN(stock)) low.delete(id);

@@ -10,7 +10,20 @@ import { randomUUID } from 'crypto';
 
 import { api } from '../helpers/sandbox';
 import { startScriptedModel, type ModelTurn, type RecordedRequest, type ScriptedModel } from '../helpers/scriptedModel';
-import { CELL, createWorkflow, CREDENTIAL_NAME, instance, report, rest, startEnvironment, type Environment } from '../e2e/environment';
+import {
+	CELL,
+	createWorkflow,
+	CREDENTIAL_NAME,
+	errorMessageOf,
+	ID_KEY,
+	idOf,
+	instance,
+	listOf,
+	report,
+	rest,
+	startEnvironment,
+	type Environment,
+} from '../e2e/environment';
 
 jest.setTimeout(180_000);
 
@@ -227,7 +240,7 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 			if (results.length === 1 && last.status === 'pending') {
 				return { toolCalls: [{ name: 'Set_Order_Status', arguments: { order_id: orderId, status: 'processing' } }] };
 			}
-			return { text: `Order ${String(last.id)} is now ${String(last.status)}.` };
+			return { text: `Order ${idOf(last, 'order')} is now ${String(last.status)}.` };
 		});
 
 		const answer = await ask(workflow.url, `Is order ${orderId} pending? If so, set it to processing.`);
@@ -237,10 +250,14 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		expect(seen).toHaveLength(3);
 		// n8n replays the call with its call id added to the arguments (its buildSteps); the model's own argument is there.
 		expect(seen[1].toolCalls).toEqual([expect.objectContaining({ name: 'Get_Order', arguments: expect.objectContaining({ order_id: orderId }) })]);
+		// Get and Set Order Status return the whole record as the API shows it: its id under `id`, or `order_id` on
+		// spec-literal (idOf also refuses a spec-literal record with an `id`).
 		const fetched = parsed(seen[1].toolResults[0].content);
-		expect(fetched).toEqual([expect.objectContaining({ id: orderId, status: 'pending', items: expect.any(Array) })]);
+		expect(fetched).toEqual([expect.objectContaining({ [ID_KEY('order')]: orderId, status: 'pending', items: expect.any(Array) })]);
+		expect(idOf(fetched[0], 'order')).toBe(orderId);
 		const updated = parsed(seen[2].toolResults[1].content);
-		expect(updated).toEqual([expect.objectContaining({ id: orderId, status: 'processing' })]);
+		expect(updated).toEqual([expect.objectContaining({ [ID_KEY('order')]: orderId, status: 'processing' })]);
+		expect(idOf(updated[0], 'order')).toBe(orderId);
 		for (const result of seen[2].toolResults) expectNothingSecret(result.content);
 
 		expect(env.sandbox.state.orders.get(orderId)?.status).toBe('processing');
@@ -258,7 +275,7 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		// The service's own words for this move, asked directly (a refused move changes nothing).
 		const direct = await api(env.sandbox, 'PUT', `/orders/${orderId}/status`, { status: 'pending' });
 		expect(direct.status).toBe(409);
-		const serviceWords = String(direct.json.error.message);
+		const serviceWords = errorMessageOf(direct.json);
 		const before = statusChanges(orderId);
 
 		model.setScript((request) => {
@@ -301,7 +318,8 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		const results = requests()[3].toolResults;
 		const list = results[0].content;
 		const orders = parsed(list);
-		// Default Limit (50); each entry only the simplified fields.
+		// Default Limit (50); each entry only the simplified fields, its id as `id` on every profile (the tool's
+		// simplified record names it so whatever key the service uses).
 		expect(orders).toHaveLength(50);
 		for (const order of orders) {
 			expect(Object.keys(order).sort()).toEqual(['created_at', 'currency', 'customer_id', 'id', 'item_count', 'paid_at', 'status', 'total']);
@@ -310,7 +328,10 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		expectNothingSecret(list);
 		// The same 50 orders as full records, straight from the API, for the comparison.
 		const full = await api(env.sandbox, 'GET', '/orders?status=pending&limit=50');
-		const fullBytes = Buffer.byteLength(JSON.stringify(full.json.orders));
+		const fullOrders = listOf(full.json, 'orders');
+		// The same orders: the tool's ids are the API's, in its order.
+		expect(orders.map((order: any) => order.id)).toEqual(fullOrders.map((order: any) => idOf(order, 'order')));
+		const fullBytes = Buffer.byteLength(JSON.stringify(fullOrders));
 		const bytes = Buffer.byteLength(list);
 		expect(bytes).toBeLessThan(fullBytes / 2);
 		console.log(`[ai ${format}] List Orders (default settings) returned 50 orders in ${bytes} bytes; the full records: ${fullBytes} bytes (${(fullBytes / bytes).toFixed(1)}×)`);
@@ -319,13 +340,15 @@ describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools
 		// limit: 3 arrived as a number (the node refuses anything else), search as text: the API's own first three.
 		const products = parsed(results[1].content);
 		const direct = await api(env.sandbox, 'GET', '/products?search=notebook&limit=3');
-		expect(products.map((product: any) => product.id)).toEqual(direct.json.products.map((product: any) => product.id));
+		expect(products.map((product: any) => product.id)).toEqual(listOf(direct.json, 'products').map((product: any) => idOf(product, 'product')));
 		expect(products).toHaveLength(3);
 		for (const product of products) {
 			expect(Object.keys(product).sort()).toEqual(['category', 'currency', 'id', 'name', 'price', 'sku', 'status', 'stock']);
 		}
+		// Update returns the whole record as the API shows it (`product_id` on spec-literal).
 		const updated = parsed(results[2].content);
-		expect(updated).toEqual([expect.objectContaining({ id: products[0].id, price: 12.5 })]);
+		expect(updated).toEqual([expect.objectContaining({ [ID_KEY('product')]: products[0].id, price: 12.5 })]);
+		expect(idOf(updated[0], 'product')).toBe(products[0].id);
 		expect(env.sandbox.state.products.get(products[0].id)?.price).toBe(12.5);
 	});
 });
@@ -350,7 +373,7 @@ describe('the example examples/ai-order-assistant.json', () => {
 		model.setScript((request) => {
 			if (request.toolResults.length === 0) return { toolCalls: [{ name: 'Get_Order', arguments: { order_id: orderId } }] };
 			const [order] = parsed(request.toolResults[0].content);
-			return { text: `Order ${String(order.id)} is ${String(order.status)}.` };
+			return { text: `Order ${idOf(order, 'order')} is ${String(order.status)}.` };
 		});
 		const res = await fetch(url, {
 			method: 'POST',

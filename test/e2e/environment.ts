@@ -7,12 +7,16 @@
 // Postgres and Redis, production webhooks delivered to the webhook processor). scripts/matrix.js runs every cell.
 // E2E_INSTALL=registry: the package is not copied; n8n installs it by name through Community Nodes from a local npm
 // registry that its processes take for the public one (dev/n8n/registry.js), as users install it.
+// E2E_PROFILE (contract = docs/api-contract.md's decisions, default; spec-literal = the spec read literally:
+// `<resource>_id` keys, no updated_at, {data, meta} lists, {data} records, {message} errors, 200 on create, oldest
+// first) is how the sandbox's /v1 API answers; the helpers below read its bodies. The admin API, `sandbox.state` and
+// webhook payloads keep `id` on both.
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { startSandbox, type Sandbox, type SandboxOptions } from '../helpers/sandbox';
+import { recentFirst, startSandbox, type Json, type Profile, type Sandbox, type SandboxOptions } from '../helpers/sandbox';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const runtime = require('../../dev/n8n/runtime') as typeof import('../../dev/n8n/runtime');
@@ -35,8 +39,77 @@ export const CELL = {
 	line: process.env.E2E_N8N_LINE || '2',
 	install: process.env.E2E_INSTALL || 'community',
 	mode: (process.env.E2E_N8N_MODE || 'single') as Mode,
+	profile: (process.env.E2E_PROFILE || 'contract') as Profile,
 };
 if (!['single', 'queue'].includes(CELL.mode)) throw new Error(`E2E_N8N_MODE must be "single" or "queue", not "${CELL.mode}"`);
+if (!['contract', 'spec-literal'].includes(CELL.profile))
+	throw new Error(`E2E_PROFILE must be "contract" or "spec-literal", not "${CELL.profile}"`);
+
+// How this cell's /v1 API shapes its bodies, written here from the profile's definition (sandbox/compat.js PROFILES)
+// rather than taken from the node's own id rule (nodes/…/identity.ts): the suites check the node against the shape,
+// so they must not share its code. Each helper throws when a body is not in the profile's shape.
+const SPEC_LITERAL = CELL.profile === 'spec-literal';
+
+/** A record's resource as its id key names it (`order` → `order_id` on spec-literal). */
+export type RecordResource = 'product' | 'order' | 'customer' | 'store';
+
+/** The key of a record's own id in /v1 bodies (and in the action node's output, which passes records on as read). */
+export const ID_KEY = (resource: RecordResource) => (SPEC_LITERAL ? `${resource}_id` : 'id');
+
+/**
+ * A /v1 record's own id (under ID_KEY). Throws when it is missing, and on spec-literal when the record also has an
+ * `id`: a record in the other profile's shape would otherwise pass unnoticed.
+ */
+export function idOf(record: Json, resource: RecordResource): string {
+	const value = record?.[ID_KEY(resource)];
+	if (typeof value !== 'string' || value === '') throw new Error(`no ${ID_KEY(resource)} in ${JSON.stringify(record)?.slice(0, 300)}`);
+	if (SPEC_LITERAL && 'id' in record) throw new Error(`a spec-literal ${resource} with an "id": ${JSON.stringify(record).slice(0, 300)}`);
+	return value;
+}
+
+/** The records of a /v1 list body: `{products: […]}` (contract) or `{data: […], meta}` (spec-literal). */
+export function listOf(body: Json, resource: 'products' | 'orders' | 'customers'): Json[] {
+	const list = SPEC_LITERAL ? body?.data : body?.[resource];
+	if (!Array.isArray(list)) throw new Error(`no ${SPEC_LITERAL ? 'data' : resource} list in ${JSON.stringify(body)?.slice(0, 300)}`);
+	return list;
+}
+
+/** The record of a /v1 single-record body: bare (contract) or `{data: {…}}` (spec-literal). */
+export function recordOf(body: Json): Json {
+	const record = SPEC_LITERAL ? body?.data : body;
+	if (record === null || typeof record !== 'object' || Array.isArray(record)) throw new Error(`no record in ${JSON.stringify(body)?.slice(0, 300)}`);
+	return record;
+}
+
+/** The message of a /v1 error body: `{error: {code, message}}` (contract) or `{message}` (spec-literal). */
+export function errorMessageOf(body: Json): string {
+	const message = SPEC_LITERAL ? body?.message : body?.error?.message;
+	if (typeof message !== 'string' || message === '') throw new Error(`no error message in ${JSON.stringify(body)?.slice(0, 300)}`);
+	return message;
+}
+
+/** The status of a successful `POST /products`: 201 (contract row 1) or 200 (spec-literal). */
+export const CREATE_STATUS = SPEC_LITERAL ? 200 : 201;
+
+/** Ids compared as the sandbox numbers them: zero-padded, so by length, then as text (prod_99999 < prod_100000). */
+const byId = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The ids of products or orders (records as `sandbox.state` holds them, keyed `id`) in the order `GET /products` and
+ * `GET /orders` list them on this profile: most recently changed first (contract row 21, `recentFirst`) or oldest id
+ * first (spec-literal: a service that never decided row 21 lists in creation order).
+ */
+export function listedIds(records: Iterable<Json>): string[] {
+	if (!SPEC_LITERAL) return recentFirst(records).map((r) => String(r.id));
+	return [...records].map((r) => String(r.id)).sort(byId);
+}
+
+/**
+ * Requests one poll of the Storefront Polling Trigger makes for a list of `count` records when nothing changed: one
+ * (the first page already ends before the cursor, contract row 21) or every page of 100 (spec-literal: without
+ * updated_at any record may have changed, so the whole list is compared with what the last poll saw).
+ */
+export const quietPollRequests = (count: number) => (SPEC_LITERAL ? Math.ceil(count / 100) : 1);
 /** Node type ids in this cell (`n8n-nodes-storefront.storefront` or `CUSTOM.storefront`, …). */
 export const TYPES = runtime.typesFor(CELL.install);
 
@@ -156,6 +229,7 @@ export async function startEnvironment(
 	const n8nLog = path.join(dir, 'n8n.log');
 	// Small data; quick, bounded redelivery so a refused delivery settles fast.
 	const sandbox = await startSandbox({
+		profile: CELL.profile,
 		host: '127.0.0.1',
 		port: 0,
 		sizes: { products: 250, orders: 40, customers: 20, ...sandboxOptions.sizes },

@@ -5,13 +5,17 @@
 import { createHmac, randomUUID } from 'crypto';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
-import { api, recentIds, request } from '../helpers/sandbox';
+import { api, request } from '../helpers/sandbox';
 import {
 	CELL,
+	CREATE_STATUS,
 	createWorkflow,
 	CREDENTIAL_NAME,
 	eventually,
+	idOf,
 	instance,
+	listedIds,
+	recordOf,
 	registerWebhook,
 	rest,
 	startEnvironment,
@@ -140,8 +144,9 @@ describe('the package in n8n', () => {
 		const { orders, products } = env.sandbox.state;
 		const firstPage = await search('searchOrders', 'orderId', 'order');
 		expect(firstPage.results.length).toBeGreaterThan(0);
-		// The first page (100) in list order: most recently changed first (docs/api-contract.md row 21).
-		expect(firstPage.results.map((r) => r.value)).toEqual(recentIds(orders.values()).slice(0, 100));
+		// The first page (100) in the API's list order (most recently changed first, docs/api-contract.md row 21; oldest
+		// first on spec-literal), each value the order's id (`id`, or `order_id` on spec-literal).
+		expect(firstPage.results.map((r) => r.value)).toEqual(listedIds(orders.values()).slice(0, 100));
 		const pending = await search('searchOrders', 'orderId', 'order', 'pending');
 		expect(pending.results.length).toBe([...orders.values()].filter((o) => o.status === 'pending').length);
 
@@ -175,16 +180,18 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 		// The whole loop, checked on the service's side: n8n read the order and changed its status.
 		const updated = await eventually(async () => {
 			const res = await api(env.sandbox, 'GET', `/orders/${order.id}`);
-			return res.json.status === 'processing' ? res.json : undefined;
+			return recordOf(res.json).status === 'processing' ? recordOf(res.json) : undefined;
 		}, `order ${order.id} to become processing`);
-		expect(updated.id).toBe(order.id);
+		expect(idOf(updated, 'order')).toBe(order.id);
 
 		const [execution] = await instance.waitForExecutions(env.client, intake.id, (list) => list.length >= 1);
 		expect(execution.status).toBe('success');
 		const details = await env.client.getExecution(execution.id);
 		expect(rest.nodeOutput(details, 'On Order Created')).toHaveLength(1);
 		expect(rest.nodeOutput(details, 'On Order Created')?.[0].data.order_id).toBe(order.id);
-		expect(rest.nodeOutput(details, 'Mark Processing')?.[0]).toMatchObject({ id: order.id, status: 'processing' });
+		// The node passes the record on as the API shows it (its id under `id`, or `order_id` on spec-literal).
+		const marked = rest.nodeOutput(details, 'Mark Processing')?.[0];
+		expect({ id: idOf(marked, 'order'), status: marked.status }).toEqual({ id: order.id, status: 'processing' });
 	});
 
 	it('leaves an order over the review limit pending and flags it', async () => {
@@ -197,7 +204,8 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 		expect(order.total).toBeGreaterThanOrEqual(1000);
 		const list = await instance.waitForExecutions(env.client, intake.id, (l) => l.length === before + 1);
 		const details = await env.client.getExecution(list[0].id);
-		expect(rest.nodeOutput(details, 'Flag For Review')?.[0]).toMatchObject({ id: order.id, status: 'pending' });
+		const flagged = rest.nodeOutput(details, 'Flag For Review')?.[0];
+		expect({ id: idOf(flagged, 'order'), status: flagged.status }).toEqual({ id: order.id, status: 'pending' });
 		expect(rest.nodeOutput(details, 'Mark Processing')).toBeUndefined();
 		expect(env.sandbox.state.orders.get(order.id)?.status).toBe('pending');
 	});
@@ -254,7 +262,7 @@ describe('the other examples', () => {
 			alerts.push(...(rest.nodeOutput(await env.client.getExecution(execution.id), 'Restock Alert') ?? []));
 		}
 		expect(alerts).toHaveLength(1);
-		expect(alerts[0]).toMatchObject({ id: runningLow.id, stock: 2 });
+		expect({ id: idOf(alerts[0], 'product'), stock: alerts[0].stock }).toEqual({ id: runningLow.id, stock: 2 });
 		expect(alerts[0].alert).toContain(runningLow.sku);
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
 	});
@@ -283,7 +291,7 @@ describe('Storefront Trigger deliveries', () => {
 		}); // order.created
 		expect((await api(env.sandbox, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200); // order.updated
 		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: order.id })).status).toBe(200); // payment.completed
-		expect((await api(env.sandbox, 'POST', '/products', { name: 'E2E Mug', price: 9.5, stock: 40 })).status).toBe(201); // product.created
+		expect((await api(env.sandbox, 'POST', '/products', { name: 'E2E Mug', price: 9.5, stock: 40 })).status).toBe(CREATE_STATUS); // product.created
 		const other = productFor({ quantity: 1 });
 		expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: other.id, stock: 1 })).status).toBe(200); // inventory.low
 		await env.sandbox.idle();
@@ -386,7 +394,7 @@ describe('the action node run by n8n', () => {
 
 		// Every product exactly once; the order (row 21) is checked by the unit suites (test/node/pagination.test.ts).
 		const expected = [...env.sandbox.state.products.keys()].sort();
-		const ids = (res.json as any[]).map((p) => p.id);
+		const ids = (res.json as any[]).map((p) => idOf(p, 'product'));
 		expect(new Set(ids).size).toBe(ids.length);
 		expect(ids.sort()).toEqual(expected);
 
@@ -420,8 +428,8 @@ describe('the action node run by n8n', () => {
 		expect(res.status).toBe(200);
 		const items = res.json as any[];
 		expect(items).toHaveLength(3);
-		expect(items[0].id).toBe(first);
-		expect(items[2].id).toBe(second);
+		expect(idOf(items[0], 'order')).toBe(first);
+		expect(idOf(items[2], 'order')).toBe(second);
 		expect(items[1].error).toEqual(expect.any(String));
 		expect(JSON.stringify(items[1])).toMatch(/404|not found/i);
 		expect(JSON.stringify(items)).not.toContain(env.sandbox.apiKey);

@@ -6,6 +6,9 @@ import * as path from 'path';
 
 export type Plan = 'starter' | 'pro' | 'business';
 
+/** Named sets of every compat setting plus the rate-limit headers switch (sandbox/compat.js, PUT /__admin/profile). */
+export type Profile = 'contract' | 'spec-literal';
+
 /** Parsed JSON of a shape the test asserts on itself (API bodies, records): navigated freely in assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
@@ -29,6 +32,11 @@ export interface SandboxOptions {
 	rateLimit?: { windowMs?: number; limits?: Partial<Record<'starter' | 'pro', number | null>>; headers?: boolean };
 	/** Milliseconds (0-10000) every /v1 request waits before it is served (PUT /__admin/latency at run time). */
 	latencyMs?: number;
+	/**
+	 * 'contract' (default): docs/api-contract.md's decisions. 'spec-literal': every "not shown" point decided the other
+	 * plausible way at once (PUT /__admin/profile at run time; `rateLimit.headers`, when given, still wins).
+	 */
+	profile?: Profile;
 	/** Defaults to true here (tests stay silent). */
 	quiet?: boolean;
 }
@@ -99,6 +107,12 @@ export interface Sandbox {
 const sandboxModule = require(path.join(__dirname, '..', '..', 'sandbox')) as {
 	startSandbox(opts: SandboxOptions): Promise<Sandbox>;
 };
+
+/** Each profile's compat settings and whether it sends X-RateLimit-* headers. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const PROFILES = (require(path.join(__dirname, '..', '..', 'sandbox', 'compat')) as {
+	PROFILES: Record<Profile, { compat: Record<string, Json>; rateHeaders: boolean }>;
+}).PROFILES;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 	// Small data by default: tests stay fast; pass `sizes` for more.

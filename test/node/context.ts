@@ -1,5 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
-// Shared set-up of the node suites: one sandbox per file on a random port, reset before every test.
+// Shared set-up of the node suites: one sandbox per file on a random port, reset before every test, in the suite's
+// sandbox profile (test/helpers/profile.ts).
 import type { INodeExecutionData } from 'n8n-workflow';
 import { inspect } from 'util';
 
@@ -7,6 +8,7 @@ import type { RunNodeOptions, RunNodeResult } from '../helpers/n8n';
 import { runNode } from '../helpers/n8n';
 import type { Sandbox, SandboxOptions } from '../helpers/sandbox';
 import { startSandbox } from '../helpers/sandbox';
+import { PROFILE } from '../helpers/profile';
 
 export interface LoggedRequest {
 	method: string;
@@ -27,7 +29,7 @@ export interface SandboxContext {
 export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, orders: 60, customers: 30 }): SandboxContext {
 	const ctx = {} as SandboxContext;
 	beforeAll(async () => {
-		ctx.sb = await startSandbox({ sizes });
+		ctx.sb = await startSandbox({ sizes, profile: PROFILE });
 		// A trailing slash in the Base URL must not matter.
 		ctx.credentials = { baseUrl: `${ctx.sb.baseUrl}/`, apiKey: ctx.sb.apiKey };
 	});
@@ -35,7 +37,7 @@ export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, ord
 		await ctx.sb.stop();
 	});
 	beforeEach(async () => {
-		await ctx.admin('DELETE', '/compat');
+		await ctx.admin('PUT', '/profile', { profile: PROFILE });
 		await ctx.admin('DELETE', '/faults');
 		await ctx.admin('POST', '/reset', { sizes });
 		await ctx.admin('DELETE', '/requests');

@@ -4,6 +4,7 @@
 import { createServer } from 'net';
 import type { INodeParameters } from 'n8n-workflow';
 
+import { idKey } from '../helpers/profile';
 import { exposed, useSandbox, httpCodeOf } from './context';
 
 const ctx = useSandbox();
@@ -93,16 +94,16 @@ describe('continue on fail', () => {
 		const { items: out, error } = await ctx.run({ items, parameters, onError: 'continueRegularOutput' });
 		expect(error).toBeUndefined();
 		expect(out.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
-		expect(out[0].json.id).toBe('ord_00001');
+		expect(out[0].json[idKey('order')]).toBe('ord_00001');
 		expect(String(out[1].json.error)).toContain('Order "ord_nope" was not found');
 		expect(String(out[2].json.error)).toContain('"Order" (orderId) is empty');
-		expect(out[3].json.id).toBe('ord_00002');
+		expect(out[3].json[idKey('order')]).toBe('ord_00002');
 	});
 
 	test('continueErrorOutput: failed items go to the error output with their pairedItem', async () => {
 		const { items: out, errorItems, error } = await ctx.run({ items, parameters, onError: 'continueErrorOutput' });
 		expect(error).toBeUndefined();
-		expect(out.map((item) => [item.json.id, item.pairedItem])).toEqual([
+		expect(out.map((item) => [item.json[idKey('order')], item.pairedItem])).toEqual([
 			['ord_00001', { item: 0 }],
 			['ord_00002', { item: 3 }],
 		]);
@@ -143,7 +144,7 @@ describe('a 2xx answer without the record is an error, never an empty item', () 
 		});
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(String(items[0].json.error)).toContain('GET /orders/ord_00001 with 200');
-		expect(items[1].json.id).toBe('ord_00002');
+		expect(items[1].json[idKey('order')]).toBe('ord_00002');
 	});
 });
 
@@ -194,6 +195,6 @@ describe('secrets never reach errors or output', () => {
 			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: LEAK_CANARY },
 			parameters: { resource: 'store', operation: 'get', storeId: 'store_001' },
 		});
-		expect(items[0].json.id).toBe('store_001');
+		expect(items[0].json[idKey('store')]).toBe('store_001');
 	});
 });

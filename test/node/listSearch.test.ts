@@ -1,6 +1,6 @@
 // "From List" searches of the Product and Order resource locators, through n8n-core's LoadOptionsContext.
 import { runListSearch } from '../helpers/n8n';
-import { recentFirst, recentIds } from '../helpers/sandbox';
+import { listed, listedIds } from '../helpers/profile';
 import { useSandbox } from './context';
 
 const ctx = useSandbox();
@@ -17,7 +17,7 @@ describe('searchProducts', () => {
 			pages++;
 		} while (token && pages < 10);
 		expect(pages).toBe(3);
-		expect(seen).toEqual(recentIds(ctx.sb.state.products.values()));
+		expect(seen).toEqual(listedIds(ctx.sb.state.products.values()));
 	});
 
 	test('uses the search box text as the API search filter', async () => {
@@ -32,7 +32,7 @@ describe('searchProducts', () => {
 
 describe('searchOrders', () => {
 	test('a status typed in the search box lists only orders in that status', async () => {
-		const shipped = recentFirst(ctx.sb.state.orders.values()).filter((o) => o.status === 'shipped').map((o) => o.id);
+		const shipped = listed(ctx.sb.state.orders.values()).filter((o) => o.status === 'shipped').map((o) => o.id);
 		expect(shipped.length).toBeGreaterThan(0);
 		const result = await runListSearch('searchOrders', ctx.credentials, { filter: 'Shipped' });
 		expect(result.results.map((r) => r.value)).toEqual(shipped);
@@ -52,5 +52,17 @@ describe('searchOrders', () => {
 		const result = await runListSearch('searchOrders', ctx.credentials);
 		expect(result.results).toHaveLength(ctx.sb.state.orders.size);
 		expect(result.paginationToken).toBeUndefined();
+	});
+});
+
+describe('records without an id', () => {
+	test('From List says so instead of offering undefined values', async () => {
+		await ctx.admin('PUT', '/compat', { record_ids: 'none' });
+		await expect(runListSearch('searchProducts', ctx.credentials)).rejects.toThrow(
+			'Storefront\'s products have no id: none of the 100 listed has "id" or "product_id"',
+		);
+		await expect(runListSearch('searchOrders', ctx.credentials)).rejects.toThrow(
+			'Storefront\'s orders have no id: none of the 60 listed has "id" or "order_id"',
+		);
 	});
 });

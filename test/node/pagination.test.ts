@@ -1,21 +1,25 @@
 // Return All / Limit over the contract's pagination and the tolerated alternatives (envelopes, end signals,
 // silent page-size caps, a service ignoring `page`), counting requests in the sandbox's request log.
-import { recentFirst, recentIds } from '../helpers/sandbox';
+// Records keep their id under the profile's key and lists come in the profile's order (test/helpers/profile.ts).
+import { idKey, listed, listedIds, type Resource } from '../helpers/profile';
 import { useSandbox } from './context';
 
 const ctx = useSandbox();
 const PRODUCTS = 250;
 const allProducts = { resource: 'product', operation: 'getAll', returnAll: true };
 
-function ids(items: Array<{ json: { id?: unknown } }>) {
-	return items.map((item) => String(item.json.id));
+type Items = Array<{ json: Record<string, unknown> }>;
+
+/** The output records' ids, read under the key the profile's records use. */
+function ids(items: Items, resource: Resource = 'product') {
+	return items.map((item) => String(item.json[idKey(resource)]));
 }
 
-function expectAllProducts(items: Array<{ json: { id?: unknown } }>, count = PRODUCTS) {
+function expectAllProducts(items: Items, count = PRODUCTS) {
 	const got = ids(items);
 	expect(got).toHaveLength(count);
 	expect(new Set(got).size).toBe(count);
-	expect(got).toEqual(recentIds(ctx.sb.state.products.values()).slice(0, count));
+	expect(got).toEqual(listedIds(ctx.sb.state.products.values()).slice(0, count));
 }
 
 test('Return All walks every page at the largest page size: ceil(N/100) requests', async () => {
@@ -32,7 +36,7 @@ test('Return All walks every page at the largest page size: ceil(N/100) requests
 test('Return All keeps the filters on every page', async () => {
 	await ctx.admin('POST', '/reset', { sizes: { products: 1200 } });
 	const category = String(ctx.sb.state.products.get('prod_00001')!.category);
-	const expected = recentFirst(ctx.sb.state.products.values())
+	const expected = listed(ctx.sb.state.products.values())
 		.filter((p) => String(p.category).toLowerCase() === category.toLowerCase())
 		.map((p) => p.id);
 	expect(expected.length).toBeGreaterThan(100);
@@ -120,14 +124,14 @@ describe.each(['resource', 'data'])('single resources wrapped as "%s"', (wrap) =
 	test('are unwrapped for get, create, update and status changes', async () => {
 		await ctx.admin('PUT', '/compat', { wrap_single: wrap });
 		const store = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_001' } });
-		expect(store.items[0].json).toMatchObject({ id: 'store_001' });
+		expect(store.items[0].json).toMatchObject({ [idKey('store')]: 'store_001' });
 		const order = await ctx.run({
 			parameters: { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: 'ord_00001' } },
 		});
-		expect(order.items[0].json).toMatchObject({ id: 'ord_00001' });
+		expect(order.items[0].json).toMatchObject({ [idKey('order')]: 'ord_00001' });
 		const created = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Wrapped', price: 2 } });
 		expect(created.items[0].json).toMatchObject({ name: 'Wrapped', price: 2 });
-		expect(created.items[0].json.id).toEqual(expect.any(String));
+		expect(created.items[0].json[idKey('product')]).toEqual(expect.stringMatching(/^prod_\d+$/));
 		const updated = await ctx.run({
 			parameters: {
 				resource: 'product',
@@ -136,14 +140,14 @@ describe.each(['resource', 'data'])('single resources wrapped as "%s"', (wrap) =
 				updateFields: { name: 'Renamed' },
 			},
 		});
-		expect(updated.items[0].json).toMatchObject({ id: 'prod_00001', name: 'Renamed' });
+		expect(updated.items[0].json).toMatchObject({ [idKey('product')]: 'prod_00001', name: 'Renamed' });
 	});
 });
 
 test('customers and orders are unwrapped from other envelopes too', async () => {
 	await ctx.admin('PUT', '/compat', { list_envelope: 'items', pagination: 'has_more' });
 	const customers = await ctx.run({ parameters: { resource: 'customer', operation: 'getAll', returnAll: true } });
-	expect(ids(customers.items)).toEqual([...ctx.sb.state.customers.keys()]);
+	expect(ids(customers.items, 'customer')).toEqual([...ctx.sb.state.customers.keys()]);
 	const orders = await ctx.run({ parameters: { resource: 'order', operation: 'getAll', returnAll: true } });
-	expect(ids(orders.items)).toEqual(recentIds(ctx.sb.state.orders.values()));
+	expect(ids(orders.items, 'order')).toEqual(listedIds(ctx.sb.state.orders.values()));
 });

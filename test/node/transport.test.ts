@@ -1,5 +1,5 @@
-// Pure helpers of the transport: end-of-list decisions, Retry-After parsing, error-message extraction.
-import { backoffMs, nextPageNumber, retryAfterMs, serviceMessage, unwrapList, unwrapSingle } from '../../nodes/Storefront/v1/transport';
+// Pure helpers of the transport: end-of-list decisions, Retry-After parsing, error-message extraction, a record's id.
+import { backoffMs, nextPageNumber, recordId, retryAfterMs, serviceMessage, unwrapList, unwrapSingle } from '../../nodes/Storefront/v1/transport';
 
 describe('nextPageNumber', () => {
 	test.each([
@@ -60,4 +60,17 @@ test('envelopes', () => {
 	expect(unwrapSingle({ product: { id: 'p' } }, 'product')).toEqual({ id: 'p' });
 	expect(unwrapSingle({ data: { id: 'p' } }, 'product')).toEqual({ id: 'p' });
 	expect(unwrapSingle({ id: 'p', data: { a: 1 } }, 'product')).toEqual({ id: 'p', data: { a: 1 } });
+	// Keyed the spec's way: a bare record stays as it is, a wrapped one is unwrapped.
+	expect(unwrapSingle({ product_id: 'p', data: { a: 1 } }, 'product')).toEqual({ product_id: 'p', data: { a: 1 } });
+	expect(unwrapSingle({ data: { order_id: 'o', store_id: 's' } }, 'order')).toEqual({ order_id: 'o', store_id: 's' });
+});
+
+test("a record's id: `id`, else the resource's own `<resource>_id`, never another resource's", () => {
+	expect(recordId({ id: 'ord_1', order_id: 'other' }, 'orders')).toBe('ord_1');
+	expect(recordId({ order_id: 'ord_2', store_id: 'store_001', customer_id: 'cus_1' }, 'orders')).toBe('ord_2');
+	expect(recordId({ order_id: 'ord_3' }, 'order')).toBe('ord_3');
+	expect(recordId({ product_id: 7 }, 'products')).toBe('7');
+	expect(recordId({ store_id: 'store_001', customer_id: 'cus_1' }, 'orders')).toBeUndefined();
+	expect(recordId({ id: '', product_id: null }, 'products')).toBeUndefined();
+	expect(recordId({ store_id: 'store_001' }, 'store')).toBe('store_001');
 });

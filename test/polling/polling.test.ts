@@ -3,9 +3,24 @@
 // on n8n's poll schedule, whose shortest interval is one minute): activation is a baseline; a scheduled poll reports
 // each kind once in the webhook shape; Fetch Test Event; n8n stopped while 200 orders and 50 status changes are made,
 // then started: all of them once, in order; SIGKILL while a poll is reading: everything once after the restart; the
-// poll after that reports nothing. Queue mode (only main polls) is in the queue suite.
-import { api } from '../helpers/sandbox';
-import { CELL, createWorkflow, CREDENTIAL_NAME, eventually, rest, startEnvironment, TYPES, type Environment } from '../e2e/environment';
+// poll after that reports nothing. Queue mode (only main polls) is in the queue suite. On E2E_PROFILE=spec-literal the
+// records carry no updated_at: every poll reads each list whole, and a change found by comparing with the last poll
+// (a status, a stock fall) is dated with the poll's time; each test states that profile's own expectation there.
+import { api, type SandboxEvent } from '../helpers/sandbox';
+import {
+	CELL,
+	CREATE_STATUS,
+	createWorkflow,
+	CREDENTIAL_NAME,
+	eventually,
+	idOf,
+	quietPollRequests,
+	recordOf,
+	rest,
+	startEnvironment,
+	TYPES,
+	type Environment,
+} from '../e2e/environment';
 
 jest.setTimeout(300_000);
 
@@ -76,12 +91,12 @@ async function fetchTestEvent(workflowId: string) {
 	);
 }
 
-/** Every item the trigger emitted in the workflow's executions, oldest execution first. */
+/** Every item the trigger emitted in the workflow's executions, oldest execution first (`batches`: one per execution). */
 async function emitted(workflowId: string) {
 	const executions = (await executionsOf(workflowId)).sort((a: any, b: any) => Number(a.id) - Number(b.id));
-	const items: any[] = [];
-	for (const execution of executions) items.push(...(await outputOf(execution)));
-	return { executions, items };
+	const batches: any[][] = [];
+	for (const execution of executions) batches.push(await outputOf(execution));
+	return { executions, batches, items: batches.flat() };
 }
 
 const orderIds = (statusIn: string[]) =>
@@ -102,15 +117,42 @@ async function checkouts(count: number) {
 	}
 }
 
-/** The items must be the sandbox's own webhook events since `from` (as a set), each once, oldest first. */
-function expectSameChanges(items: any[], from: number) {
-	const expected = env.sandbox.events.slice(from);
+/**
+ * The items must be the sandbox's own webhook events since `from` (as a set; `unseen`: events this profile's polls
+ * cannot see), each once, oldest first, the orders created in creation order. `batches`: the items per execution
+ * (per poll). On spec-literal a change found by comparison (order.updated, inventory.low) has no updated_at to be
+ * dated by: it carries its poll's time, one time for all such items of a poll.
+ */
+function expectSameChanges(batches: any[][], from: number, unseen: (event: SandboxEvent) => boolean = () => false) {
+	const items = batches.flat();
+	const expected = env.sandbox.events.slice(from).filter((event) => !unseen(event));
 	expect(items.map(summary).sort()).toEqual(expected.map(summary).sort());
 	expect(new Set(items.map((i) => i.id)).size).toBe(items.length);
 	const times = items.map((i) => String(i.created_at));
 	expect([...times].sort()).toEqual(times);
+	const createdOrders = (list: any[]) => list.filter((e) => e.type === 'order.created').map((e) => String(e.data.order_id));
+	expect(createdOrders(items)).toEqual(createdOrders(expected));
 	for (const item of items) expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+	if (CELL.profile === 'spec-literal') {
+		for (const batch of batches) {
+			const compared = batch.filter((i) => i.type === 'order.updated' || i.type === 'inventory.low');
+			if (compared.length === 0) continue;
+			expect(new Set(compared.map((i) => String(i.created_at))).size).toBe(1);
+		}
+	}
 	return expected;
+}
+
+/** The batches' items after the first `count` items (whole batches: a poll's items are never split by the counts). */
+function batchesAfter(batches: any[][], count: number) {
+	const after: any[][] = [];
+	let seen = 0;
+	for (const batch of batches) {
+		if (seen >= count) after.push(batch);
+		else if (seen + batch.length > count) throw new Error(`an execution straddles item ${count}`);
+		seen += batch.length;
+	}
+	return after;
 }
 
 // Single process only: it stops and kills n8n. In queue mode the queue suite asserts that only main polls.
@@ -134,11 +176,22 @@ describe('one n8n process', () => {
 		await changeStatuses([pending]);
 		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: toPay })).status).toBe(200);
 		const product = await api(env.sandbox, 'POST', '/products', { name: 'Polled lamp', price: 20, stock: 30 });
-		await env.sandbox.admin('POST', '/simulate/stock', { product_id: product.json.id, stock: 2 });
-		const expectedCount = env.sandbox.events.length - from;
-		expect(expectedCount).toBeGreaterThanOrEqual(5);
+		expect(product.status).toBe(CREATE_STATUS);
+		const lampId = idOf(recordOf(product.json), 'product');
+		await env.sandbox.admin('POST', '/simulate/stock', { product_id: lampId, stock: 2 });
+		// A product the baseline saw above the threshold falls low: an inventory.low every profile's poll reports.
+		const { products, threshold } = env.sandbox.state;
+		const falling = [...products.values()].find((p) => p.id !== lampId && p.stock > threshold + 2);
+		expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: falling?.id, stock: 1 })).status).toBe(200);
+		// The lamp, created and fallen low between two polls: on contract its updated_at after its created_at shows the
+		// fall; on spec-literal nothing dates it, so the poll cannot tell it from a product created low (no inventory.low,
+		// as with webhooks) and reports its creation only.
+		const unseen = (event: SandboxEvent) =>
+			CELL.profile === 'spec-literal' && event.type === 'inventory.low' && event.data.product_id === lampId;
+		const expectedCount = env.sandbox.events.filter((event, index) => index >= from && !unseen(event)).length;
+		expect(expectedCount).toBeGreaterThanOrEqual(6);
 
-		const { items } = await eventually(
+		const { items, batches } = await eventually(
 			async () => {
 				const found = await emitted(wf.id);
 				return found.items.length >= expectedCount ? found : undefined;
@@ -146,8 +199,11 @@ describe('one n8n process', () => {
 			'the scheduled poll',
 			POLL_WAIT_MS,
 		);
-		const expected = expectSameChanges(items, from);
+		const expected = expectSameChanges(batches, from, unseen);
 		expect(new Set(expected.map((e) => e.type))).toEqual(new Set(ALL));
+		expect(items.filter((i) => i.type === 'inventory.low').map((i) => i.data.product_id)).toEqual(
+			expected.filter((e) => e.type === 'inventory.low').map((e) => e.data.product_id),
+		);
 		const payment = items.find((i) => i.type === 'payment.completed');
 		expect(payment.data).toMatchObject({ order_id: toPay, payment_id: null, method: null });
 		expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({ order_id: pending, previous_status: 'pending', status: 'processing' });
@@ -189,7 +245,7 @@ describe('one n8n process', () => {
 			POLL_WAIT_MS,
 		);
 		const downtimeItems = afterDowntime.items.slice(before);
-		expectSameChanges(downtimeItems, from);
+		expectSameChanges(batchesAfter(afterDowntime.batches, before), from);
 		expect(downtimeItems.filter((i) => i.type.startsWith('order.'))).toHaveLength(250);
 
 		// 2. Changes, then a poll killed while it reads (the sandbox answers GET /orders slowly), then a start.
@@ -217,12 +273,20 @@ describe('one n8n process', () => {
 			'the poll after the crash',
 			POLL_WAIT_MS,
 		);
-		expectSameChanges(afterCrash.items.slice(beforeCrash), fromCrash);
+		expectSameChanges(batchesAfter(afterCrash.batches, beforeCrash), fromCrash);
 
-		// 3. The next scheduled poll finds nothing new: no execution.
+		// 3. The next scheduled poll finds nothing new: no execution. What it costs: one request per list (contract: page 1
+		// already ends before the cursor), or every page of each list (spec-literal: without updated_at every record is
+		// compared with what the last poll saw).
 		await env.sandbox.admin('DELETE', '/requests');
-		await eventually(async () => ((await ordersRequests()).length > 0 ? true : undefined), 'the next scheduled poll', POLL_WAIT_MS);
+		const quiet = { orders: quietPollRequests(env.sandbox.state.orders.size), products: quietPollRequests(env.sandbox.state.products.size) };
+		await eventually(
+			async () => ((await ordersRequests()).length >= quiet.orders && (await productsRequests()).length >= quiet.products ? true : undefined),
+			'the next scheduled poll',
+			POLL_WAIT_MS,
+		);
 		await new Promise((resolve) => setTimeout(resolve, 3000));
+		expect({ orders: (await ordersRequests()).length, products: (await productsRequests()).length }).toEqual(quiet);
 		const final = await emitted(wf.id);
 		expect(final.items).toHaveLength(afterCrash.items.length);
 		expect(final.executions).toHaveLength(afterCrash.executions.length);
@@ -230,7 +294,8 @@ describe('one n8n process', () => {
 		expect(new Set(ids).size).toBe(ids.length);
 		console.log(
 			`[polling ${CELL.line}] downtime ${Math.round(downMs / 1000)} s: ${downtimeItems.length} items (250 order changes) once, in order; ` +
-				`after SIGKILL during a poll: ${afterCrash.items.length - beforeCrash} items once; then a poll with nothing: 0 executions`,
+				`after SIGKILL during a poll: ${afterCrash.items.length - beforeCrash} items once; then a poll with nothing: 0 executions, ` +
+				`${quiet.orders} + ${quiet.products} requests (${CELL.profile})`,
 		);
 	});
 });

@@ -31,6 +31,7 @@ test('starts on the given port, prints base URL, key, secret and admin URL, stop
 		expect(out).toMatch(/Webhook secret +whsec_cli/);
 		expect(out).toContain(`Admin URL       ${baseUrl.replace(/\/v1$/, '/__admin')}`);
 		expect(out).toContain('25 products, 5 orders, 3 customers');
+		expect(out).not.toContain('Profile'); // the contract, the default, goes unmentioned
 
 		const res = await request('GET', `${baseUrl}/products?limit=100`, { headers: { Authorization: 'Bearer sf_test_demo' } });
 		expect(res.json.products).toHaveLength(25);
@@ -85,16 +86,43 @@ test('--rate-window-ms, --no-rate-headers and --latency-ms set the rate-limit an
 	}
 });
 
-test('a rate window or latency out of range prints the range and exits with 2', async () => {
+test('--profile spec-literal: printed at startup, shown by the admin API, answers in the spec-literal shapes', async () => {
+	const child = spawn(process.execPath, [cli, '--port', '0', '--products', '3', '--orders', '2', '--customers', '2', '--profile', 'spec-literal', '--quiet'], {
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	try {
+		let out = '';
+		await new Promise<void>((resolve, reject) => {
+			child.stdout.on('data', (c: Buffer) => {
+				out += c.toString();
+				if (out.includes('Press Ctrl+C')) resolve();
+			});
+			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+		});
+		expect(out).toMatch(/Profile +spec-literal/);
+		expect(out).not.toContain('Rate limits');
+		const adminUrl = /Admin URL +(\S+)/.exec(out)![1];
+		expect((await request('GET', adminUrl)).json.profile).toBe('spec-literal');
+		const res = await request('GET', `${adminUrl.replace(/\/__admin$/, '/v1')}/products`, { headers: { Authorization: 'Bearer sf_test_starter' } });
+		expect(res.json.data.map((p: { product_id: string }) => p.product_id)).toEqual(['prod_00001', 'prod_00002', 'prod_00003']);
+		expect(res.json.meta).toEqual({ page: 1, limit: 20, total: 3, total_pages: 1 });
+		expect(Object.keys(res.headers).filter((h) => h.startsWith('x-ratelimit-'))).toEqual([]);
+	} finally {
+		child.kill('SIGKILL');
+	}
+});
+
+test('a rate window, latency or profile out of range prints the range and exits with 2', async () => {
 	for (const [flag, value, range] of [
-		['--rate-window-ms', '500', '1000-3600000'],
-		['--latency-ms', '10001', '0-10000'],
+		['--rate-window-ms', '500', 'a whole number 1000-3600000'],
+		['--latency-ms', '10001', 'a whole number 0-10000'],
+		['--profile', 'literal', 'one of: contract, spec-literal'],
 	]) {
 		const child = spawn(process.execPath, [cli, flag, value], { stdio: ['ignore', 'pipe', 'pipe'] });
 		let err = '';
 		child.stderr.on('data', (c: Buffer) => (err += c.toString()));
 		const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 		expect(code).toBe(2);
-		expect(err).toContain(`${flag} must be a whole number ${range} (got "${value}")`);
+		expect(err).toContain(`${flag} must be ${range} (got "${value}")`);
 	}
 });

@@ -1,5 +1,6 @@
-// Compat modes (PUT /__admin/compat): the tolerated alternatives of docs/api-contract.md rows 4, 5, 6 and 10,
-// which the node's tests rely on, plus pagination walks that must see every item exactly once.
+// Compat modes (PUT /__admin/compat): the tolerated alternatives of docs/api-contract.md rows 1, 4, 5, 6, 10, 17 and
+// 21, which the node's tests rely on, each alone, plus pagination walks that must see every item exactly once. All
+// at once, as the spec-literal profile: profile.test.ts.
 import { api, recentFirst, recentIds, startSandbox, type Sandbox } from '../helpers/sandbox';
 
 let sb: Sandbox;
@@ -16,6 +17,9 @@ afterEach(async () => {
 		error_style: 'contract',
 		wrap_single: null,
 		list_order: 'recent',
+		record_ids: 'id',
+		updated_at: true,
+		create_status: 201,
 	});
 });
 
@@ -131,10 +135,33 @@ describe('pagination styles', () => {
 		expect(two.pagination.page).toBe(1);
 	});
 
+	test('meta: page, limit, total and total_pages under meta; a walk by total_pages sees every item once', async () => {
+		await compat({ pagination: 'meta' });
+		const first = (await api(sb, 'GET', '/orders?limit=10')).json;
+		expect(Object.keys(first)).toEqual(['orders', 'meta']);
+		expect(first.meta).toEqual({ page: 1, limit: 10, total: 41, total_pages: 5 });
+		const seen = ids(first.orders);
+		for (let page = 2; page <= first.meta.total_pages; page++) seen.push(...ids((await api(sb, 'GET', `/orders?limit=10&page=${page}`)).json.orders));
+		expect(seen).toEqual(recentIds(sb.state.orders.values()));
+	});
+
 	test('invalid settings → 422, nothing changes', async () => {
-		const res = await sb.admin('PUT', '/compat', { list_envelope: 'tree', pagination: 'cursor', page_size_cap: 0, ignore_page: 'yes', error_style: 'xml', wrap_single: 'box', list_order: 'oldest', extra: 1 });
+		const res = await sb.admin('PUT', '/compat', {
+			list_envelope: 'tree',
+			pagination: 'cursor',
+			page_size_cap: 0,
+			ignore_page: 'yes',
+			error_style: 'xml',
+			wrap_single: 'box',
+			list_order: 'oldest',
+			record_ids: 'uuid',
+			updated_at: 'no',
+			create_status: 204,
+			extra: 1,
+		});
 		expect(res.status).toBe(422);
-		expect(res.body.error.details).toHaveLength(8);
+		expect(res.body.error.details).toHaveLength(11);
+		expect(res.body.error.details).toContainEqual({ field: 'create_status', message: 'must be one of: 201, 200' });
 		expect((await sb.admin('GET', '/compat')).body.list_envelope).toBe('resource');
 	});
 });
@@ -223,5 +250,57 @@ describe('wrapped single resources', () => {
 		await compat({ wrap_single: 'data' });
 		expect((await api(sb, 'GET', '/orders/ord_00002')).json.data.id).toBe('ord_00002');
 		expect((await api(sb, 'GET', '/orders?limit=1')).json.orders).toHaveLength(1);
+	});
+});
+
+describe('record shapes', () => {
+	test('record_ids resource: a record\'s own id under <resource>_id in lists and single resources; references stay', async () => {
+		await compat({ record_ids: 'resource' });
+		const products = (await api(sb, 'GET', '/products?limit=3')).json;
+		expect(products.products.map((p: { product_id: string }) => p.product_id)).toEqual(recentIds(sb.state.products.values()).slice(0, 3));
+		expect(products.products[0]).not.toHaveProperty('id');
+		expect(products.products[0]).toMatchObject({ store_id: 'store_001', updated_at: expect.any(String) });
+		expect(products.pagination.total).toBe(sb.state.products.size);
+		expect((await api(sb, 'GET', '/customers?limit=1')).json.customers[0]).toMatchObject({ customer_id: 'cus_00001', store_id: 'store_001' });
+		const store = (await api(sb, 'GET', '/stores/store_001')).json;
+		expect(store).toMatchObject({ store_id: 'store_001', name: expect.any(String) });
+		expect(store).not.toHaveProperty('id');
+		const order = (await api(sb, 'GET', '/orders/ord_00003')).json;
+		expect(order).toMatchObject({ order_id: 'ord_00003', store_id: 'store_001', customer_id: sb.state.orders.get('ord_00003')!.customer_id });
+		expect(order).not.toHaveProperty('id');
+		const created = await api(sb, 'POST', '/products', { name: 'Own id', price: 1 });
+		expect(created.status).toBe(201);
+		expect(created.json.product_id).toMatch(/^prod_/);
+	});
+
+	test('record_ids resource: product_id is read-only in writes, like id', async () => {
+		await compat({ record_ids: 'resource' });
+		const res = await api(sb, 'PUT', '/products/prod_00002', { product_id: 'prod_99999', id: 'prod_99999' });
+		expect(res.status).toBe(422);
+		expect(res.json.error.details).toEqual([
+			{ field: 'product_id', message: 'is read-only' },
+			{ field: 'id', message: 'is read-only' },
+		]);
+		expect((await api(sb, 'POST', '/products', { product_id: 'prod_99999', name: 'X', price: 1 })).json.error.details).toEqual([
+			{ field: 'product_id', message: 'is read-only' },
+		]);
+	});
+
+	test('updated_at false: no updated_at in any record; lists keep row 21\'s order', async () => {
+		await compat({ updated_at: false });
+		const products = (await api(sb, 'GET', '/products?limit=5')).json.products;
+		expect(ids(products)).toEqual(recentIds(sb.state.products.values()).slice(0, 5));
+		for (const p of products) expect(p).not.toHaveProperty('updated_at');
+		expect((await api(sb, 'GET', '/orders/ord_00001')).json).not.toHaveProperty('updated_at');
+		const updated = await api(sb, 'PUT', '/products/prod_00001', { stock: 40 });
+		expect(updated.json).toMatchObject({ id: 'prod_00001', stock: 40, created_at: expect.any(String) });
+		expect(updated.json).not.toHaveProperty('updated_at');
+	});
+
+	test('create_status 200: POST /products answers 200 with the bare product', async () => {
+		await compat({ create_status: 200 });
+		const created = await api(sb, 'POST', '/products', { name: 'OK not Created', price: 1 });
+		expect(created.status).toBe(200);
+		expect(created.json).toMatchObject({ id: expect.stringMatching(/^prod_/), name: 'OK not Created', updated_at: expect.any(String) });
 	});
 });

@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
-import type { StorefrontClient } from '../transport';
+import { recordId, type StorefrontClient } from '../transport';
 
 /**
  * Items of one run sent at once from version 1.2 ("Max Concurrent Requests"). n8n's HTTP Request node sends every
@@ -329,6 +329,12 @@ export function pick(record: IDataObject, keys: string[]): IDataObject {
 	const picked: IDataObject = {};
 	for (const key of keys) if (record[key] !== undefined) picked[key] = record[key];
 	return picked;
+}
+
+/** A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named fields. */
+export function pickWithId(record: IDataObject, resource: string, keys: string[]): IDataObject {
+	const id = recordId(record, resource);
+	return { ...(id === undefined ? {} : { id }), ...pick(record, keys) };
 }
 
 /**

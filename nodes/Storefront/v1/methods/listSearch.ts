@@ -1,12 +1,33 @@
-// "From List" searches of the resource locators. The pagination token is the next page number.
+// "From List" searches of the resource locators. The pagination token is the next page number. A record's value is
+// its id under the package's one rule (transport/identity.ts): `id`, else `product_id` / `order_id`.
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, ORDER_STATUSES } from '../../../shared/constants';
-import { StorefrontClient } from '../transport';
+import { idFieldNames, recordId, StorefrontClient } from '../transport';
 
 function pageOf(token?: string): number {
 	const page = Number(token);
 	return Number.isInteger(page) && page > 0 ? page : 1;
+}
+
+/**
+ * The page's records with their ids. Records without one cannot be picked, so they are left out; a page of records
+ * none of which has one is an error saying so, never a list of `undefined` values.
+ */
+function withIds(context: ILoadOptionsFunctions, items: IDataObject[], resource: string) {
+	const keyed = items.flatMap((record) => {
+		const id = recordId(record, resource);
+		return id === undefined ? [] : [{ id, record }];
+	});
+	if (items.length > 0 && keyed.length === 0) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Storefront's ${resource} have no id: none of the ${items.length} listed has ${idFieldNames(resource)}`,
+			{ description: 'Choose "By ID" and enter the id, or ask the service which field holds a record\'s id.' },
+		);
+	}
+	return keyed;
 }
 
 export async function searchProducts(
@@ -19,9 +40,9 @@ export async function searchProducts(
 	const page = pageOf(paginationToken);
 	const { items, nextPage } = await client.getPage(['products'], 'products', qs, page, MAX_PAGE_SIZE);
 	return {
-		results: items.map((product) => ({
-			name: [product.name ?? product.id, product.sku].filter(Boolean).join(' · '),
-			value: String(product.id),
+		results: withIds(this, items, 'products').map(({ id, record }) => ({
+			name: [record.name ?? id, record.sku].filter(Boolean).join(' · '),
+			value: id,
 		})),
 		paginationToken: nextPage === undefined ? undefined : String(nextPage),
 	};
@@ -39,15 +60,16 @@ export async function searchOrders(
 	const qs: IDataObject = status ? { status } : {};
 	const page = pageOf(paginationToken);
 	const { items, nextPage } = await client.getPage(['orders'], 'orders', qs, page, MAX_PAGE_SIZE);
+	const orders = withIds(this, items, 'orders');
 	const matching = status || !text
-		? items
-		: items.filter((order) => [order.id, order.customer_id].some((field) => String(field ?? '').toLowerCase().includes(text)));
+		? orders
+		: orders.filter(({ id, record }) => [id, record.customer_id].some((field) => String(field ?? '').toLowerCase().includes(text)));
 	return {
-		results: matching.map((order) => ({
-			name: [order.id, order.status, order.total !== undefined ? `${String(order.total)} ${String(order.currency ?? '')}`.trim() : undefined]
+		results: matching.map(({ id, record }) => ({
+			name: [id, record.status, record.total !== undefined ? `${String(record.total)} ${String(record.currency ?? '')}`.trim() : undefined]
 				.filter(Boolean)
 				.join(' · '),
-			value: String(order.id),
+			value: id,
 		})),
 		paginationToken: nextPage === undefined ? undefined : String(nextPage),
 	};

@@ -252,7 +252,7 @@ export class StorefrontClient {
 			const items = unwrapList(response.body, resourceKey);
 			if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
 			if (items.length === 0) break;
-			const signature = pageSignature(items);
+			const signature = pageSignature(items, resourceKey);
 			if (signature === previous) break;
 			previous = signature;
 			if (page === 1) firstPageCount = items.length;

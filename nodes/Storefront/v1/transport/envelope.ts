@@ -1,6 +1,8 @@
 // JSON envelopes of the Storefront API (docs/api-contract.md rows 1-6): where a record or a list sits in a body.
 import type { IDataObject } from 'n8n-workflow';
 
+import { recordId } from './identity';
+
 const LIST_KEYS = ['data', 'items', 'results'];
 
 export function isObject(value: unknown): value is IDataObject {
@@ -17,10 +19,10 @@ export function unwrapList(body: unknown, resourceKey: string): IDataObject[] | 
 	return undefined;
 }
 
-/** A single resource, unwrapped from `{product: …}` / `{data: …}` when the service wraps it. */
+/** A single resource, unwrapped from `{product: …}` / `{data: …}` when the service wraps it (a body without an id). */
 export function unwrapSingle(body: unknown, resourceKey: string): IDataObject {
 	if (!isObject(body)) return {};
-	if (body.id === undefined) {
+	if (recordId(body, resourceKey) === undefined) {
 		for (const key of [resourceKey, 'data']) {
 			if (isObject(body[key])) return body[key] as IDataObject;
 		}

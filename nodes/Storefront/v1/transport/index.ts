@@ -1,6 +1,7 @@
 // The transport of the Storefront node: the client (client.ts), JSON envelopes (envelope.ts), pagination rules
-// (pagination.ts) and error bodies (errors.ts).
+// (pagination.ts), error bodies (errors.ts) and a record's id (identity.ts).
 export * from './client';
 export { isObject, unwrapList, unwrapSingle } from './envelope';
 export { serviceMessage } from './errors';
+export { idFieldNames, recordId } from './identity';
 export { nextPageNumber, type Page } from './pagination';

@@ -2,6 +2,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isObject } from './envelope';
+import { recordId } from './identity';
 
 export interface Page {
 	items: IDataObject[];
@@ -50,8 +51,9 @@ export function nextPageNumber(
 }
 
 /** Cheap fingerprint of a page, to stop when a service ignoring `page` serves the same page again. */
-export function pageSignature(items: IDataObject[]): string {
-	if (items.every((item) => item.id !== undefined)) return items.map((item) => String(item.id)).join('\u0000');
+export function pageSignature(items: IDataObject[], resourceKey: string): string {
+	const ids = items.map((item) => recordId(item, resourceKey));
+	if (ids.every((id) => id !== undefined)) return ids.join('\u0000');
 	return JSON.stringify(items);
 }
 

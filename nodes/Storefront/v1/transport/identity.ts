@@ -1,0 +1,31 @@
+// A record's identity (docs/api-contract.md row 22), the one rule every path that reads an id from a record uses:
+// resource-locator lists, page fingerprints, wrapped single records, the AI tools' simplified records and the
+// polling trigger. The contract names a record's id `id`; the spec's only record shape (the webhook's order) names
+// it `order_id`, its items' `product_id`, so a service may well key its records `<resource>_id` alone.
+import type { IDataObject } from 'n8n-workflow';
+
+/** `order` for `orders`, `order`, …: list keys and single-record keys name the same resource. */
+const singular = (resource: string) => (resource.endsWith('s') ? resource.slice(0, -1) : resource);
+
+/** Where a record's id may be, in the order they are tried: `id`, then the resource's own `<resource>_id`. */
+export function idFields(resource: string): string[] {
+	return ['id', `${singular(resource)}_id`];
+}
+
+/** The record's id as a string, or undefined when it has none under any accepted name. */
+export function recordId(record: IDataObject, resource: string): string | undefined {
+	for (const field of idFields(resource)) {
+		const value = record[field];
+		if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) {
+			return String(value);
+		}
+	}
+	return undefined;
+}
+
+/** `"id" or "order_id"`: the fields named in errors and warnings about records without an id. */
+export function idFieldNames(resource: string): string {
+	return idFields(resource)
+		.map((field) => `"${field}"`)
+		.join(' or ');
+}
