@@ -1,4 +1,4 @@
-// Nine suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// Ten suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
 // `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
