@@ -9,6 +9,18 @@ import { request } from '../helpers/sandbox';
 
 const cli = path.join(__dirname, '..', '..', 'sandbox', 'cli.js');
 
+/** What the CLI prints until it is ready (its last line says how to stop it). */
+async function banner(child: ReturnType<typeof spawn>): Promise<string> {
+	let out = '';
+	return await new Promise<string>((resolve, reject) => {
+		child.stdout?.on('data', (c: Buffer) => {
+			out += c.toString();
+			if (out.includes('Press Ctrl+C')) resolve(out);
+		});
+		child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
+	});
+}
+
 test('starts on the given port, prints base URL, key, secret and admin URL, stops cleanly on SIGTERM', async () => {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sf-cli-'));
 	const snapshot = path.join(dir, 'state.json');
@@ -18,14 +30,7 @@ test('starts on the given port, prints base URL, key, secret and admin URL, stop
 		{ stdio: ['ignore', 'pipe', 'pipe'] },
 	);
 	try {
-		let out = '';
-		await new Promise<void>((resolve, reject) => {
-			child.stdout.on('data', (c: Buffer) => {
-				out += c.toString();
-				if (out.includes('Press Ctrl+C')) resolve();
-			});
-			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
-		});
+		const out = await banner(child);
 		const baseUrl = /Base URL +(http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(out)![1];
 		expect(out).toMatch(/API key +sf_test_demo/);
 		expect(out).toMatch(/Webhook secret +whsec_cli/);
@@ -63,14 +68,7 @@ test('--rate-window-ms, --no-rate-headers and --latency-ms set the rate-limit an
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	try {
-		let out = '';
-		await new Promise<void>((resolve, reject) => {
-			child.stdout.on('data', (c: Buffer) => {
-				out += c.toString();
-				if (out.includes('Press Ctrl+C')) resolve();
-			});
-			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
-		});
+		const out = await banner(child);
 		expect(out).toContain('Rate limits     Starter 100, Pro 500 per 12000 ms window, no X-RateLimit-* headers');
 		expect(out).toContain('Latency         30 ms per API request');
 		const adminUrl = /Admin URL +(\S+)/.exec(out)![1];
@@ -91,14 +89,7 @@ test('--profile spec-literal: printed at startup, shown by the admin API, answer
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	try {
-		let out = '';
-		await new Promise<void>((resolve, reject) => {
-			child.stdout.on('data', (c: Buffer) => {
-				out += c.toString();
-				if (out.includes('Press Ctrl+C')) resolve();
-			});
-			child.once('exit', (code) => reject(new Error(`exited early (${code}): ${out}`)));
-		});
+		const out = await banner(child);
 		expect(out).toMatch(/Profile +spec-literal/);
 		expect(out).not.toContain('Rate limits');
 		const adminUrl = /Admin URL +(\S+)/.exec(out)![1];
