@@ -27,21 +27,7 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const { prepare, LINES } = require('../dev/n8n/prepare');
 const { INSTALLS } = require('../dev/n8n/runtime');
-const { RECORD, projectsOf, cellLabel, writeRecord } = require('./compatibility');
-
-/** Execution modes: one n8n process on SQLite, or queue mode. */
-const MODES = ['single', 'queue'];
-/** Sandbox profiles (sandbox/compat.js): the contract's decisions, or the spec read literally. */
-const PROFILES = ['contract', 'spec-literal'];
-/**
- * Every cell: each n8n line (newest first) × each install path, then queue mode on the pinned 2.x, copied and from a
- * registry, then the spec-literal service on the pinned 2.x.
- */
-const ALL = Object.keys(LINES)
-	.sort()
-	.reverse()
-	.flatMap((line) => INSTALLS.map((install) => `${line}/${install}`))
-	.concat('2/community/queue', '2/registry/queue', '2/community/spec-literal');
+const { CELLS: ALL, MODES, PROFILES, RECORD, projectsOf, cellLabel, writeRecord } = require('./compatibility');
 
 /** `2/community/queue` → its parts; a part after the install path is a mode or a profile. @param {string} cell */
 function parseCell(cell) {

@@ -6,6 +6,8 @@ import path from 'path';
 
 const root = path.resolve(__dirname, '../..');
 const compatibility = require('../../scripts/compatibility') as {
+	CELLS: string[];
+	projectsOf(mode: string, install: string, profile?: string): string[];
 	RECORD: string;
 	README: string;
 	render(record: unknown): string;
@@ -14,8 +16,31 @@ const compatibility = require('../../scripts/compatibility') as {
 const prepare = require('../../dev/n8n/prepare') as { LINES: Record<string, unknown>; describe(line: string): { version: string } };
 const runtime = require('../../dev/n8n/runtime') as { INSTALLS: string[] };
 
-interface Row { line: string; install: string; n8n: string; passed: number; failed: number; startupSeconds: number }
+interface Row {
+	cell: string;
+	line: string;
+	install: string;
+	mode?: string;
+	profile?: string;
+	projects: string[];
+	n8n: string;
+	passed: number;
+	failed: number;
+	startupSeconds: number;
+}
 const record = JSON.parse(readFileSync(compatibility.RECORD, 'utf8')) as { rows: Row[] };
+
+test('the record is a run of every cell the matrix has, each with the suites the matrix gives it, green', () => {
+	// A new cell or suite makes this fail until `node scripts/matrix.js --record` (every .ci/run) measured it.
+	expect(record.rows.map((r) => r.cell)).toEqual(compatibility.CELLS);
+	for (const row of record.rows) {
+		expect({ cell: row.cell, projects: row.projects }).toEqual({
+			cell: row.cell,
+			projects: compatibility.projectsOf(row.mode ?? 'single', row.install, row.profile),
+		});
+		expect({ cell: row.cell, failed: row.failed, passed: row.passed > 0 }).toEqual({ cell: row.cell, failed: 0, passed: true });
+	}
+});
 
 test('the README table is generated from docs/compatibility.json', () => {
 	const readme = readFileSync(compatibility.README, 'utf8');
