@@ -94,8 +94,12 @@ async function sampleEvent(
 	kinds: EventKind[],
 	threshold: number,
 ): Promise<PolledEvent | undefined> {
-	const pages: Partial<Record<Resource, IDataObject[]>> = {};
-	const newest = async (resource: Resource) => (pages[resource] ??= (await reader(client, resource)(1)).items);
+	const lists: Partial<Record<Resource, IDataObject[]>> = {};
+	// Most recently changed first: page 1 of a list in contract row 21's order, else the whole list, read once.
+	const newest = async (resource: Resource) =>
+		(lists[resource] ??= [...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values()].sort(
+			(a, b) => changedAt(b) - changedAt(a),
+		));
 	const at = (record: IDataObject, field = 'updated_at') => String(record[field] ?? record.created_at ?? '');
 	const wrap = (type: EventKind, id: string, created_at: string, data: IDataObject): PolledEvent => ({
 		id: `poll_${type}_${id}_sample`,
@@ -105,8 +109,8 @@ async function sampleEvent(
 	});
 	for (const kind of kinds) {
 		const changed = await newest(resourceOf(kind));
-		// A creation's sample is the newest record created (page 1 holds it: a creation is a change); the other kinds'
-		// the most recently changed record that shows them.
+		// A creation's sample is the newest record created (a creation is a change: among those read); the other
+		// kinds' the most recently changed record that shows them.
 		const records = kind.endsWith('.created')
 			? [...changed].sort((a, b) => timeOf(b.created_at) - timeOf(a.created_at))
 			: changed;

@@ -319,6 +319,17 @@ test('records without a time field: the activation fails naming the fields it lo
 	);
 });
 
+test("Fetch Test Event: the newest order on any page of the service's list (oldest first on spec-literal: the last page)", async () => {
+	await ctx.admin('POST', '/reset', { sizes: { products: 20, orders: 150, customers: 10 } });
+	const order = await checkout();
+	const items = (await poller(['order.created']).poll('manual')) as IDataObject[];
+	expect(items.map(summary)).toEqual([`order.created ${String(order.id)}`]);
+	// Page 1 is enough where page 1 holds the newest changes (contract row 21); otherwise the whole list is read.
+	expect((await listRequests()).map((r) => `${r.path} ${r.query.page}`)).toEqual(
+		SPEC_LITERAL ? ['/v1/orders 1', '/v1/orders 2'] : ['/v1/orders 1'],
+	);
+});
+
 test('bad input: no events is an error naming the parameter, before any request; a wrong key is a NodeApiError with the status', async () => {
 	await ctx.admin('DELETE', '/requests');
 	await expect(poller([]).poll()).rejects.toThrow(/Choose at least one event in "Events"/);
