@@ -16,7 +16,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { recentFirst, startSandbox, type Json, type Profile, type Sandbox, type SandboxOptions } from '../helpers/sandbox';
+import { startSandbox, type Json, type Sandbox, type SandboxOptions } from '../helpers/sandbox';
+import { idKey, PROFILE, SPEC_LITERAL, type Resource } from '../helpers/profile';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const runtime = require('../../dev/n8n/runtime') as typeof import('../../dev/n8n/runtime');
@@ -39,30 +40,22 @@ export const CELL = {
 	line: process.env.E2E_N8N_LINE || '2',
 	install: process.env.E2E_INSTALL || 'community',
 	mode: (process.env.E2E_N8N_MODE || 'single') as Mode,
-	profile: (process.env.E2E_PROFILE || 'contract') as Profile,
+	profile: PROFILE,
 };
 if (!['single', 'queue'].includes(CELL.mode)) throw new Error(`E2E_N8N_MODE must be "single" or "queue", not "${CELL.mode}"`);
-if (!['contract', 'spec-literal'].includes(CELL.profile))
-	throw new Error(`E2E_PROFILE must be "contract" or "spec-literal", not "${CELL.profile}"`);
 
-// How this cell's /v1 API shapes its bodies, written here from the profile's definition (sandbox/compat.js PROFILES)
-// rather than taken from the node's own id rule (nodes/…/identity.ts): the suites check the node against the shape,
-// so they must not share its code. Each helper throws when a body is not in the profile's shape.
-const SPEC_LITERAL = CELL.profile === 'spec-literal';
-
-/** A record's resource as its id key names it (`order` → `order_id` on spec-literal). */
-export type RecordResource = 'product' | 'order' | 'customer' | 'store';
-
-/** The key of a record's own id in /v1 bodies (and in the action node's output, which passes records on as read). */
-export const ID_KEY = (resource: RecordResource) => (SPEC_LITERAL ? `${resource}_id` : 'id');
+// How this cell's /v1 API shapes its bodies (test/helpers/profile.ts, from the profile's definition, never from the
+// node's own id rule: the suites check the node against the shape, so they must not share its code). Each helper
+// throws when a body is not in the profile's shape.
+export { CREATE_STATUS, idKey as ID_KEY, listedIds } from '../helpers/profile';
 
 /**
  * A /v1 record's own id (under ID_KEY). Throws when it is missing, and on spec-literal when the record also has an
  * `id`: a record in the other profile's shape would otherwise pass unnoticed.
  */
-export function idOf(record: Json, resource: RecordResource): string {
-	const value = record?.[ID_KEY(resource)];
-	if (typeof value !== 'string' || value === '') throw new Error(`no ${ID_KEY(resource)} in ${JSON.stringify(record)?.slice(0, 300)}`);
+export function idOf(record: Json, resource: Resource): string {
+	const value = record?.[idKey(resource)];
+	if (typeof value !== 'string' || value === '') throw new Error(`no ${idKey(resource)} in ${JSON.stringify(record)?.slice(0, 300)}`);
 	if (SPEC_LITERAL && 'id' in record) throw new Error(`a spec-literal ${resource} with an "id": ${JSON.stringify(record).slice(0, 300)}`);
 	return value;
 }
@@ -86,22 +79,6 @@ export function errorMessageOf(body: Json): string {
 	const message = SPEC_LITERAL ? body?.message : body?.error?.message;
 	if (typeof message !== 'string' || message === '') throw new Error(`no error message in ${JSON.stringify(body)?.slice(0, 300)}`);
 	return message;
-}
-
-/** The status of a successful `POST /products`: 201 (contract row 1) or 200 (spec-literal). */
-export const CREATE_STATUS = SPEC_LITERAL ? 200 : 201;
-
-/** Ids compared as the sandbox numbers them: zero-padded, so by length, then as text (prod_99999 < prod_100000). */
-const byId = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * The ids of products or orders (records as `sandbox.state` holds them, keyed `id`) in the order `GET /products` and
- * `GET /orders` list them on this profile: most recently changed first (contract row 21, `recentFirst`) or oldest id
- * first (spec-literal: a service that never decided row 21 lists in creation order).
- */
-export function listedIds(records: Iterable<Json>): string[] {
-	if (!SPEC_LITERAL) return recentFirst(records).map((r) => String(r.id));
-	return [...records].map((r) => String(r.id)).sort(byId);
 }
 
 /**

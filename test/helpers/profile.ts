@@ -1,26 +1,23 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
-// The sandbox profile a unit suite runs against (sandbox/compat.js): the contract's decisions (jest project `unit`),
-// or the spec read literally (project `unit-spec-literal`: the transport, locator and polling suites once more,
-// jest.config.js). What differs is written here once, from the profile's definition (sandbox/compat.js PROFILES),
-// never from the node's code.
+// The sandbox profile a suite runs against (sandbox/compat.js): the contract's decisions (jest project `unit`, matrix
+// cells by default), or the spec read literally (project `unit-spec-literal`, jest.config.js: SANDBOX_PROFILE; the
+// matrix cell 2/community/spec-literal: E2E_PROFILE). What differs is written here once, from the profile's definition
+// (sandbox/compat.js PROFILES), never from the node's code.
 import { PROFILES, recentFirst, type Json } from './sandbox';
 
 export type Profile = 'contract' | 'spec-literal';
-export const PROFILE = (process.env.SANDBOX_PROFILE ?? 'contract') as Profile;
+export const PROFILE = (process.env.SANDBOX_PROFILE ?? process.env.E2E_PROFILE ?? 'contract') as Profile;
 export const SPEC_LITERAL = PROFILE === 'spec-literal';
 
 /** The profile's definition: every compat setting and whether X-RateLimit-* headers are sent. */
 const DEFINITION = PROFILES[PROFILE];
-if (!DEFINITION) throw new Error(`SANDBOX_PROFILE "${PROFILE}" is not a sandbox profile (${Object.keys(PROFILES).join(', ')})`);
+if (!DEFINITION) throw new Error(`The profile "${PROFILE}" (SANDBOX_PROFILE, E2E_PROFILE) is not a sandbox profile (${Object.keys(PROFILES).join(', ')})`);
 const COMPAT = DEFINITION.compat;
 
 export type Resource = 'store' | 'product' | 'order' | 'customer';
 
 /** Where the service's records keep their own id: `id`, or `product_id` / `order_id` / … on spec-literal. */
 export const idKey = (resource: Resource) => (COMPAT.record_ids === 'resource' ? `${resource}_id` : 'id');
-
-/** A record's own id as the service answered it (under `idKey(resource)`; undefined when it is not there). */
-export const idOf = (record: Record<string, Json>, resource: Resource): Json => record[idKey(resource)];
 
 /** Ids in id order, i.e. of creation (length first, so prod_100000 follows prod_99999). */
 const idOrder = (a: string, b: string) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
@@ -41,9 +38,3 @@ export const CREATE_STATUS = COMPAT.create_status as number;
  * or only the summary sentence (spec-literal's `{message}`).
  */
 export const ERROR_DETAILS = ['contract', 'errors'].includes(COMPAT.error_style as string);
-
-/** Whether records carry `updated_at`. */
-export const UPDATED_AT = COMPAT.updated_at as boolean;
-
-/** Whether limited plans get X-RateLimit-* headers (a 429 keeps Retry-After in every profile). */
-export const RATE_HEADERS = DEFINITION.rateHeaders;
