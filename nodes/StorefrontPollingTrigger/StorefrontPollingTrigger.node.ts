@@ -51,12 +51,10 @@ function baselineOrders(read: ChangeRead, now: number): OrderState {
 		sorted: read.sorted,
 		statuses: [],
 	};
-	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
-	state.statuses = oldestFirst
-		.filter((o) => typeof o.status === 'string')
-		.map((o) => [recordId(o, 'order') as string, String(o.status)]);
+	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
+	state.statuses = oldestFirst.filter(([, o]) => typeof o.status === 'string').map(([id, o]) => [id, String(o.status)]);
 	orderEvents(
-		oldestFirst.filter((o) => changedAt(o) === cursor),
+		oldestFirst.filter(([, o]) => changedAt(o) === cursor).map(([, o]) => o),
 		state,
 		cursor,
 		new Set(ORDER_KINDS),
@@ -67,10 +65,8 @@ function baselineOrders(read: ChangeRead, now: number): OrderState {
 
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-	const oldestFirst = [...read.records.values()].sort((a, b) => changedAt(a) - changedAt(b));
-	const low = oldestFirst
-		.filter((p) => typeof p.stock === 'number' && p.stock <= threshold)
-		.map((p) => recordId(p, 'product') as string);
+	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
+	const low = oldestFirst.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold).map(([id]) => id);
 	const state: ProductState = {
 		cursor,
 		atCursor: [],
@@ -78,7 +74,7 @@ function baselineProducts(read: ChangeRead, threshold: number, now: number): Pro
 		low,
 	};
 	productEvents(
-		oldestFirst.filter((p) => changedAt(p) === cursor),
+		oldestFirst.filter(([, p]) => changedAt(p) === cursor).map(([, p]) => p),
 		state,
 		cursor,
 		new Set(PRODUCT_KINDS),
@@ -293,7 +289,7 @@ function checkRecords(context: IPollFunctions, resource: Resource, read: ChangeR
 	const message = `Storefront Polling Trigger: ${missing} among the ${resource} read, so their changes cannot be reported`;
 	if (baseline) {
 		throw new NodeOperationError(context.getNode(), message, {
-			description: `The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) and when it was created ("created_at"). Ask the service which fields hold them.`,
+			description: `The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) and a time ("updated_at" or "created_at"). Ask the service which fields hold them.`,
 		});
 	}
 	context.logger.warn(`${message}; they are skipped`);
