@@ -60,26 +60,7 @@ const PLANS = REAL_MINUTES
 const UNLIMITED_KEY = 'sf_test_demo';
 const CREDENTIAL = 'Storefront sandbox';
 
-const node = (/** @type {string} */ name, /** @type {string} */ type, /** @type {number} */ typeVersion, /** @type {object} */ parameters, extra = {}) => ({
-	id: crypto.randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-	...extra,
-});
-
-/** @param {any[]} nodes */
-function chain(nodes) {
-	/** @type {Record<string, any>} */
-	const connections = {};
-	nodes.forEach((n, i) => {
-		n.position = [220 * i, 0];
-		if (i < nodes.length - 1) connections[n.name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	});
-	return { nodes, connections, settings: { executionOrder: 'v1' } };
-}
+const { workflowNode: node, chain } = setup;
 
 /** @param {{id: string, name: string}} credential @param {string} baseUrl */
 function workflows(credential, baseUrl) {

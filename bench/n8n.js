@@ -36,25 +36,7 @@ const ENGINES = (process.env.BENCH_ENGINES || 'vm,vm+lazy,legacy').split(',');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const WARMUP = 30;
-const node = (/** @type {string} */ name, /** @type {string} */ type, /** @type {number} */ typeVersion, /** @type {object} */ parameters, extra = {}) => ({
-	id: crypto.randomUUID(),
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-	...extra,
-});
-
-/** @param {string[]} names */
-function chain(names) {
-	/** @type {Record<string, any>} */
-	const connections = {};
-	for (let i = 0; i < names.length - 1; i++) {
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	}
-	return connections;
-}
+const { workflowNode: node, chain } = setup;
 
 const noOp = () => node('Done', 'n8n-nodes-base.noOp', 1, {});
 const webhook = (/** @type {string} */ hookPath) =>
@@ -66,19 +48,17 @@ const webhook = (/** @type {string} */ hookPath) =>
 function workflows(credentials) {
 	const a = {
 		name: 'bench (a) Storefront Trigger',
-		nodes: [
+		...chain([
 			node('Storefront Trigger', runtime.TYPES.trigger, 1.1, { events: ['order.created'], options: {} }, {
 				webhookId: crypto.randomUUID(),
 				credentials: { storefrontApi: credentials.storefront },
 			}),
 			noOp(),
-		],
-		connections: chain(['Storefront Trigger', 'Done']),
+		]),
 	};
 	const b = {
 		name: 'bench (b) Webhook, no verification',
-		nodes: [webhook('bench-plain'), noOp()],
-		connections: chain(['Webhook', 'Done']),
+		...chain([webhook('bench-plain'), noOp()]),
 	};
 	/** Webhook → Crypto (HMAC) → If → No Op; `rawBody` hashes the received bytes, otherwise the re-serialised JSON. */
 	const recipe = (/** @type {string} */ name, /** @type {string} */ hookPath, /** @type {boolean} */ rawBody) => {
@@ -89,7 +69,7 @@ function workflows(credentials) {
 			: { action: 'hmac', type: 'SHA256', value: '={{ JSON.stringify($json.body) }}', dataPropertyName: 'expected', encoding: 'hex' };
 		return {
 			name,
-			nodes: [
+			...chain([
 				hook,
 				node('HMAC', 'n8n-nodes-base.crypto', 2, hmacParameters, { credentials: { crypto: credentials.hmac } }),
 				node('Signature Matches?', 'n8n-nodes-base.if', 2.2, {
@@ -108,8 +88,7 @@ function workflows(credentials) {
 					options: {},
 				}),
 				noOp(),
-			],
-			connections: chain(['Webhook', 'HMAC', 'Signature Matches?', 'Done']),
+			]),
 		};
 	};
 	const c = recipe('bench (c) Webhook raw body + Crypto + If', 'bench-hmac-raw', true);

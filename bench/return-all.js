@@ -30,27 +30,10 @@ const PRODUCTS = numberArg('products', 10_000);
 const ROUNDS = numberArg('rounds', 5);
 const PAGE = 100;
 
-const webhook = (/** @type {string} */ hookPath) => ({
-	id: crypto.randomUUID(),
-	name: 'Webhook',
-	type: 'n8n-nodes-base.webhook',
-	typeVersion: 2,
-	position: [0, 0],
-	webhookId: crypto.randomUUID(),
-	// Answer once the last node has finished, with its first item only (the run is what is measured, not a 10,000-item reply).
-	parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} },
-});
-
-/** @param {any[]} nodes */
-function chain(nodes) {
-	/** @type {Record<string, any>} */
-	const connections = {};
-	nodes.forEach((node, i) => {
-		node.position = [220 * i, 0];
-		if (i < nodes.length - 1) connections[node.name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	});
-	return { nodes, connections, settings: { executionOrder: 'v1' } };
-}
+const { workflowNode: node, chain } = setup;
+// Answer once the last node has finished, with its first item only (the run is what is measured, not a 10,000-item reply).
+const webhook = (/** @type {string} */ hookPath) =>
+	node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} }, { webhookId: crypto.randomUUID() });
 
 /** @param {{id: string, name: string}} credential @param {string} baseUrl */
 function workflows(credential, baseUrl) {
@@ -60,26 +43,18 @@ function workflows(credential, baseUrl) {
 			name: 'bench return-all: Storefront node',
 			...chain([
 				webhook('bench-return-all-storefront'),
-				{
-					id: crypto.randomUUID(),
-					name: 'Storefront',
-					type: runtime.TYPES.action,
-					typeVersion: 1,
-					parameters: { resource: 'product', operation: 'getAll', returnAll: true, filters: {} },
-					credentials,
-				},
+				node('Storefront', runtime.TYPES.action, 1, { resource: 'product', operation: 'getAll', returnAll: true, filters: {} }, { credentials }),
 			]),
 		},
 		http: {
 			name: 'bench return-all: HTTP Request with pagination',
 			...chain([
 				webhook('bench-return-all-http'),
-				{
-					id: crypto.randomUUID(),
-					name: 'HTTP Request',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					parameters: {
+				node(
+					'HTTP Request',
+					'n8n-nodes-base.httpRequest',
+					4.2,
+					{
 						method: 'GET',
 						url: `${baseUrl}/products`,
 						authentication: 'predefinedCredentialType',
@@ -97,15 +72,9 @@ function workflows(credential, baseUrl) {
 							},
 						},
 					},
-					credentials,
-				},
-				{
-					id: crypto.randomUUID(),
-					name: 'Split Out',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					parameters: { fieldToSplitOut: 'products', options: {} },
-				},
+					{ credentials },
+				),
+				node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'products', options: {} }),
 			]),
 		},
 	};

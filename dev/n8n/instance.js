@@ -157,8 +157,32 @@ function orderIntakeSteps(actionType, credentials) {
 	};
 }
 
+/**
+ * A node of a workflow built in code (the benchmarks'); `chain` lays it out.
+ * @param {string} name @param {string} type @param {number} typeVersion @param {object} parameters @param {object} [extra]
+ */
+function workflowNode(name, type, typeVersion, parameters, extra = {}) {
+	return { id: crypto.randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
+}
+
+/**
+ * A workflow body in which `nodes` run one after another, laid out left to right.
+ * @param {any[]} nodes
+ */
+function chain(nodes) {
+	/** @type {Record<string, any>} */
+	const connections = {};
+	nodes.forEach((node, i) => {
+		node.position = [220 * i, 0];
+		if (i < nodes.length - 1) connections[node.name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	});
+	return { nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
 module.exports = {
 	EXAMPLES_DIR,
+	workflowNode,
+	chain,
 	orderIntakeSteps,
 	loadExample,
 	bindCredential,
