@@ -1,36 +1,26 @@
 'use strict';
-// Local ESLint rules: checks from n8n's @n8n/eslint-plugin-community-nodes that the published version this package
-// lints with (0.32.0, through `n8n-node lint`) does not run. Each file says where its rule comes from in n8n's
-// repository and what became of it there. `severities` are n8n's own for each rule; `configs()` applies them to
-// nodes/, credentials/ and package.json (./lint.config.mjs, run by `npm run lint`), and test/package/lintRules.test.ts
-// tests every rule and runs the same configuration over the package.
+// Local ESLint rules: checks from n8n's @n8n/eslint-plugin-community-nodes that the published tooling this package is
+// checked with does not run (`n8n-node lint` with the plugin's 0.32.0 and eslint-plugin-n8n-nodes-base, and
+// @n8n/scan-community-package), kept only where a change to this package could break them (docs/verification.md, "Lint
+// rules", says what each catches). Each file says where its rule comes from in n8n's repository and what became of it
+// there. `severities` are n8n's own for each rule; `configs()` applies them to nodes/ and credentials/
+// (./lint.config.mjs, run by `npm run lint`), and test/package/lintRules.test.ts tests every rule and runs the same
+// configuration over the package.
 
 const rules = {
 	'hint-max-length': require('./hint-max-length'),
-	'icon-contrast': require('./icon-contrast'),
-	'no-hardcoded-ids': require('./no-hardcoded-ids'),
-	'no-logic-or-flow-nodes': require('./no-logic-or-flow-nodes'),
-	'no-monorepo': require('./no-monorepo'),
 	'non-required-fields-in-collection': require('./non-required-fields-in-collection'),
 	'open-ended-node-fields': require('./open-ended-node-fields'),
-	'prefer-declarative-style': require('./prefer-declarative-style'),
 	'require-continue-on-fail': require('./require-continue-on-fail'),
-	'single-credential-per-node': require('./single-credential-per-node'),
 	'valid-node-categories': require('./valid-node-categories'),
 };
 
 /** n8n's severity for each rule in its `recommended` config. */
 const severities = {
 	'hint-max-length': 'warn',
-	'icon-contrast': 'warn',
-	'no-hardcoded-ids': 'error',
-	'no-logic-or-flow-nodes': 'error',
-	'no-monorepo': 'error',
 	'non-required-fields-in-collection': 'warn',
 	'open-ended-node-fields': 'warn',
-	'prefer-declarative-style': 'warn',
 	'require-continue-on-fail': 'error',
-	'single-credential-per-node': 'error',
 	'valid-node-categories': 'error',
 };
 
@@ -41,7 +31,7 @@ const plugin = { meta: { name: 'storefront-local-rules' }, rules };
 
 /**
  * The flat config that applies every rule at n8n's severity: to the TypeScript under nodes/ and credentials/, and to
- * the nodes' .node.json codex files and package.json (parsed as JSON scripts, as `n8n-node lint` parses package.json).
+ * the nodes' .node.json codex files (parsed as JSON scripts, as `n8n-node lint` parses package.json).
  * `parser` is typescript-eslint's parser, passed in so that this file needs nothing outside ESLint itself.
  */
 function configs(parser) {
@@ -63,7 +53,7 @@ function configs(parser) {
 			rules: { [`${namespace}/require-continue-on-fail`]: 'off' },
 		},
 		{
-			files: ['nodes/**/*.node.json', 'package.json'],
+			files: ['nodes/**/*.node.json'],
 			plugins: { [namespace]: plugin },
 			languageOptions: { parser, parserOptions: { extraFileExtensions: ['.json'] } },
 			rules: ruleSettings,

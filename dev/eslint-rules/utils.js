@@ -17,10 +17,6 @@ function isNodeTypeClass(classNode) {
 	return classNode.superClass?.type === 'Identifier' && classNode.superClass.name === 'Node';
 }
 
-function isCredentialTypeClass(classNode) {
-	return implementsInterface(classNode, 'ICredentialType');
-}
-
 /** A class field `name = …` (non-computed identifier key). */
 function findClassProperty(classNode, name) {
 	return (
@@ -98,14 +94,6 @@ function getBooleanLiteralValue(node) {
 	return typeof value === 'boolean' ? value : null;
 }
 
-/** The name of a non-computed property/method key: identifier name or string literal. */
-function getPropertyKeyName(node) {
-	if (!node || node.computed) return null;
-	if (node.key?.type === 'Identifier') return node.key.name;
-	if (node.key?.type === 'Literal' && typeof node.key.value === 'string') return node.key.value;
-	return null;
-}
-
 /** The root object of a JSON file parsed as a program: its parent is the program's only expression statement. */
 function getTopLevelObjectInJson(node) {
 	return node.parent?.type === 'ExpressionStatement' ? node : null;
@@ -115,51 +103,14 @@ function isFileType(filename, extension) {
 	return filename.endsWith(extension);
 }
 
-/** `this.helpers` as the object of a member expression: `this.helpers.x`. */
-function isThisHelpersAccess(memberNode) {
-	const object = memberNode.object;
-	return (
-		object?.type === 'MemberExpression' &&
-		object.object?.type === 'ThisExpression' &&
-		object.property?.type === 'Identifier' &&
-		object.property.name === 'helpers'
-	);
-}
-
-/** A call `this.<method>(…)`. */
-function isThisMethodCall(callNode, method) {
-	const callee = callNode.callee;
-	return (
-		callee.type === 'MemberExpression' &&
-		callee.object.type === 'ThisExpression' &&
-		callee.property.type === 'Identifier' &&
-		callee.property.name === method
-	);
-}
-
-/** A trigger node for n8n's rules: `group` contains 'trigger', or the class name ends with `Trigger`. */
-function isTriggerNode(classNode, description) {
-	const group = findArrayLiteralProperty(description, 'group');
-	const inTriggerGroup = group?.elements.some((e) => e?.type === 'Literal' && e.value === 'trigger') ?? false;
-	return inTriggerGroup || (classNode.id?.name.endsWith('Trigger') ?? false);
-}
-
 module.exports = {
-	asObjectExpression,
 	findArrayLiteralProperty,
-	findClassProperty,
 	findJsonProperty,
 	findNodeDescriptionObject,
 	findObjectProperty,
 	getBooleanLiteralValue,
-	getLiteralValue,
-	getPropertyKeyName,
 	getStringLiteralValue,
 	getTopLevelObjectInJson,
-	isCredentialTypeClass,
 	isFileType,
 	isNodeTypeClass,
-	isThisHelpersAccess,
-	isThisMethodCall,
-	isTriggerNode,
 };
