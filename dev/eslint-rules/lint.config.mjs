@@ -1,7 +1,6 @@
-// ESLint configuration of the local rules (./index.js), the second step of `npm run lint` after `n8n-node lint`:
+// ESLint configuration of the local rule (./index.js), the second step of `npm run lint` after `n8n-node lint`:
 // `eslint --no-config-lookup -c dev/eslint-rules/lint.config.mjs --max-warnings 0 nodes credentials`
-// (warnings fail it too, so that a rule n8n only warns about still stops a change; the package meets all of them).
-// Not in the root eslint.config.mjs: with "strict": true in package.json's n8n section, `n8n-node lint` refuses to
+// // Not in the root eslint.config.mjs: with "strict": true in package.json's n8n section, `n8n-node lint` refuses to
 // run when that file differs from n8n's default.
 import tsParser from '@typescript-eslint/parser';
 

@@ -6,7 +6,13 @@
 // an `execute()` method of a node class (`implements INodeType` or `extends Node`) must call `this.continueOnFail()`
 // somewhere in its body, nested functions included; any file.
 
-const { isNodeTypeClass } = require('./utils');
+/** A node class, as n8n's rules select it: `implements INodeType`, or `extends Node`. */
+function isNodeTypeClass(classNode) {
+	const implementsNodeType = (classNode.implements ?? []).some(
+		(impl) => impl.type === 'TSClassImplements' && impl.expression.type === 'Identifier' && impl.expression.name === 'INodeType',
+	);
+	return implementsNodeType || (classNode.superClass?.type === 'Identifier' && classNode.superClass.name === 'Node');
+}
 
 /** Whether `node` or any node below it is a call `this.continueOnFail()`. */
 function containsContinueOnFailCall(node, visitorKeys) {

@@ -137,6 +137,19 @@ test('UX: action names in sentence case without articles; placeholders start wit
 	for (const text of booleans) expect(text).toMatch(/^Whether /);
 });
 
+test('UX: hints are short nudges (at most 120 characters, n8n\'s hint-max-length), longer text goes in the description', () => {
+	const hints = descriptions.flatMap((d) => allProperties(d.properties).filter((p) => p.hint).map((p) => `${d.name}.${p.name}: ${p.hint}`));
+	expect(hints.length).toBeGreaterThan(5);
+	expect(hints.filter((hint) => hint.length - hint.indexOf(': ') - 2 > 120)).toEqual([]);
+});
+
+test('UX: a JSON parameter at the top level is required (n8n\'s open-ended-node-fields); optional JSON lives in a collection', () => {
+	const json = descriptions.flatMap((d) => d.properties.filter((p) => p.type === 'json').map((p) => ({ node: d.name, name: p.name, required: p.required === true })));
+	expect(json.filter((p) => !p.required)).toEqual([]);
+	const nested = descriptions.flatMap((d) => allProperties(d.properties).filter((p) => p.type === 'json'));
+	expect(nested.map((p) => p.name)).toContain('extraFields');
+});
+
 test('UX: every resource locator offers From list first and by default', () => {
 	const locators = descriptions.flatMap((d) => allProperties(d.properties)).filter((p) => p.type === 'resourceLocator');
 	expect(locators.length).toBeGreaterThanOrEqual(2);
