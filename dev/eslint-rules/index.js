@@ -37,4 +37,4 @@ function configs(parser) {
 	];
 }
 
-module.exports = { configs, namespace, plugin, rules };
+module.exports = { configs, rules };
