@@ -2,8 +2,18 @@ import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, 
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { idFieldNames, recordId, StorefrontClient } from '../Storefront/v1/transport';
-import { EVENT_KINDS, MAX_PAGE_SIZE, type EventKind } from '../shared/constants';
-import { changedAt, readChanges, timeOf, type ChangeRead } from './changes';
+import { EVENT_KINDS, type EventKind } from '../shared/constants';
+import {
+	changedAt,
+	ORDER_KINDS,
+	PRODUCT_KINDS,
+	readChanges,
+	reader,
+	resourceOf,
+	timeOf,
+	type ChangeRead,
+	type Resource,
+} from './changes';
 import {
 	byTime,
 	INITIAL_STATUS,
@@ -29,18 +39,7 @@ const running = new WeakSet<IDataObject>();
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_MS = 120_000;
 
-const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
-const PRODUCT_KINDS: EventKind[] = ['product.created', 'inventory.low'];
-
 const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
-
-type Resource = 'orders' | 'products';
-
-const resourceOf = (kind: EventKind): Resource => (PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
-
-function reader(client: StorefrontClient, resource: Resource) {
-	return async (page: number) => await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
-}
 
 /** The first activation: where the shop is now. Nothing is reported; the ids of events at the cursor are kept. */
 function baselineOrders(read: ChangeRead, now: number): OrderState {

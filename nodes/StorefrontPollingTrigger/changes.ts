@@ -4,7 +4,21 @@
 // `updated_at`, is read whole on every poll. Records are keyed by the package's one id rule (transport/identity.ts).
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId, type Page } from '../Storefront/v1/transport';
+import { recordId, type Page, type StorefrontClient } from '../Storefront/v1/transport';
+import { MAX_PAGE_SIZE, type EventKind } from '../shared/constants';
+
+/** The event kinds an order record shows, and those a product record shows. */
+export const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
+export const PRODUCT_KINDS: EventKind[] = ['product.created', 'inventory.low'];
+
+export type Resource = 'orders' | 'products';
+
+export const resourceOf = (kind: EventKind): Resource => (PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
+
+/** Page `page` of a list, 100 records (the contract's largest), in the service's order. */
+export function reader(client: StorefrontClient, resource: Resource) {
+	return async (page: number) => await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
+}
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */
 export function timeOf(value: unknown): number {

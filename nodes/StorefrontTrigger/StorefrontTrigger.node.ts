@@ -6,13 +6,18 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { StorefrontClient } from '../Storefront/v1/transport';
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
+import { baseline, CATCH_UP_VERSION, catchesUp, catchUpCursor, changeKey, noteSeen, readSince, SOURCE_FIELD } from './catchUp';
+import { noteRefusal } from './refusals';
 import { claimRun, rememberEvent } from './seenEvents';
 import { claimShared, sharedStore, type SharedStore } from './sharedClaims';
 
@@ -33,7 +38,21 @@ const ACK = Object.freeze({ received: true });
  */
 export const DELIVERY_KEY = 'storefrontDelivery';
 
-type Options = { dropDuplicates?: boolean; includeHeaders?: boolean; rejectOlderThanMinutes?: number };
+/** Beside `json` of the one item of a refused delivery's run (version 1.3 on), its code: the run fails with the reason. */
+const REFUSED_KEY = 'storefrontRefused';
+
+/** A catch-up's requests wait at most this long for the key's rate limit: n8n's start waits for activation. */
+const CATCH_UP_RATE_LIMIT_WAIT_MS = 60_000;
+
+type Options = {
+	catchUp?: boolean;
+	dropDuplicates?: boolean;
+	includeHeaders?: boolean;
+	rejectOlderThanMinutes?: number;
+};
+
+/** Whether duplicate events are dropped outside test runs: the option, else on from DEDUPLICATING_VERSION. */
+const dropsDuplicates = (options: Options, typeVersion: number) => options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
 
 interface StorefrontEvent extends IDataObject {
 	id: string;
@@ -57,8 +76,41 @@ function respond(context: IWebhookFunctions, status: number, body: IDataObject):
 	return { noWebhookResponse: true };
 }
 
-const reject = (context: IWebhookFunctions, status: number, code: string, message: string) =>
+/** What a user can do about each refusal, said in the failed execution it becomes. */
+const REFUSAL_ADVICE: Record<string, string> = {
+	invalid_signature:
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials. Refused deliveries are retried by the service for a while, then dropped: with Catch Up After Downtime on, deactivating and activating the workflow once the secret is right runs the changes they carried.',
+	webhook_secret_missing:
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials.',
+	invalid_event: 'The sender is not the Storefront service, or it sends something other than events to this URL.',
+	invalid_created_at: 'The sender sends events without a valid created_at: check the URL set in the Storefront dashboard.',
+	event_outside_window:
+		'The event is older than "Reject Events Older Than" allows (a late retry after downtime, or a clock that is off). Raise the option or remove it; with Catch Up After Downtime on, such a change is run by the next catch-up.',
+};
+
+/**
+ * Answers a delivery with an error (the service sees the status) and reports it (./refusals): a warning in n8n's log,
+ * and from version 1.3 a run that fails with the reason (always while listening for a test event, where the editor
+ * shows it). The answer never carries more than the code and message below: no secret, no digest.
+ */
+function reject(context: IWebhookFunctions, status: number, code: string, message: string): IWebhookResponseData {
 	respond(context, status, { error: { code, message } });
+	const node = context.getNode();
+	const workflow = context.getWorkflow();
+	const test = context.getMode() === 'manual';
+	const report = noteRefusal(`${scopeOf(context)}${test ? ':test' : ''}`, Date.now());
+	if (report.warn) {
+		const more = report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
+		context.logger.warn(
+			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node "${node.name}") with ${status} ${code}: ${message}${more}`,
+		);
+	}
+	if (node.typeVersion < CATCH_UP_VERSION || !(test || report.execution)) return { noWebhookResponse: true };
+	return {
+		noWebhookResponse: true,
+		workflowData: [[{ json: { refused: { status, code, message } }, [REFUSED_KEY]: code }]],
+	};
+}
 
 async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 	const credentials = await context.getCredentials('storefrontApi');
@@ -128,9 +180,12 @@ export class StorefrontTrigger implements INodeType {
 		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery — with the
 		// vm expression engine that alone builds an isolate per request.
 		// 1.2 drops duplicate events unless "Drop Duplicate Events" is turned off (1 and 1.1: only when it is
-		// added and on). New nodes get 1.2.
-		version: [1, 1.1, 1.2],
-		defaultVersion: 1.2,
+		// added and on).
+		// 1.3 catches up after downtime unless "Catch Up After Downtime" is turned off (before: only when it is added
+		// and on), adds "source" to every item then, and a refused delivery also fails a run (docs/trigger.md). New
+		// nodes get 1.3.
+		version: [1, 1.1, 1.2, 1.3],
+		defaultVersion: 1.3,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		// n8n's nodes panel lists this trigger and the Storefront node as one entry, "Storefront", and shows this
 		// description for it in both of its lists, "What triggers this workflow?" and "What happens next?"; so it says
@@ -190,6 +245,14 @@ export class StorefrontTrigger implements INodeType {
 				placeholder: 'Add option',
 				default: {},
 				options: [
+					{
+						displayName: 'Catch Up After Downtime',
+						name: 'catchUp',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether to run the changes no delivery brought while n8n was stopped or starting (deliveries it could not take are lost once the service stops retrying). At activation and at every n8n start, the trigger reads the order and product lists from shortly before the newest change it ran, and starts one run with the changes not yet run, oldest first ("source": "catchUp"). Each change runs once, whichever path brings it. Needs Drop Duplicate Events. On unless turned off (node version 1.3).',
+					},
 					{
 						displayName: 'Drop Duplicate Events',
 						name: 'dropDuplicates',
@@ -295,8 +358,8 @@ export class StorefrontTrigger implements INodeType {
 		}
 
 		// Not while listening for a test event: resending the same event from the dashboard must run each time.
-		const dropDuplicates =
-			this.getMode() !== 'manual' && (options.dropDuplicates ?? this.getNode().typeVersion >= DEDUPLICATING_VERSION);
+		const { typeVersion } = this.getNode();
+		const dropDuplicates = this.getMode() !== 'manual' && dropsDuplicates(options, typeVersion);
 		const delivery = randomUUID();
 		if (dropDuplicates && !rememberEvent(scopeOf(this), event.id, Date.now(), delivery)) {
 			return respond(this, 200, { received: true, skipped: 'duplicate_event' });
@@ -308,6 +371,7 @@ export class StorefrontTrigger implements INodeType {
 			created_at: event.created_at,
 			data: event.data,
 		};
+		if (catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion)) item[SOURCE_FIELD] = 'webhook';
 		if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
 		const output: INodeExecutionData = { json: item };
@@ -315,26 +379,84 @@ export class StorefrontTrigger implements INodeType {
 		return { webhookResponse: ACK, workflowData: [[output]] };
 	}
 
+	// Catch Up After Downtime (./catchUp). n8n calls trigger() of an active workflow's node that has one when it
+	// activates the workflow and whenever n8n starts with it active — on main only: queue-mode webhook processors and
+	// workers never do (n8n's ActiveWorkflowManager, both lines; docs/trigger.md). The run it starts goes through
+	// execute() below like a delivery's, where each change is claimed.
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		const options = this.getNodeParameter('options', {}) as Options;
+		const { typeVersion } = this.getNode();
+		if (this.getMode() === 'manual' || !catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion)) return {};
+		const kinds = this.getNodeParameter('events', []) as string[];
+		const staticData = this.getWorkflowStaticData('node');
+		const workflow = this.getWorkflow();
+		const about = `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`;
+		const since = catchUpCursor(staticData);
+		const now = Date.now();
+		try {
+			const client = await StorefrontClient.create(this, { rateLimitWaitMs: CATCH_UP_RATE_LIMIT_WAIT_MS });
+			if (since === undefined) {
+				// n8n saves the static data once activation is done: the baseline holds from then on.
+				const requests = await baseline(client, staticData, kinds);
+				this.logger.info(`Storefront Trigger: catch-up baseline for ${about} in ${requests} requests; changes from now on are caught up after downtime`);
+				return {};
+			}
+			const { events, requests } = await readSince(client, kinds, since, now);
+			this.logger.info(
+				`Storefront Trigger: catch-up for ${about} read the changes since ${new Date(since).toISOString()} in ${requests} requests: ${events.length} found, one run started for those not run yet`,
+			);
+			if (events.length === 0) return {};
+			const token = randomUUID();
+			this.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))]);
+		} catch (error) {
+			// A first activation by hand says why it failed; a start or a later activation never fails for it (the
+			// webhooks work without it), and the next one reads from the same point again.
+			if (since === undefined && ['activate', 'create', 'update'].includes(this.getActivationMode())) {
+				throw new NodeOperationError(this.getNode(), error as Error, {
+					description: 'Activation reads where the shop is now (page 1 of the order and product lists) to catch up from there after downtime. Check the credentials, or turn off "Catch Up After Downtime".',
+				});
+			}
+			this.logger.warn(`Storefront Trigger: could not catch up for ${about}; the next activation or n8n start tries again: ${(error as Error).message}`);
+		}
+		return {};
+	}
+
 	// n8n runs this as the first step of every execution the trigger started (a node with both webhook() and
-	// execute() gets execute() called with the webhook's items, as n8n's Wait and Form nodes do). It passes the
-	// event on unless another delivery of the same event got there first: in this running n8n (free: after a crash n8n
-	// re-runs accepted executions itself while the service redelivers them), then in n8n's database, which every
-	// n8n shares (another webhook processor or worker in queue mode, this n8n before a restart; ./sharedClaims).
-	// A retry from the executions list always runs: the user asked for it.
+	// execute() gets execute() called with the webhook's items, as n8n's Wait and Form nodes do; so does the run a
+	// catch-up starts). It passes each event on unless another delivery of the same event got there first: in this
+	// running n8n (free: after a crash n8n re-runs accepted executions itself while the service redelivers them), then
+	// in n8n's database, which every n8n shares (another webhook processor or worker in queue mode, this n8n before a
+	// restart; ./sharedClaims). With the catch-up on, what is claimed there is the change (changeKey), so a delivery
+	// and a catch-up that report the same change run it once. A retry from the executions list always runs: the user
+	// asked for it.
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const claim = !['manual', 'retry'].includes(this.getMode());
+		const items = this.getInputData();
+		const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
+		if (refused) {
+			const { code, message } = (refused.json.refused ?? {}) as IDataObject;
+			throw new NodeOperationError(this.getNode(), `Refused a delivery: ${String(message)}`, {
+				description: REFUSAL_ADVICE[String(code)] ?? '',
+			});
+		}
+		const mode = this.getMode();
+		const claim = !['manual', 'retry'].includes(mode);
+		const options = this.getNodeParameter('options', 0, {}) as Options;
+		const { typeVersion } = this.getNode();
+		const byChange = catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion);
+		const staticData = byChange && mode !== 'manual' ? this.getWorkflowStaticData('node') : undefined;
 		const scope = scopeOf(this);
 		const shared = claim ? sharedStore(this, scope) : undefined;
 		const now = Date.now();
 		const passed: INodeExecutionData[] = [];
-		const items = this.getInputData();
 		for (let index = 0; index < items.length; index++) {
 			const item = items[index];
 			const delivery = item[DELIVERY_KEY];
-			const id = item.json.id;
+			const { id, type, data, created_at } = item.json;
+			if (staticData) noteSeen(staticData, created_at, now);
 			if (claim && typeof delivery === 'string' && typeof id === 'string') {
 				if (!claimRun(scope, id, delivery, now)) continue;
-				if (shared && !(await claimInDatabase(this, shared, id, delivery))) continue;
+				const claimed = (byChange && changeKey(type, data)) || id;
+				if (shared && !(await claimInDatabase(this, shared, claimed, delivery))) continue;
 			}
 			passed.push({ json: item.json, pairedItem: { item: index } });
 		}

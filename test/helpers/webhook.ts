@@ -14,12 +14,14 @@ import type {
 	IWebhookResponseData,
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { core } from './core';
 import { sharedDeduplicator } from './deduplication';
+import { buildAdditionalData } from './n8n';
 
 export const WEBHOOK_BASE_URL = 'https://n8n.example.test/webhook';
 export const WEBHOOK_TEST_BASE_URL = 'https://n8n.example.test/webhook-test';
@@ -52,6 +54,12 @@ export interface TriggerHarness {
 	 * queue-mode worker, or a run n8n recovers after a crash). Returns what the trigger passed on.
 	 */
 	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode): Promise<INodeExecutionData[]>;
+	/**
+	 * Runs trigger() through n8n-core's TriggerContext, as n8n does when it activates the workflow ('activate') or
+	 * starts with it active ('init'), with real HTTP to the credentials' Base URL. Resolves with the runs it started
+	 * (what each emit() carried), in the shape run() takes; `warnings`: what it logged as warnings.
+	 */
+	trigger(activation?: WorkflowActivateMode): Promise<{ runs: IWebhookResponseData[]; warnings: string[] }>;
 }
 
 export interface HarnessOptions {
@@ -210,6 +218,17 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			return await group[method].call(context);
 		},
 		staticData: () => workflow.getStaticData('node', node),
+		async trigger(activation = 'init') {
+			const runs: IWebhookResponseData[] = [];
+			const additionalData = buildAdditionalData({ storefrontApi: credentials });
+			const emit = (data: INodeExecutionData[][]) => void runs.push({ workflowData: data });
+			const context = new core.TriggerContext(workflow, node, additionalData, 'trigger', activation, emit);
+			const warnings: string[] = [];
+			const logger = { ...context.logger, warn: (message: string) => void warnings.push(message), info: () => {}, debug: () => {} };
+			// The context's own logger is a read-only property: an object inheriting from the context carries this one.
+			await nodeType.trigger!.call(Object.create(context, { logger: { value: logger } }) as typeof context);
+			return { runs, warnings };
+		},
 		async run(result, runMode = mode) {
 			const items = JSON.parse(JSON.stringify(result.workflowData?.[0] ?? [])) as INodeExecutionData[];
 			const executionId = `trigger-run-${++runs}`;

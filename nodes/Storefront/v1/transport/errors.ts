@@ -1,12 +1,19 @@
 // Error bodies (docs/api-contract.md row 10) and the errors the node raises from them: the service's own words,
 // never the request options (which carry the Authorization header).
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	ITriggerFunctions,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { isObject } from './envelope';
 
-/** Who calls the API: the action node, its resource-locator searches, and the polling trigger. */
-export type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+/** Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's catch-up. */
+export type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | ITriggerFunctions;
 
 const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 

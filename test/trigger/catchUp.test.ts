@@ -1,0 +1,230 @@
+// The Storefront Trigger's Catch Up After Downtime and refused-delivery reports through n8n-core: trigger() in a real
+// TriggerContext against the sandbox over real HTTP (baseline, what a restart finds, its cost), the run it starts and
+// a delivery's run through WorkflowExecute, claiming each change once whichever path brings it first (the shared
+// claims store of test/helpers/deduplication.ts), and the bounds on refused deliveries. Real n8n: test/catchup.
+import { createHmac } from 'crypto';
+import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
+
+import { useSandbox } from '../node/context';
+import { createTriggerHarness } from '../helpers/webhook';
+import { CATCH_UP_MARGIN_MS, catchUpCursor, changeKey, noteSeen } from '../../nodes/StorefrontTrigger/catchUp';
+import { FAILED_EXECUTION_EVERY_MS, noteRefusal, WARNING_EVERY_MS } from '../../nodes/StorefrontTrigger/refusals';
+import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+
+const SECRET = 'whsec_catch_up_test';
+const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
+const ctx = useSandbox({ products: 40, orders: 30, customers: 10 });
+
+function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] = ['*']) {
+	return createTriggerHarness({
+		nodeType: new StorefrontTrigger(),
+		typeVersion,
+		parameters: { events, options } as never,
+		credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
+	});
+}
+type Harness = ReturnType<typeof trigger>;
+
+const signed = (event: IDataObject, secret = SECRET) => {
+	const body = Buffer.from(JSON.stringify(event), 'utf8');
+	return { body, headers: { 'Content-Type': 'application/json', 'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } };
+};
+const checkout = async () => await ctx.admin<IDataObject>('POST', '/simulate/checkout', {});
+/** The sandbox's own webhook events since `from` of the kinds a catch-up reports. */
+const eventsSince = (from: number) => ctx.sb.events.slice(from).filter((e) => KINDS.includes(e.type)) as unknown as IDataObject[];
+/** Deliver a sandbox event and run what it starts: the items its run passed on. */
+async function deliverAndRun(t: Harness, event: IDataObject) {
+	const outcome = await t.deliver(signed(event));
+	return await t.run(outcome.result);
+}
+const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((i) => i.json);
+
+describe('what identifies a change (changeKey)', () => {
+	it('is the same for a delivered event and the event a read makes of the same change', () => {
+		const delivered = { order_id: 'ord_1', store_id: 's', status: 'shipped', previous_status: 'processing' };
+		const read = { order_id: 'ord_1', store_id: 's', status: 'shipped', previous_status: null };
+		expect(changeKey('order.updated', delivered)).toBe(changeKey('order.updated', read));
+		expect(changeKey('order.created', { order_id: 'ord_1' })).toBe('order.created/ord_1');
+		expect(changeKey('payment.completed', { payment_id: 'pay_9', order_id: 'ord_1' })).toBe('payment.completed/ord_1');
+		expect(changeKey('product.created', { product_id: 'prod_1' })).toBe('product.created/prod_1');
+	});
+	it('tells apart the changes of one order, and has none for an update that did not change the status, inventory.low or unknown kinds', () => {
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).not.toBe(
+			changeKey('order.updated', { order_id: 'ord_1', status: 'delivered', previous_status: 'shipped' }),
+		);
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'shipped' })).toBeUndefined();
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped' })).toBeUndefined();
+		expect(changeKey('inventory.low', { product_id: 'prod_1', stock: 3 })).toBeUndefined();
+		expect(changeKey('order.refunded', { order_id: 'ord_1' })).toBeUndefined();
+		expect(changeKey('order.created', { total: 1 })).toBeUndefined();
+	});
+});
+
+describe('where a catch-up reads from (the static data)', () => {
+	it('nothing saved: a baseline is due; a baseline alone: from it; with runs noted: five minutes before the newest, never before the baseline', () => {
+		expect(catchUpCursor({})).toBeUndefined();
+		expect(catchUpCursor({ catchUpFloor: 1_000 })).toBe(1_000);
+		const staticData: IDataObject = { catchUpFloor: 1_000 };
+		const now = Date.parse('2026-11-26T10:00:00Z');
+		noteSeen(staticData, '2026-11-26T09:58:30.500Z', now);
+		noteSeen(staticData, '2026-11-26T09:57:10.000Z', now);
+		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
+		expect(catchUpCursor(staticData)).toBe(Date.parse('2026-11-26T09:53:00Z'));
+		expect(catchUpCursor({ ...staticData, catchUpFloor: Date.parse('2026-11-26T09:55:00Z') })).toBe(Date.parse('2026-11-26T09:55:00Z'));
+		// A change dated far ahead of this clock is not believed.
+		noteSeen(staticData, '2026-11-26T11:00:00Z', now);
+		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
+	});
+	it("runs' notes alone say where to read from: a queue-mode worker saves its execution's copy, which may lack the baseline", () => {
+		expect(catchUpCursor({ catchUpSeen: Date.parse('2026-11-26T09:58:00Z') })).toBe(Date.parse('2026-11-26T09:53:00Z'));
+	});
+});
+
+describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', () => {
+	it('a first activation is a baseline (one request per list, nothing started); a restart with nothing new starts nothing', async () => {
+		const t = trigger();
+		await ctx.admin('DELETE', '/requests');
+		expect((await t.trigger('activate')).runs).toEqual([]);
+		const requests = (await ctx.requests()).filter((r) => r.method === 'GET').map((r) => `${r.path} ${String(r.query.page)}`);
+		expect(requests).toEqual(['/v1/orders 1', '/v1/products 1']);
+		expect(typeof t.staticData().catchUpFloor).toBe('number');
+		expect((await t.trigger('init')).runs).toEqual([]);
+	});
+
+	it('finds the changes made while n8n was away and starts one run with them, oldest first, marked "source": "catchUp"', async () => {
+		const t = trigger();
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		await checkout();
+		const order = await checkout();
+		await ctx.admin('POST', '/simulate/payment', { order_id: String(order.id) });
+		const { runs } = await t.trigger('init');
+		expect(runs).toHaveLength(1);
+		const items = runs[0].workflowData?.[0] ?? [];
+		const expected = eventsSince(from).map((e) => changeKey(e.type, e.data));
+		expect(items.map((i) => changeKey(i.json.type, i.json.data))).toEqual(expected);
+		expect(items.every((i) => i.json.source === 'catchUp' && String(i.json.id).startsWith('poll_'))).toBe(true);
+		expect(jsonOf(await t.run(runs[0]))).toHaveLength(3);
+	});
+
+	it('a change delivered first and caught up later runs once; one caught up first and delivered later (a late retry) runs once', async () => {
+		const t = trigger();
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		await checkout();
+		await checkout();
+		const [first, second] = eventsSince(from);
+		// The first is delivered before the restart; the second's delivery comes after the catch-up.
+		const delivered = await deliverAndRun(t, first);
+		expect(jsonOf(delivered)).toMatchObject([{ id: first.id, source: 'webhook' }]);
+		const { runs } = await t.trigger('init');
+		const caughtUp = jsonOf(await t.run(runs[0]));
+		expect(caughtUp.map((e) => changeKey(e.type, e.data))).toEqual([changeKey(second.type, second.data)]);
+		expect(await deliverAndRun(t, second)).toEqual([]);
+	});
+
+	it('a delivery run notes the newest change it ran: the next catch-up reads from five minutes before it, one request per list', async () => {
+		const t = trigger();
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		await checkout();
+		const [event] = eventsSince(from);
+		await deliverAndRun(t, event);
+		const seen = t.staticData().catchUpSeen as number;
+		expect(seen % 60_000).toBe(0);
+		expect(seen).toBeLessThanOrEqual(Date.parse(String(event.created_at)));
+		expect(seen).toBeGreaterThan(Date.parse(String(event.created_at)) - 60_000);
+		await ctx.admin('DELETE', '/requests');
+		const { runs } = await t.trigger('init');
+		expect((await ctx.requests()).filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(['/v1/orders', '/v1/products']);
+		// Read again (the margin reaches back before it) and claimed already: nothing runs.
+		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan(t.staticData().catchUpFloor as number);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(event.type, event.data)]);
+		expect(await t.run(runs[0])).toEqual([]);
+	});
+
+	it('reports only the chosen kinds, and never inventory.low', async () => {
+		const t = trigger(1.3, {}, ['payment.completed', 'inventory.low']);
+		await t.trigger('activate');
+		const order = await checkout();
+		await ctx.admin('POST', '/simulate/stock', { product_id: String((ctx.sb.state.products.values().next().value as IDataObject).id), stock: 1 });
+		await ctx.admin('POST', '/simulate/payment', { order_id: String(order.id) });
+		const { runs } = await t.trigger('init');
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => e.type)).toEqual(['payment.completed']);
+	});
+
+	it('does not fail a start when the service cannot be reached: a warning, and the next start reads from the same point', async () => {
+		const credentials = { ...ctx.credentials, webhookSecret: SECRET };
+		const t = createTriggerHarness({ nodeType: new StorefrontTrigger(), typeVersion: 1.3, parameters: { events: ['*'], options: {} } as never, credentials: credentials as never });
+		await t.trigger('activate');
+		await checkout();
+		credentials.apiKey = 'sf_revoked_key';
+		const failed = await t.trigger('init');
+		expect(failed.runs).toEqual([]);
+		expect(failed.warnings.join('\n')).toMatch(/could not catch up for workflow .* the next activation or n8n start tries again/);
+		expect(failed.warnings.join('\n')).not.toContain('sf_revoked_key');
+		credentials.apiKey = ctx.credentials.apiKey as string;
+		expect((await t.trigger('init')).runs).toHaveLength(1);
+	});
+
+	it('is off in versions up to 1.2 unless turned on, and off without Drop Duplicate Events: no read, no "source"', async () => {
+		for (const t of [trigger(1.2), trigger(1.3, { dropDuplicates: false }), trigger(1.3, { catchUp: false })]) {
+			await ctx.admin('DELETE', '/requests');
+			expect((await t.trigger('activate')).runs).toEqual([]);
+			expect(await ctx.requests()).toEqual([]);
+			const from = ctx.sb.events.length;
+			await checkout();
+			const [event] = eventsSince(from);
+			expect(jsonOf(await deliverAndRun(t, event))[0].source).toBeUndefined();
+		}
+		const on = trigger(1.2, { catchUp: true });
+		expect((await on.trigger('activate')).runs).toEqual([]);
+		expect(typeof on.staticData().catchUpFloor).toBe('number');
+	});
+});
+
+describe('refused deliveries are reported, within bounds', () => {
+	const forged = () => signed({ id: 'evt_forged', type: 'order.created', created_at: new Date().toISOString(), data: {} }, 'whsec_wrong');
+
+	it('version 1.3: the first refusal starts a run that fails with the reason and what to do; the answer stays 401', async () => {
+		const t = trigger();
+		const outcome = await t.deliver(forged());
+		expect(outcome.status).toBe(401);
+		expect(outcome.result.noWebhookResponse).toBe(true);
+		await expect(t.run(outcome.result)).rejects.toMatchObject({
+			message: 'Refused a delivery: The X-Service-Signature digest does not match the request body',
+			description: expect.stringContaining('"Webhook Secret" field of the credentials'),
+		});
+	});
+
+	it('10,000 forged deliveries in a minute start one failed run; version 1.2 starts none', async () => {
+		const t = trigger();
+		let started = 0;
+		for (let i = 0; i < 10_000; i++) if ((await t.deliver(forged())).result.workflowData) started++;
+		expect(started).toBe(1);
+		const old = trigger(1.2);
+		expect((await old.deliver(forged())).result).toEqual({ noWebhookResponse: true });
+	});
+
+	it(`bounds: a warning at most every ${WARNING_EVERY_MS / 1000} s with the count since the last, a failed run at most every ${FAILED_EXECUTION_EVERY_MS / 60_000} minutes (3 an hour)`, () => {
+		const reports = Array.from({ length: 3600 }, (_, second) => noteRefusal('wf-bounds:node', 1_000_000 + second * 1000));
+		expect(reports.filter((r) => r.execution)).toHaveLength(3);
+		expect(reports.filter((r) => r.warn > 0)).toHaveLength(60);
+		expect(reports[60].warn).toBe(60);
+		// Each warning counts the refusals since the one before: all but those after the last warning.
+		expect(reports.filter((r) => r.warn > 0).reduce((n, r) => n + r.warn, 0)).toBe(3600 - 59);
+	});
+
+	it('while listening for a test event every refusal fails the test run (the editor shows why)', async () => {
+		const t = createTriggerHarness({
+			nodeType: new StorefrontTrigger(),
+			typeVersion: 1.3,
+			mode: 'manual',
+			parameters: { events: ['*'], options: {} } as never,
+			credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
+		});
+		const results: IWebhookResponseData[] = [];
+		for (let i = 0; i < 3; i++) results.push((await t.deliver(forged())).result);
+		expect(results.every((r) => r.workflowData !== undefined)).toBe(true);
+	});
+});
