@@ -1,4 +1,4 @@
-// Ten suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// Eleven suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
 // `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
@@ -6,7 +6,9 @@
 // `reliability` (a real n8n under load, crashes and hostile input) and `dev` (`npm run dev` on a copy of the repository: an
 // edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in one real n8n
 // process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line), `unit-spec-literal` (the
-// transport, locator and polling-trigger unit suites again, against the sandbox's spec-literal profile: `npm test` runs it).
+// transport, locator and polling-trigger unit suites again, against the sandbox's spec-literal profile: `npm test` runs it),
+// `catchup` (the Storefront Trigger's catch-up after downtime and refused-delivery reports in one real n8n process; one
+// matrix cell per n8n line).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -16,7 +18,7 @@ module.exports = {
 			...common,
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/**/*.test.ts'],
-			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/', '<rootDir>/test/dev/', '<rootDir>/test/polling/'],
+			testPathIgnorePatterns: ['<rootDir>/test/e2e/', '<rootDir>/test/ai/', '<rootDir>/test/queue/', '<rootDir>/test/registry/', '<rootDir>/test/browser/', '<rootDir>/test/reliability/', '<rootDir>/test/dev/', '<rootDir>/test/polling/', '<rootDir>/test/catchup/'],
 		},
 		{
 			...common,
@@ -32,5 +34,6 @@ module.exports = {
 		{ ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.test.ts'] },
 		{ ...common, displayName: 'dev', testMatch: ['<rootDir>/test/dev/**/*.test.ts'] },
 		{ ...common, displayName: 'polling', testMatch: ['<rootDir>/test/polling/**/*.test.ts'] },
+		{ ...common, displayName: 'catchup', testMatch: ['<rootDir>/test/catchup/**/*.test.ts'] },
 	],
 };

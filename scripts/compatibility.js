@@ -49,13 +49,13 @@ function projectsOf(mode, install, profile = 'contract') {
 	if (profile !== 'contract') return ['e2e', 'ai', 'polling'];
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
 	if (install === 'custom') return ['e2e', 'ai'];
-	// The polling suite waits on n8n's one-minute poll schedule: once per n8n line (the copied install). In queue mode
-	// the queue suite asserts that only main polls.
-	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai', 'polling'];
+	// The polling suite waits on n8n's one-minute poll schedule, the catch-up suite on n8n restarts and the service's
+	// retries: once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
+	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai', 'polling', 'catchup'];
 }
 
 /** @type {Record<string, string>} */
-const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry', polling: 'polling trigger' };
+const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry', polling: 'polling trigger', catchup: 'catch-up' };
 /** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
 const QUEUE_TOPOLOGY = {
 	community: 'main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7',
@@ -70,7 +70,7 @@ function cellLabel({ install, mode, profile }) {
 /** What a row's cell ran, after its install path. @param {{mode?: string, install: string, profile?: string, projects?: string[]}} row */
 function suitesOf(row) {
 	// A row names the suites it ran; rows recorded before the polling suite existed ran the e2e/AI/queue/registry set.
-	const projects = row.projects ?? projectsOf(row.mode || 'single', row.install).filter((p) => p !== 'polling');
+	const projects = row.projects ?? projectsOf(row.mode || 'single', row.install).filter((p) => !['polling', 'catchup'].includes(p));
 	const suites = `(${projects.map((p) => SUITE_NAMES[p]).join(' + ')} suite${projects.length > 1 ? 's' : ''})`;
 	if (row.profile === 'spec-literal') return `, **spec-literal service**: the sandbox's profile that reads every "not shown" point of the spec the other way ([contract](docs/api-contract.md)) ${suites}`;
 	if (row.mode !== 'queue') return ` ${suites}`;

@@ -316,6 +316,66 @@ describe('queue mode: volume', () => {
 	});
 });
 
+describe('queue mode: Catch Up After Downtime', () => {
+	it('a 1,000-order burst with the workflow re-activated mid-burst: one catch-up, started by main and run by a worker; every order runs once', async () => {
+		const wf = await createWorkflow(env, {
+			name: 'queue catch-up',
+			nodes: [{ ...triggerNode(['order.created']), typeVersion: 1.3 }],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		});
+		await registerWebhook(env, wf.url);
+		// Every product stocked for the burst (1,000 orders of one item each), before the catch-up's baseline matters.
+		const products = [...env.sandbox.state.products.values()].filter((p) => p.status === 'active').map((p) => String(p.id));
+		for (const id of products) expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: id, stock: 100 })).status).toBe(200);
+		const from = env.sandbox.events.length;
+		let made = 0;
+		const burst = (async () => {
+			for (; made < 1000; made++) {
+				const res = await env.sandbox.admin('POST', '/simulate/checkout', { items: [{ product_id: products[made % products.length], quantity: 1 }] });
+				expect(res.status).toBe(201);
+				if (made % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 150));
+			}
+		})();
+		// Mid-burst the workflow is deactivated and activated again (re-saving it does the same): while it is off, the
+		// webhook processors answer 404 and the sandbox gives up after one retry; activating catches up on main.
+		await eventually(() => (made >= 400 ? true : undefined), '400 orders of the burst', 120_000);
+		await instance.deactivate(env.client, wf.id, wf.url);
+		await new Promise((resolve) => setTimeout(resolve, 2_000));
+		await instance.activate(env.client, wf.id, wf.url);
+		await burst;
+		await env.sandbox.idle();
+		const created = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created');
+		expect(created).toHaveLength(1000);
+		const failed = env.sandbox.deliveries.filter((d) => d.status === 'failed' && created.some((e) => e.id === d.event_id)).length;
+
+		const list = await eventually(async () => {
+			const all = await env.client.allExecutions({ workflowId: wf.id });
+			const done = all.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			return done.length === all.length && all.some((e) => e.mode === 'trigger') && all.length >= 1000 - failed ? all : undefined;
+		}, 'the executions of the burst and the catch-up', 300_000);
+		const { items } = await outputsOf(wf.id, list.length, 'Storefront Trigger');
+		const runs = new Map<string, number>();
+		for (const item of items) runs.set(String(item.data.order_id), (runs.get(String(item.data.order_id)) ?? 0) + 1);
+		const twice = [...runs].filter(([, n]) => n > 1).length;
+		const lost = created.filter((e) => !runs.has(String(e.data.order_id))).length;
+		const catchUps = list.filter((e) => e.mode === 'trigger');
+		const caughtUp = items.filter((i) => i.source === 'catchUp').length;
+		const ranOn = (await workerOf(catchUps.map((e) => String(e.id)))).get(String(catchUps[0].id));
+		console.log(
+			`[queue] catch-up: 1,000 orders, ${failed} deliveries given up while the workflow was off; executions ${list.length} (catch-up runs ${catchUps.length}, on ${ranOn?.join(', ')}); orders run once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice}, lost ${lost}; run by the catch-up ${caughtUp}, by deliveries ${items.length - caughtUp}`,
+		);
+		report({ catchUp: { orders: 1000, givenUp: failed, catchUpRuns: catchUps.length, caughtUp, twice, lost } });
+		expect(catchUps).toHaveLength(1);
+		expect(ranOn).toHaveLength(1);
+		expect(twice).toBe(0);
+		expect(lost).toBe(0);
+		expect(runs.size).toBe(1000);
+		expect(caughtUp).toBeGreaterThanOrEqual(failed);
+		await instance.deactivate(env.client, wf.id, wf.url);
+	});
+});
+
 describe('queue mode: one event delivered to both webhook processors', () => {
 	const EVENTS = 40;
 	/** Duplicates that got through, per mechanism and way of redelivering (recorded for the matrix to print). */

@@ -1,0 +1,279 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's internal REST API answers untyped JSON; the measured counts are printed */
+// The Storefront Trigger's Catch Up After Downtime and its refused-delivery reports in a real n8n process (the matrix
+// runs this suite in one cell per n8n line, the copied install), against the sandbox's real, signed, retried
+// deliveries of real changes (checkouts, status changes, payments): a first activation is a baseline; a restart with
+// nothing missed costs one request per list and runs nothing again; n8n stopped while 200 orders are created and 50
+// change status, then started: each of the 250 runs once, and the service's late retries run nothing more; SIGKILL
+// while deliveries flow, then a start: nothing lost (not even what n8n's start-up answer acknowledged), nothing twice;
+// a wrong Webhook Secret: one failed execution that says why, a warning in n8n's log, and a flood of forgeries adds
+// no more. A change is counted by what it is (kind, order or product, new status), not by event id: a delivery and
+// a catch-up report one change with different ids.
+import { createHmac, randomUUID } from 'crypto';
+import * as fs from 'fs';
+
+import { api } from '../helpers/sandbox';
+import { CREDENTIAL_NAME, eventually, registerWebhook, startEnvironment, createWorkflow, TYPES, type Environment } from '../e2e/environment';
+import { executionsOf, type ExecutionRecord } from '../reliability/n8n-db';
+
+jest.setTimeout(600_000);
+
+const TRIGGER = 'Storefront Trigger';
+/** The kinds a catch-up reports (inventory.low is not one: docs/trigger.md). */
+const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
+const NEXT: Record<string, string> = { pending: 'processing', processing: 'shipped', shipped: 'delivered', delivered: 'refunded' };
+
+let env: Environment;
+const report: string[] = [];
+const say = (line: string) => {
+	report.push(line);
+	process.stdout.write(`${line}\n`);
+};
+
+beforeAll(async () => {
+	env = await startEnvironment('catchup', {
+		// The info level: the catch-up says in n8n's log what it read.
+		n8nEnv: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true', N8N_LOG_LEVEL: 'info' },
+		// The contract's delivery policy: 5 attempts 1 s, 2 s, 4 s, 8 s apart (15 s), ten in flight.
+		sandbox: { sizes: { products: 100, orders: 150, customers: 20 }, delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 10 } },
+	});
+}, 300_000);
+
+afterAll(async () => {
+	if (report.length) process.stdout.write(`\nCatch-up summary\n${report.map((l) => `  ${l}`).join('\n')}\n`);
+	await env?.stop();
+}, 60_000);
+
+/** What a change is, from an event's type and data: the test's own reading of "the same change", apart from the node's. */
+const changeOf = (type: string, data: any) =>
+	type === 'order.updated' ? `${type} ${data.order_id} → ${data.status}` : `${type} ${data.order_id ?? data.product_id}`;
+
+/** The sandbox's events of the caught-up kinds since index `from` of its event log, as changes. */
+const sandboxChanges = (from: number) =>
+	env.sandbox.events
+		.slice(from)
+		.filter((e) => KINDS.includes(e.type))
+		.map((e) => changeOf(e.type, e.data));
+
+/** Every item the trigger passed on, in every execution of the workflow, by change: how often each ran, and from where. */
+function runsOf(executions: ExecutionRecord[]) {
+	const runs = new Map<string, number>();
+	const sources = { webhook: 0, catchUp: 0 };
+	for (const e of executions.filter((x) => x.status === 'success')) {
+		for (const { json } of e.items) {
+			const change = changeOf(String(json.type), json.data);
+			runs.set(change, (runs.get(change) ?? 0) + 1);
+			sources[json.source as keyof typeof sources]++;
+		}
+	}
+	return { runs, sources, twice: [...runs].filter(([, n]) => n > 1).map(([c]) => c) };
+}
+
+/** The workflow's executions once none is unfinished and their number stood still for a few seconds. */
+async function settled(workflowId: string, atLeast = 0) {
+	let last = -1;
+	let sameSince = Date.now();
+	return await eventually(
+		async () => {
+			const all = executionsOf(env.userFolder, workflowId);
+			if (all.length !== last) [last, sameSince] = [all.length, Date.now()];
+			const done = all.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+			return done && all.length >= atLeast && Date.now() - sameSince > 4_000 ? all : undefined;
+		},
+		`executions of ${workflowId} to settle`,
+		240_000,
+	);
+}
+
+async function catchUpWorkflow(options: Record<string, unknown> = {}) {
+	const wf = await createWorkflow(env, {
+		name: 'catch-up',
+		nodes: [
+			{
+				id: 'catchup-trigger',
+				name: TRIGGER,
+				type: TYPES.trigger,
+				typeVersion: 1.3,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { events: KINDS, options },
+				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
+			},
+			{ id: 'catchup-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+		],
+		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	});
+	await registerWebhook(env, wf.url);
+	return wf;
+}
+
+async function checkouts(count: number) {
+	for (let i = 0; i < count; i++) {
+		const res = await env.sandbox.admin('POST', '/simulate/checkout', {});
+		if (res.status !== 201) throw new Error(`checkout: ${res.status} ${JSON.stringify(res.body)}`);
+	}
+}
+async function changeStatuses(ids: string[]) {
+	for (const id of ids) {
+		const res = await api(env.sandbox, 'PUT', `/orders/${id}/status`, { status: NEXT[String(env.sandbox.state.orders.get(id)?.status)] });
+		if (res.status !== 200) throw new Error(`status change of ${id}: ${res.status}`);
+	}
+}
+/** Orders that can move on and have not changed since `since` (ISO time): one status change each. */
+const unchangedOrders = (count: number, since = '') =>
+	[...env.sandbox.state.orders.values()]
+		.filter((o) => NEXT[String(o.status)] && String(o.updated_at) < since)
+		.slice(0, count)
+		.map((o) => String(o.id));
+const listRequests = async () => {
+	const requests = (await env.sandbox.admin('GET', '/requests')).body as any[];
+	const count = (path: string) => requests.filter((r) => r.method === 'GET' && r.path === path).length;
+	return { orders: count('/v1/orders'), products: count('/v1/products') };
+};
+const logText = () => fs.readFileSync(env.n8nLog, 'utf8');
+
+describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
+	let wf: Awaited<ReturnType<typeof catchUpWorkflow>>;
+	let sinceStart = '';
+
+	test('a first activation is a baseline; deliveries run as "source": "webhook"; a restart with nothing missed reads one page per list and runs nothing again', async () => {
+		sinceStart = new Date().toISOString();
+		wf = await catchUpWorkflow();
+		await eventually(() => (/catch-up baseline for workflow/.test(logText()) ? true : undefined), 'the baseline in the log');
+		const from = env.sandbox.events.length;
+		await checkouts(10);
+		await changeStatuses(unchangedOrders(5, sinceStart));
+		await env.sandbox.admin('POST', '/simulate/payment', { order_id: [...env.sandbox.state.orders.values()].find((o) => !o.paid_at && o.status === 'pending')?.id });
+		await env.sandbox.idle();
+		const expected = sandboxChanges(from);
+		const delivered = runsOf(await settled(wf.id, expected.length));
+		expect(expected.length).toBe(16);
+		expect([...delivered.runs.keys()].sort()).toEqual([...expected].sort());
+		expect(delivered.twice).toEqual([]);
+		expect(delivered.sources).toEqual({ webhook: 16, catchUp: 0 });
+
+		// The restart: n8n reads from shortly before the newest change that ran (five minutes): the 16 changes, again.
+		await env.sandbox.admin('DELETE', '/requests');
+		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		await env.restart();
+		const after = await settled(wf.id, executionsBefore + 1);
+		const catchUps = after.slice(executionsBefore);
+		const cost = await listRequests();
+		say(`restart with nothing missed: catch-up requests orders ${cost.orders}, products ${cost.products}; executions it started: ${catchUps.length} (items passed on: ${catchUps.reduce((n, e) => n + e.items.length, 0)})`);
+		expect(cost).toEqual({ orders: 1, products: 1 });
+		expect(catchUps).toHaveLength(1);
+		expect(catchUps[0].passedNothing).toBe(true);
+		expect(runsOf(after).twice).toEqual([]);
+	});
+
+	test('downtime longer than the service retries: 200 orders created and 50 status changes while n8n is stopped, then a start: each of the 250 runs once; late retries run nothing more', async () => {
+		const from = env.sandbox.events.length;
+		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const movers = unchangedOrders(50, sinceStart);
+		expect(movers).toHaveLength(50);
+		const { downMs } = await env.restart(60_000, {}, async () => {
+			await checkouts(200);
+			await changeStatuses(movers.slice(0, 40));
+			// Every delivery so far fails all its attempts: those events are the service's to lose.
+			await env.sandbox.idle();
+			// Ten more just before the start: their retries come after it, while the catch-up runs.
+			await changeStatuses(movers.slice(40));
+		});
+		await env.sandbox.idle();
+		const events = env.sandbox.events.slice(from).filter((e) => KINDS.includes(e.type));
+		const expected = events.map((e) => changeOf(e.type, e.data));
+		expect(expected.filter((c) => c.startsWith('order.created'))).toHaveLength(200);
+		expect(expected.filter((c) => c.startsWith('order.updated'))).toHaveLength(50);
+		const executions = (await settled(wf.id, executionsBefore + 1)).slice(executionsBefore);
+		const { runs, sources, twice } = runsOf(executions);
+		const deliveries = ((await env.sandbox.admin('GET', '/deliveries')).body as any[]).filter((d) => events.some((e) => e.id === d.event_id));
+		const givenUp = deliveries.filter((d) => d.status === 'failed');
+		const late = deliveries.filter((d) => d.status === 'delivered' && d.attempts.some((a: any) => !a.ok));
+		const dropped = late.filter((d) => d.attempts.some((a: any) => a.ok && String(a.response ?? '').includes('duplicate_event')));
+		const lost = expected.filter((c) => !runs.has(c));
+		say(
+			`downtime ${(downMs / 1000).toFixed(1)} s: ${expected.length} changes, ${givenUp.length} of their deliveries given up by the service; ran once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice.length}, lost ${lost.length}; run by the catch-up ${sources.catchUp}, by deliveries ${sources.webhook}; late retries that got through after the start ${late.length} (answered as duplicates on arrival ${dropped.length}); executions ${executions.length}`,
+		);
+		expect(givenUp.length).toBeGreaterThanOrEqual(240);
+		expect(lost).toEqual([]);
+		expect(twice).toEqual([]);
+		expect(runs.size).toBe(250);
+		expect(sources.catchUp + sources.webhook).toBe(250);
+		expect(sources.catchUp).toBeGreaterThanOrEqual(240);
+	});
+
+	test('SIGKILL while deliveries flow, then a start: no change lost (also those n8n acknowledged while starting), none twice', async () => {
+		const from = env.sandbox.events.length;
+		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const flowing = (async () => {
+			await checkouts(60);
+			await changeStatuses(unchangedOrders(20, sinceStart));
+		})();
+		await eventually(() => (env.sandbox.events.length - from >= 30 ? true : undefined), 'changes flowing');
+		const crashedAt = Date.now();
+		await env.crashAndRestart(async () => {
+			await flowing;
+		});
+		await env.sandbox.idle();
+		const expected = sandboxChanges(from);
+		const all = await settled(wf.id, executionsBefore + 1);
+		const executions = all.slice(executionsBefore);
+		const crashed = executions.filter((e) => e.status !== 'success');
+		const { runs, sources, twice } = runsOf(executions);
+		const deliveries = ((await env.sandbox.admin('GET', '/deliveries')).body as any[]).filter((d) => env.sandbox.events.slice(from).some((e) => e.id === d.event_id));
+		const byStartup = deliveries.filter((d) => d.attempts.some((a: any) => a.ok && String(a.response ?? '').startsWith('n8n is starting up')));
+		const inCrashed = new Set(crashed.flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data))));
+		const lost = expected.filter((c) => !runs.has(c) && !inCrashed.has(c));
+		say(
+			`crash: ${expected.length} changes; ran once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice.length}, lost ${lost.length}; acknowledged by n8n's start-up answer ${byStartup.length}; left in crashed executions ${inCrashed.size} (${crashed.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}); brought by the catch-up ${sources.catchUp}, by deliveries ${sources.webhook}; crash ${new Date(crashedAt).toISOString()}`,
+		);
+		expect(lost).toEqual([]);
+		expect(twice).toEqual([]);
+	});
+});
+
+describe('refused deliveries are visible (node version 1.3)', () => {
+	test('a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 300 forgeries add none', async () => {
+		const wf = await catchUpWorkflow();
+		// The service signs with a secret the credentials do not hold (a rotation done in the dashboard only).
+		const configured = env.sandbox.webhookSecret;
+		const other = `whsec_not_what_n8n_has_${randomUUID().slice(0, 8)}`;
+		await env.sandbox.admin('POST', '/webhook/rotate', { secret: other });
+		const before = logText().length;
+		await checkouts(1);
+		await env.sandbox.idle();
+		const failed = await eventually(async () => {
+			const list = executionsOf(env.userFolder, wf.id, TRIGGER);
+			return list.length ? list : undefined;
+		}, 'the failed execution');
+		const execution = await env.client.getExecution(failed[0].id);
+		const error = JSON.stringify(execution.data?.resultData?.error ?? execution);
+		expect(failed[0].status).toBe('error');
+		expect(error).toContain('X-Service-Signature digest does not match');
+		expect(error).toContain('Webhook Secret');
+		const warnings = logText().slice(before).split('\n').filter((l) => l.includes('refused a delivery'));
+		expect(warnings.length).toBeGreaterThanOrEqual(1);
+		expect(warnings[0]).toContain(`workflow "${wf.name}"`);
+		expect(logText()).not.toContain(other);
+		expect(logText()).not.toContain(configured);
+
+		// A flood of forgeries, 20 at a time: still the one failed execution, and at most one more warning a minute.
+		const body = JSON.stringify({ id: 'evt_forged', type: 'order.created', created_at: new Date().toISOString(), data: {} });
+		const forged = `sha256=${createHmac('sha256', 'whsec_forger').update(body).digest('hex')}`;
+		let refused = 0;
+		for (let i = 0; i < 300; i += 20) {
+			const answers = await Promise.all(
+				Array.from({ length: 20 }, () => fetch(wf.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': forged }, body })),
+			);
+			refused += answers.filter((a) => a.status === 401).length;
+		}
+		await new Promise((resolve) => setTimeout(resolve, 3_000));
+		const after = executionsOf(env.userFolder, wf.id, TRIGGER);
+		const warningsAfter = logText().slice(before).split('\n').filter((l) => l.includes('refused a delivery'));
+		say(`wrong secret: 1 refused delivery, then ${refused} forgeries answered 401: failed executions ${after.length}, warnings in n8n's log ${warningsAfter.length}`);
+		expect(refused).toBe(300);
+		expect(after).toHaveLength(1);
+		expect(warningsAfter.length).toBeLessThanOrEqual(3);
+		await env.sandbox.admin('POST', '/webhook/rotate', { secret: configured });
+	});
+});
