@@ -77,8 +77,14 @@ export function changeKey(type: unknown, data: unknown): string | undefined {
 	}
 }
 
-/** Notes that a change of time `createdAt` (an item's created_at) ran: the next catch-up reads from shortly before it. */
+/**
+ * Notes that a change of time `createdAt` (an item's created_at) ran: the next catch-up reads from shortly before it.
+ * n8n saves a run's static data whole, as the run's execution started with it, plus what the run changed. A run whose
+ * copy has no baseline started from a copy older than the activation — a delivery during it, or in queue mode the
+ * webhook processor's copy of the workflow — and saving it would drop the baseline: such a run notes nothing.
+ */
 export function noteSeen(staticData: IDataObject, createdAt: unknown, now: number): void {
+	if (typeof staticData[FLOOR_KEY] !== 'number') return;
 	const at = timeOf(createdAt);
 	if (Number.isNaN(at) || at > now + MAX_LEAD_MS) return;
 	const step = Math.floor(at / SEEN_STEP_MS) * SEEN_STEP_MS;
@@ -86,17 +92,11 @@ export function noteSeen(staticData: IDataObject, createdAt: unknown, now: numbe
 	if (typeof seen !== 'number' || step > seen) staticData[SEEN_KEY] = step;
 }
 
-/**
- * Where the next catch-up reads from (epoch ms); undefined before the first activation (a baseline is due). A run
- * saves the static data its execution started with plus its own note, and a queue-mode worker's execution starts
- * with the webhook processor's copy of the workflow, which may predate the baseline: so the floor can be gone while
- * notes of runs are there, and those alone say where to read from.
- */
+/** Where the next catch-up reads from (epoch ms); undefined before the first activation (a baseline is due). */
 export function catchUpCursor(staticData: IDataObject): number | undefined {
 	const { [SEEN_KEY]: seen, [FLOOR_KEY]: floor } = staticData;
-	const hasFloor = typeof floor === 'number' && Number.isFinite(floor);
-	if (typeof seen === 'number' && Number.isFinite(seen)) return Math.max(hasFloor ? floor : -Infinity, seen - CATCH_UP_MARGIN_MS);
-	return hasFloor ? floor : undefined;
+	if (typeof floor !== 'number' || !Number.isFinite(floor)) return undefined;
+	return typeof seen === 'number' && Number.isFinite(seen) ? Math.max(floor, seen - CATCH_UP_MARGIN_MS) : floor;
 }
 
 /** The kinds of `kinds` ("*": all) a catch-up reports. */

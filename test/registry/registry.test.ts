@@ -373,6 +373,15 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			expect(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(next.version);
 			await env.client.ensureOwner(OWNER);
 			expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger]));
+			if (CELL.line === '2') {
+				// n8n 2.41 does not apply again a publication that failed at a start (its outbox keeps the failure, and only
+				// webhook-only nodes keep their webhook rows): the Storefront Trigger has trigger() since Catch Up After
+				// Downtime, so the workflow stays off until it is activated again (docs/installation.md). 1.x activates it.
+				const off = await fetch(wf.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+				expect(off.status).toBe(404);
+				await env.client.deactivateWorkflow(wf.id);
+				await instance.activate(env.client, wf.id, wf.url);
+			}
 			await expectNewEventRunsOnce(wf);
 		});
 	}

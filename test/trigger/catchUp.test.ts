@@ -75,8 +75,10 @@ describe('where a catch-up reads from (the static data)', () => {
 		noteSeen(staticData, '2026-11-26T11:00:00Z', now);
 		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
 	});
-	it("runs' notes alone say where to read from: a queue-mode worker saves its execution's copy, which may lack the baseline", () => {
-		expect(catchUpCursor({ catchUpSeen: Date.parse('2026-11-26T09:58:00Z') })).toBe(Date.parse('2026-11-26T09:53:00Z'));
+	it('a run whose copy of the static data has no baseline notes nothing: n8n would save that copy and drop the baseline', () => {
+		const copy: IDataObject = { activatedUrl: 'https://n8n.example.test/webhook/x/webhook' };
+		noteSeen(copy, new Date().toISOString(), Date.now());
+		expect(copy).toEqual({ activatedUrl: 'https://n8n.example.test/webhook/x/webhook' });
 	});
 });
 
