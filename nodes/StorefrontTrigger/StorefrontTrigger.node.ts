@@ -16,7 +16,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { StorefrontClient } from '../Storefront/v1/transport';
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
-import { baseline, CATCH_UP_VERSION, catchesUp, catchUpCursor, changeKey, noteSeen, readSince, SOURCE_FIELD } from './catchUp';
+import { baseline, CATCH_UP_VERSION, catchUpCursor, changeKey, noteSeen, readSince, SOURCE_FIELD } from './catchUp';
 import { noteRefusal } from './refusals';
 import { claimRun, rememberEvent } from './seenEvents';
 import { claimShared, sharedStore, type SharedStore } from './sharedClaims';
@@ -53,6 +53,10 @@ type Options = {
 
 /** Whether duplicate events are dropped outside test runs: the option, else on from DEDUPLICATING_VERSION. */
 const dropsDuplicates = (options: Options, typeVersion: number) => options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
+
+/** Whether the node catches up: the option, else on from CATCH_UP_VERSION. It claims, so it needs Drop Duplicate Events. */
+const catchesUp = (options: Options, typeVersion: number) =>
+	dropsDuplicates(options, typeVersion) && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
 
 interface StorefrontEvent extends IDataObject {
 	id: string;
@@ -371,7 +375,7 @@ export class StorefrontTrigger implements INodeType {
 			created_at: event.created_at,
 			data: event.data,
 		};
-		if (catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion)) item[SOURCE_FIELD] = 'webhook';
+		if (catchesUp(options, typeVersion)) item[SOURCE_FIELD] = 'webhook';
 		if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
 		const output: INodeExecutionData = { json: item };
@@ -386,7 +390,7 @@ export class StorefrontTrigger implements INodeType {
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		const options = this.getNodeParameter('options', {}) as Options;
 		const { typeVersion } = this.getNode();
-		if (this.getMode() === 'manual' || !catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion)) return {};
+		if (this.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
 		const kinds = this.getNodeParameter('events', []) as string[];
 		const staticData = this.getWorkflowStaticData('node');
 		const workflow = this.getWorkflow();
@@ -442,7 +446,7 @@ export class StorefrontTrigger implements INodeType {
 		const claim = !['manual', 'retry'].includes(mode);
 		const options = this.getNodeParameter('options', 0, {}) as Options;
 		const { typeVersion } = this.getNode();
-		const byChange = catchesUp(options, dropsDuplicates(options, typeVersion), typeVersion);
+		const byChange = catchesUp(options, typeVersion);
 		const staticData = byChange && mode !== 'manual' ? this.getWorkflowStaticData('node') : undefined;
 		const scope = scopeOf(this);
 		const shared = claim ? sharedStore(this, scope) : undefined;

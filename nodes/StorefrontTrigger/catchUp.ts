@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { recordId, type StorefrontClient } from '../Storefront/v1/transport';
 import type { EventKind } from '../shared/constants';
-import { ORDER_KINDS, PRODUCT_KINDS, readChanges, reader, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
+import { changedAt, ORDER_KINDS, PRODUCT_KINDS, readChanges, reader, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../StorefrontPollingTrigger/events';
 
 /** From this version on, "Catch Up After Downtime" is on unless the user turns it off. */
@@ -114,6 +114,7 @@ function listsFor(kinds: string[]): Resource[] {
 /**
  * The first activation: where the shop is now, by the service's clock (page 1 of each list, most recently changed
  * first: contract row 21). Nothing is reported. An empty shop starts from the epoch: every change after it is new.
+ * A payment counts too: records without updated_at (the spec shows none) are dated by created_at, and were paid later.
  */
 export async function baseline(client: StorefrontClient, staticData: IDataObject, kinds: string[]): Promise<number> {
 	let newest = 0;
@@ -121,7 +122,9 @@ export async function baseline(client: StorefrontClient, staticData: IDataObject
 	for (const resource of listsFor(kinds)) {
 		const read = await readChanges(reader(client, resource), resource, undefined, 1);
 		requests += read.requests;
-		if (read.newest > newest) newest = read.newest;
+		for (const record of read.records.values()) {
+			for (const at of [changedAt(record), timeOf(record.paid_at)]) if (at > newest) newest = at;
+		}
 	}
 	staticData[FLOOR_KEY] = newest + 1;
 	return requests;
@@ -153,9 +156,4 @@ export async function readSince(client: StorefrontClient, kinds: string[], since
 		);
 	}
 	return { events: found.sort(byTime).map((e) => e.event), requests };
-}
-
-/** Whether the node catches up: the option, else on from CATCH_UP_VERSION. It claims, so it needs Drop Duplicate Events. */
-export function catchesUp(options: { catchUp?: boolean }, dropsDuplicates: boolean, typeVersion: number): boolean {
-	return dropsDuplicates && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
 }
