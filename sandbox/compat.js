@@ -17,6 +17,7 @@ const DEFAULT_COMPAT = Object.freeze({
 	record_ids: 'id',
 	updated_at: true,
 	create_status: 201,
+	event_data: 'contract',
 });
 
 const CHOICES = {
@@ -32,6 +33,9 @@ const CHOICES = {
 	updated_at: [true, false],
 	// 200: POST /products answers 200 rather than 201 (the spec shows no status).
 	create_status: [201, 200],
+	// 'record': events other than order.created carry the record as a list shows it (the spec shows only order.created's
+	// data): order.updated the order without previous_status, payment.completed the paid order, no payment_id.
+	event_data: ['contract', 'record'],
 };
 
 /**
@@ -52,6 +56,7 @@ const PROFILES = Object.freeze({
 			record_ids: 'resource',
 			updated_at: false,
 			create_status: 200,
+			event_data: 'record',
 		}),
 		rateHeaders: false,
 	}),

@@ -9,7 +9,7 @@ const { State } = require('./state');
 const { Webhooks } = require('./webhooks');
 const { RateLimiter } = require('./ratelimit');
 const { Faults } = require('./faults');
-const { PROFILES } = require('./compat');
+const { PROFILES, recordView } = require('./compat');
 const { handleApi } = require('./api');
 const { handleAdmin, isLatency, MAX_LATENCY_MS } = require('./admin');
 const { sendJson } = require('./http');
@@ -50,7 +50,10 @@ async function startSandbox(opts = {}) {
 		sizes: { ...catalog.DEFAULT_SIZES, ...opts.sizes },
 		lowStockThreshold: opts.lowStockThreshold,
 		data: snapshot,
-		emit: (type, data) => webhooks.emit(type, data),
+		// Contract row 16's decision, or (compat event_data 'record') the record itself as the API shows it, read when the
+		// event happens: events other than order.created then carry no previous_status, payment_id or method.
+		emit: (type, data, [resource, record] = []) =>
+			webhooks.emit(type, record && sb.compat.event_data === 'record' ? { ...recordView(sb.compat, resource, record) } : data),
 	});
 	const keyList = opts.keys ?? snapshot?.keys ?? catalog.DEFAULT_KEYS;
 	for (const { plan } of keyList) if (!(plan in catalog.PLANS)) throw new Error(`Unknown plan "${plan}"`);

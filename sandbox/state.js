@@ -216,7 +216,7 @@ class State {
 		};
 		this.products.set(id, product);
 		this.changed();
-		this.emit('product.created', this.productEventData(product));
+		this.emit('product.created', this.productEventData(product), ['product', product]);
 		return product;
 	}
 
@@ -267,7 +267,7 @@ class State {
 
 	/** inventory.low fires when stock falls from above the threshold to at or below it (contract row 16). */
 	checkLowStock(product, before) {
-		if (before > this.threshold && product.stock <= this.threshold) this.emit('inventory.low', this.lowStockEventData(product));
+		if (before > this.threshold && product.stock <= this.threshold) this.emit('inventory.low', this.lowStockEventData(product), ['product', product]);
 	}
 
 	lowStockEventData(product, stock = product.stock) {
@@ -333,7 +333,7 @@ class State {
 			customer.total_spent = round2(customer.total_spent - order.total);
 		}
 		this.changed();
-		this.emit('order.updated', { ...this.orderEventData(order), previous_status: previous });
+		this.emit('order.updated', { ...this.orderEventData(order), previous_status: previous }, ['order', order]);
 		return order;
 	}
 
@@ -459,7 +459,7 @@ class State {
 		order.paid_at = new Date().toISOString();
 		order.updated_at = order.paid_at;
 		this.changed();
-		this.emit('payment.completed', payment);
+		this.emit('payment.completed', payment, ['order', order]);
 		return { payment, order };
 	}
 

@@ -11,12 +11,12 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { StorefrontClient } from '../Storefront/v1/transport';
 import { EVENT_KINDS } from '../shared/constants';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
-import { baseline, CATCH_UP_VERSION, catchUpCursor, changeKey, noteSeen, readSince, SOURCE_FIELD } from './catchUp';
+import { CATCH_UP_VERSION, changeKey, noteKnown, noteSeen, SOURCE_FIELD } from './catchUp';
+import { ACTIVATION_WAIT_MS, DEFAULT_RECONCILE_MINUTES, RECONCILE_VERSION, Reconciler, scheduleOf, SETTLE_MS } from './reconcile';
 import { noteRefusal } from './refusals';
 import { claimRun, rememberEvent } from './seenEvents';
 import { claimShared, sharedStore, type SharedStore } from './sharedClaims';
@@ -41,14 +41,18 @@ export const DELIVERY_KEY = 'storefrontDelivery';
 /** Beside `json` of the one item of a refused delivery's run (version 1.3 on), its code: the run fails with the reason. */
 const REFUSED_KEY = 'storefrontRefused';
 
-/** A catch-up's requests wait at most this long for the key's rate limit: n8n's start waits for activation. */
-const CATCH_UP_RATE_LIMIT_WAIT_MS = 60_000;
-
 type Options = {
 	catchUp?: boolean;
+	reconcileEveryMinutes?: number;
 	dropDuplicates?: boolean;
 	includeHeaders?: boolean;
 	rejectOlderThanMinutes?: number;
+};
+
+/** A first reading the service refused for good (a wrong key or Base URL): trying again cannot help. */
+const isRefusal = (error: unknown): error is Error => {
+	const status = Number((error as { httpCode?: unknown } | undefined)?.httpCode);
+	return status >= 400 && status < 500 && status !== 429;
 };
 
 /** Whether duplicate events are dropped outside test runs: the option, else on from DEDUPLICATING_VERSION. */
@@ -57,6 +61,10 @@ const dropsDuplicates = (options: Options, typeVersion: number) => options.dropD
 /** Whether the node catches up: the option, else on from CATCH_UP_VERSION. It claims, so it needs Drop Duplicate Events. */
 const catchesUp = (options: Options, typeVersion: number) =>
 	dropsDuplicates(options, typeVersion) && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
+
+/** Minutes between two reconciliations: the option, else DEFAULT_RECONCILE_MINUTES from RECONCILE_VERSION on; 0: none. */
+const reconcileMinutes = (options: Options, typeVersion: number) =>
+	options.reconcileEveryMinutes ?? (typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
 
 interface StorefrontEvent extends IDataObject {
 	id: string;
@@ -188,8 +196,10 @@ export class StorefrontTrigger implements INodeType {
 		// 1.3 catches up after downtime unless "Catch Up After Downtime" is turned off (before: only when it is added
 		// and on), adds "source" to every item then, and a refused delivery also fails a run (docs/trigger.md). New
 		// nodes get 1.3.
-		version: [1, 1.1, 1.2, 1.3],
-		defaultVersion: 1.3,
+		// 1.4 also reads the lists every 5 minutes while the workflow is active ("Reconcile Every"), so a delivery that
+		// never arrived while n8n was running still runs (before: only when the option is added).
+		version: [1, 1.1, 1.2, 1.3, 1.4],
+		defaultVersion: 1.4,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		// n8n's nodes panel lists this trigger and the Storefront node as one entry, "Storefront", and shows this
 		// description for it in both of its lists, "What triggers this workflow?" and "What happens next?"; so it says
@@ -272,6 +282,15 @@ export class StorefrontTrigger implements INodeType {
 						default: true,
 						description:
 							'Whether to add the request headers to each item under "headers" (without the signature, cookie and authorization headers)',
+					},
+					{
+						displayName: 'Reconcile Every (Minutes)',
+						name: 'reconcileEveryMinutes',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 2 },
+						default: DEFAULT_RECONCILE_MINUTES,
+						description:
+							'While the workflow is active, how often to look for changes whose delivery never arrived (a proxy or tunnel down, say) and run them. 0 turns it off. Needs Catch Up After Downtime.',
 					},
 					{
 						displayName: 'Reject Events Older Than (Minutes)',
@@ -383,46 +402,42 @@ export class StorefrontTrigger implements INodeType {
 		return { webhookResponse: ACK, workflowData: [[output]] };
 	}
 
-	// Catch Up After Downtime (./catchUp). n8n calls trigger() of an active workflow's node that has one when it
-	// activates the workflow and whenever n8n starts with it active — on main only: queue-mode webhook processors and
-	// workers never do (n8n's ActiveWorkflowManager, both lines; docs/trigger.md). The run it starts goes through
-	// execute() below like a delivery's, where each change is claimed.
+	// Catch Up After Downtime and Reconcile Every (./reconcile). n8n calls trigger() of an active workflow's node that
+	// has one when it activates the workflow and whenever n8n starts with it active — on main only: queue-mode webhook
+	// processors and workers never do (n8n's ActiveWorkflowManager, both lines; docs/trigger.md). The runs it starts go
+	// through execute() below like a delivery's, where each change is claimed. The reading goes on after trigger()
+	// returns; n8n calls closeFunction and drops the schedule when it deactivates the workflow.
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		const options = this.getNodeParameter('options', {}) as Options;
 		const { typeVersion } = this.getNode();
 		if (this.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
-		const kinds = this.getNodeParameter('events', []) as string[];
-		const staticData = this.getWorkflowStaticData('node');
 		const workflow = this.getWorkflow();
-		const about = `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`;
-		const since = catchUpCursor(staticData);
-		const now = Date.now();
-		try {
-			const client = await StorefrontClient.create(this, { rateLimitWaitMs: CATCH_UP_RATE_LIMIT_WAIT_MS });
-			if (since === undefined) {
-				// n8n saves the static data once activation is done: the baseline holds from then on.
-				const requests = await baseline(client, staticData, kinds);
-				this.logger.info(`Storefront Trigger: catch-up baseline for ${about} in ${requests} requests; changes from now on are caught up after downtime`);
-				return {};
-			}
-			const { events, requests } = await readSince(client, kinds, since, now);
-			this.logger.info(
-				`Storefront Trigger: catch-up for ${about} read the changes since ${new Date(since).toISOString()} in ${requests} requests: ${events.length} found, one run started for those not run yet`,
-			);
-			if (events.length === 0) return {};
-			const token = randomUUID();
-			this.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))]);
-		} catch (error) {
-			// A first activation by hand says why it failed; a start or a later activation never fails for it (the
-			// webhooks work without it), and the next one reads from the same point again.
-			if (since === undefined && ['activate', 'create', 'update'].includes(this.getActivationMode())) {
-				throw new NodeOperationError(this.getNode(), error as Error, {
-					description: 'Activation reads where the shop is now (page 1 of the order and product lists) to catch up from there after downtime. Check the credentials, or turn off "Catch Up After Downtime".',
+		const reconciler = new Reconciler(this, {
+			events: this.getNodeParameter('events', []) as string[],
+			scope: `${workflow.id ?? ''}:${this.getNode().id}`,
+			about: `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`,
+			start: (events) => {
+				const token = randomUUID();
+				this.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))]);
+			},
+		});
+		const first = reconciler.read(0);
+		// A user activating by hand hears why the first reading failed (a wrong key, say), within a few seconds; n8n's
+		// start, which activates workflows in batches, never waits for it.
+		if (['activate', 'create', 'update'].includes(this.getActivationMode())) {
+			const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
+			if (isRefusal(error)) {
+				reconciler.stop();
+				throw new NodeOperationError(this.getNode(), error, {
+					description: 'The trigger reads the order and product lists to run the changes no delivery brought. Check the credentials, or turn off "Catch Up After Downtime".',
 				});
 			}
-			this.logger.warn(`Storefront Trigger: could not catch up for ${about}; the next activation or n8n start tries again: ${(error as Error).message}`);
 		}
-		return {};
+		const minutes = reconcileMinutes(options, typeVersion);
+		// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
+		const settleMs = Math.min(SETTLE_MS, minutes * 30_000);
+		if (minutes > 0) this.helpers.registerCron({ expression: scheduleOf(minutes) as never }, () => void reconciler.read(settleMs));
+		return { closeFunction: async () => reconciler.stop() };
 	}
 
 	// n8n runs this as the first step of every execution the trigger started (a node with both webhook() and
@@ -437,6 +452,9 @@ export class StorefrontTrigger implements INodeType {
 		const items = this.getInputData();
 		const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
 		if (refused) {
+			// Asked to continue on errors, n8n would pass the error on as an item: the next node must never run for a
+			// refused delivery. The refusal is in n8n's log (webhook()).
+			if (this.continueOnFail()) return [[]];
 			const { code, message } = (refused.json.refused ?? {}) as IDataObject;
 			throw new NodeOperationError(this.getNode(), `Refused a delivery: ${String(message)}`, {
 				description: REFUSAL_ADVICE[String(code)] ?? '',
@@ -460,7 +478,10 @@ export class StorefrontTrigger implements INodeType {
 			if (claim && typeof delivery === 'string' && typeof id === 'string') {
 				if (!claimRun(scope, id, delivery, now)) continue;
 				const claimed = (byChange && changeKey(type, data)) || id;
-				if (shared && !(await claimInDatabase(this, shared, claimed, delivery))) continue;
+				const runs = !shared || (await claimInDatabase(this, shared, claimed, delivery));
+				// Ran here or elsewhere, it is not started again by this n8n's reconciliations.
+				if (byChange) noteKnown(scope, claimed);
+				if (!runs) continue;
 			}
 			passed.push({ json: item.json, pairedItem: { item: index } });
 		}

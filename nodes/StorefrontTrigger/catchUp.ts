@@ -9,8 +9,9 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { recordId, type StorefrontClient } from '../Storefront/v1/transport';
 import type { EventKind } from '../shared/constants';
-import { changedAt, ORDER_KINDS, PRODUCT_KINDS, readChanges, reader, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
+import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../StorefrontPollingTrigger/events';
+import { RecentMap } from '../StorefrontPollingTrigger/state';
 
 /** From this version on, "Catch Up After Downtime" is on unless the user turns it off. */
 export const CATCH_UP_VERSION = 1.3;
@@ -29,10 +30,15 @@ export const CATCH_UP_MARGIN_MS = 5 * 60_000;
  */
 const SEEN_STEP_MS = 60_000;
 
-/** Node static data keys: the newest change that ran (epoch ms, rounded down to SEEN_STEP_MS), and the baseline. */
+/** Node static data keys: the newest change that ran (epoch ms, rounded down to SEEN_STEP_MS), and the baselines. */
 const SEEN_KEY = 'catchUpSeen';
-/** Just after the newest change at the first activation: nothing older is ever caught up, however wide the margin. */
-const FLOOR_KEY = 'catchUpFloor';
+/**
+ * Per event kind, just after the newest change of its list when the trigger first read it: nothing older is ever
+ * caught up for that kind. A kind added to Events later gets its own, so widening Events never runs old records.
+ */
+const FLOORS_KEY = 'catchUpFloors';
+/** Trigger 1.3 of package 0.1.0 kept one baseline for every kind: it stands for the kinds chosen when it is met. */
+const LEGACY_FLOOR_KEY = 'catchUpFloor';
 
 /**
  * The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell, so a read
@@ -49,11 +55,14 @@ export const SOURCE_FIELD = 'source';
 
 /**
  * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
- * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`), but the same key.
+ * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
+ * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the key is built
+ * from the record's id and what changed alone.
  *  - order.created, product.created, payment.completed: once per order or product (an order is paid once).
  *  - order.updated: the order and its new status. The contract's transitions never return to a status (row 12), so an
- *    order reaches each status once. An update that did not change the status (no previous_status, or the same) has
- *    no key: reads never report one.
+ *    order reaches each status once. Only an update that says it kept the status (previous_status equal to status)
+ *    has no key and is claimed by its event id; one that does not say (no previous_status) is taken as the change to
+ *    its status, so a second such update of an order in the same status runs once with it (docs/trigger.md).
  * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
  */
 export function changeKey(type: unknown, data: unknown): string | undefined {
@@ -67,7 +76,7 @@ export function changeKey(type: unknown, data: unknown): string | undefined {
 			return order && `${type}/${order}`;
 		case 'order.updated': {
 			const { status, previous_status: previous } = record;
-			if (!order || typeof status !== 'string' || status === previous || previous === undefined) return undefined;
+			if (!order || typeof status !== 'string' || status === previous) return undefined;
 			return `${type}/${order}/${status}`;
 		}
 		case 'product.created':
@@ -77,6 +86,17 @@ export function changeKey(type: unknown, data: unknown): string | undefined {
 	}
 }
 
+type Floors = Partial<Record<EventKind, number>>;
+
+/** The baselines in the static data (a legacy one counts for `legacyKinds`); undefined when there are none. */
+function floorsIn(staticData: IDataObject, legacyKinds: EventKind[] = []): Floors | undefined {
+	const floors = staticData[FLOORS_KEY];
+	if (typeof floors === 'object' && floors !== null && !Array.isArray(floors)) return floors as Floors;
+	const legacy = staticData[LEGACY_FLOOR_KEY];
+	if (typeof legacy !== 'number' || !Number.isFinite(legacy)) return undefined;
+	return Object.fromEntries(legacyKinds.map((kind) => [kind, legacy]));
+}
+
 /**
  * Notes that a change of time `createdAt` (an item's created_at) ran: the next catch-up reads from shortly before it.
  * n8n saves a run's static data whole, as the run's execution started with it, plus what the run changed. A run whose
@@ -84,7 +104,7 @@ export function changeKey(type: unknown, data: unknown): string | undefined {
  * webhook processor's copy of the workflow — and saving it would drop the baseline: such a run notes nothing.
  */
 export function noteSeen(staticData: IDataObject, createdAt: unknown, now: number): void {
-	if (typeof staticData[FLOOR_KEY] !== 'number') return;
+	if (floorsIn(staticData) === undefined) return;
 	const at = timeOf(createdAt);
 	if (Number.isNaN(at) || at > now + MAX_LEAD_MS) return;
 	const step = Math.floor(at / SEEN_STEP_MS) * SEEN_STEP_MS;
@@ -92,68 +112,102 @@ export function noteSeen(staticData: IDataObject, createdAt: unknown, now: numbe
 	if (typeof seen !== 'number' || step > seen) staticData[SEEN_KEY] = step;
 }
 
-/** Where the next catch-up reads from (epoch ms); undefined before the first activation (a baseline is due). */
-export function catchUpCursor(staticData: IDataObject): number | undefined {
-	const { [SEEN_KEY]: seen, [FLOOR_KEY]: floor } = staticData;
-	if (typeof floor !== 'number' || !Number.isFinite(floor)) return undefined;
+/** Where the catch-up of a kind whose baseline is `floor` reads from (epoch ms): shortly before the newest change that ran. */
+export function catchUpCursor(staticData: IDataObject, floor: number): number {
+	const seen = staticData[SEEN_KEY];
 	return typeof seen === 'number' && Number.isFinite(seen) ? Math.max(floor, seen - CATCH_UP_MARGIN_MS) : floor;
 }
 
-/** The kinds of `kinds` ("*": all) a catch-up reports. */
-const caughtUp = (kinds: string[]) => CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
-
-/** The lists those kinds are read from. */
-function listsFor(kinds: string[]): Resource[] {
-	const wanted = caughtUp(kinds);
-	const lists: Resource[] = [];
-	if (ORDER_KINDS.some((k) => wanted.includes(k))) lists.push('orders');
-	if (PRODUCT_KINDS.some((k) => wanted.includes(k))) lists.push('products');
-	return lists;
-}
+/** The kinds of the Events parameter ("*": all) a catch-up reports. */
+export const caughtUpKinds = (events: string[]) => CATCH_UP_KINDS.filter((k) => events.includes('*') || events.includes(k));
 
 /**
- * The first activation: where the shop is now, by the service's clock (page 1 of each list, most recently changed
- * first: contract row 21). Nothing is reported. An empty shop starts from the epoch: every change after it is new.
- * A payment counts too: records without updated_at (the spec shows none) are dated by created_at, and were paid later.
+ * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
+ * activation): how far each list was read, the statuses it saw (on a service without `updated_at` the one way to tell
+ * a status change), and the changes known to have run or been started here, which it does not start again.
  */
-export async function baseline(client: StorefrontClient, staticData: IDataObject, kinds: string[]): Promise<number> {
-	let newest = 0;
-	let requests = 0;
-	for (const resource of listsFor(kinds)) {
-		const read = await readChanges(reader(client, resource), resource, undefined, 1);
-		requests += read.requests;
-		for (const record of read.records.values()) {
-			for (const at of [changedAt(record), timeOf(record.paid_at)]) if (at > newest) newest = at;
-		}
-	}
-	staticData[FLOOR_KEY] = newest + 1;
-	return requests;
+export interface ReadMemory {
+	readTo: Partial<Record<Resource, number>>;
+	statuses: Array<[string, string]>;
 }
+
+export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [] });
+
+/** Changes remembered per trigger node as started or run in this n8n: more than a busy shop changes in CATCH_UP_MARGIN_MS. */
+const KNOWN_CHANGES = 5_000;
+const known = new Map<string, RecentMap<true>>();
+
+/**
+ * Notes that the change `key` ran, was found run, or was started by a reconciliation of the node `scope` (workflow id +
+ * node id) in this n8n: reconciliations of this n8n do not start it again. What other n8n processes ran is found by
+ * the claim in n8n's database, in the run a reconciliation starts.
+ */
+export function noteKnown(scope: string, key: string): void {
+	let changes = known.get(scope);
+	if (!changes) known.set(scope, (changes = new RecentMap<true>([], KNOWN_CHANGES)));
+	changes.set(key, true);
+}
+
+/** The key a change is claimed and known by: changeKey, else the event's id. */
+export const claimKey = (event: IDataObject) => changeKey(event.type, event.data) ?? String(event.id);
 
 export interface CatchUp {
+	/** The changes found, oldest first, in the webhook events' shape; none of them known to the memory. */
 	events: PolledEvent[];
 	requests: number;
+	/** Kinds read for the first time: their baseline was taken, nothing of theirs reported. */
+	baselined: EventKind[];
 }
 
 /**
- * Every change of the chosen kinds since `since`, as the polling trigger reports them to a trigger that remembers no
- * statuses: an order changed since then reports its current status (previous_status null, or "pending" for one
- * created since). Oldest first.
+ * One read of the lists the chosen kinds need. A kind without a baseline gets one (where its list is now; nothing of
+ * it is reported); the others report every change since their cursor, as the polling trigger reports them to a
+ * trigger that remembers what `memory` holds: an order changed since then reports its current status
+ * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first. Changes
+ * newer than `settleMs` are left to their deliveries (the next read finds them if none arrives).
  */
-export async function readSince(client: StorefrontClient, kinds: string[], since: number, now: number): Promise<CatchUp> {
-	const wanted = new Set<string>(caughtUp(kinds));
-	const found: ReturnType<typeof orderEvents>['events'] = [];
+export async function readChanges(
+	client: StorefrontClient,
+	scope: string,
+	staticData: IDataObject,
+	events: string[],
+	memory: ReadMemory,
+	now: number,
+	settleMs = 0,
+): Promise<CatchUp> {
+	const wanted = caughtUpKinds(events);
+	const floors: Floors = { ...floorsIn(staticData, wanted) };
+	const baselined = wanted.filter((kind) => typeof floors[kind] !== 'number');
+	const found: Array<{ at: number; event: PolledEvent }> = [];
 	let requests = 0;
-	for (const resource of listsFor(kinds)) {
-		const read = await readChanges(reader(client, resource), resource, since, 1);
+	for (const resource of ['orders', 'products'] as Resource[]) {
+		const kinds = wanted.filter((kind) => resourceOf(kind) === resource);
+		if (kinds.length === 0) continue;
+		const reading = kinds.filter((kind) => !baselined.includes(kind));
+		const cursors = reading.map((kind) => catchUpCursor(staticData, floors[kind] as number));
+		const readTo = memory.readTo[resource];
+		const since = cursors.length ? Math.max(Math.min(...cursors), readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS) : undefined;
+		const read = await readList(reader(client, resource), resource, since, 1);
 		requests += read.requests;
-		const fresh = { cursor: since, atCursor: [], sorted: true };
-		found.push(
-			...(resource === 'orders'
-				? orderEvents(read.records.values(), { ...fresh, statuses: [] }, read.newest, wanted, now)
-				: productEvents(read.records.values(), { ...fresh, low: [] }, read.newest, wanted, 0, now)
-			).events,
-		);
+		// The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are dated
+		// by created_at and were paid later.
+		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
+		for (const record of read.records.values()) newest = Math.max(newest, timeOf(record.paid_at) || 0);
+		for (const kind of kinds) if (baselined.includes(kind)) floors[kind] = newest + 1;
+		if (since === undefined) continue;
+		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
+		const fresh = { cursor: since, atCursor: [] as string[], sorted: true };
+		const orders = { ...fresh, statuses: memory.statuses };
+		const detected =
+			resource === 'orders'
+				? orderEvents(read.records.values(), orders, read.newest, new Set(reading), now)
+				: productEvents(read.records.values(), { ...fresh, low: [] }, read.newest, new Set(reading), 0, now);
+		memory.statuses = orders.statuses;
+		for (const e of detected.events) if (e.at >= (floors[e.event.type] as number)) found.push(e);
 	}
-	return { events: found.sort(byTime).map((e) => e.event), requests };
+	if (baselined.length) staticData[FLOORS_KEY] = floors;
+	const settled = found.filter((e) => e.at <= now - settleMs).sort(byTime);
+	const changes = known.get(scope);
+	const unknown = settled.map((e) => e.event).filter((event) => !changes?.has(claimKey(event)));
+	return { events: unknown, requests, baselined };
 }

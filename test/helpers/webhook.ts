@@ -51,15 +51,26 @@ export interface TriggerHarness {
 	/**
 	 * Runs the execution n8n starts after an accepted delivery, through n8n-core's WorkflowExecute: the trigger first,
 	 * with the items webhook() returned (after a JSON round trip, as when the run starts from n8n's database: a
-	 * queue-mode worker, or a run n8n recovers after a crash). Returns what the trigger passed on.
+	 * queue-mode worker, or a run n8n recovers after a crash). Returns what the trigger passed on. `onError`: the node's
+	 * On Error setting for this run.
 	 */
-	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode): Promise<INodeExecutionData[]>;
+	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode, settings?: { onError?: INode['onError'] }): Promise<INodeExecutionData[]>;
 	/**
 	 * Runs trigger() through n8n-core's TriggerContext, as n8n does when it activates the workflow ('activate') or
-	 * starts with it active ('init'), with real HTTP to the credentials' Base URL. Resolves with the runs it started
-	 * (what each emit() carried), in the shape run() takes; `warnings`: what it logged as warnings.
+	 * starts with it active ('init'), with real HTTP to the credentials' Base URL, after deactivating what the last call
+	 * activated. Resolves once the reading it started ended or first failed, with the runs it started (what each emit()
+	 * carried), in the shape run() takes; `warnings`: what it logged as warnings.
 	 */
-	trigger(activation?: WorkflowActivateMode): Promise<{ runs: IWebhookResponseData[]; warnings: string[] }>;
+	trigger(activation?: WorkflowActivateMode): Promise<{
+		runs: IWebhookResponseData[];
+		warnings: string[];
+		/** What the node registered with n8n's schedule (registerCron's first argument), if anything. */
+		schedule: unknown;
+		/** Runs one tick of that schedule and waits for its reading; resolves with every run started since activation. */
+		tick(): Promise<IWebhookResponseData[]>;
+	}>;
+	/** Deactivation: n8n calls the closeFunction trigger() returned. */
+	close(): Promise<void>;
 }
 
 export interface HarnessOptions {
@@ -168,6 +179,17 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		staticData,
 	});
 	const mode = options.mode ?? 'webhook';
+	let closeFunction: (() => Promise<void>) | undefined;
+	let schedule: { cron: unknown; onTick: () => void } | undefined;
+	// A reading of the catch-up ends with a log line (its result, or why it failed): the waiters of the next one.
+	let waiters: Array<() => void> = [];
+	const nextReading = () => new Promise<void>((resolve) => waiters.push(resolve));
+	const logged = (message: string) => {
+		if (!/^Storefront Trigger: (catch-up for|could not read)/.test(message)) return;
+		const done = waiters;
+		waiters = [];
+		for (const resolve of done) resolve();
+	};
 	const credentials = options.credentials ?? {};
 
 	const baseAdditionalData = () =>
@@ -219,17 +241,37 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		},
 		staticData: () => workflow.getStaticData('node', node),
 		async trigger(activation = 'init') {
+			// A new activation or an n8n start: what ran before is deactivated (its reading stopped, its schedule gone).
+			await closeFunction?.();
 			const runs: IWebhookResponseData[] = [];
 			const additionalData = buildAdditionalData({ storefrontApi: credentials });
 			const emit = (data: INodeExecutionData[][]) => void runs.push({ workflowData: data });
 			const context = new core.TriggerContext(workflow, node, additionalData, 'trigger', activation, emit);
 			const warnings: string[] = [];
-			const logger = { ...context.logger, warn: (message: string) => void warnings.push(message), info: () => {}, debug: () => {} };
-			// The context's own logger is a read-only property: an object inheriting from the context carries this one.
-			await nodeType.trigger!.call(Object.create(context, { logger: { value: logger } }) as typeof context);
-			return { runs, warnings };
+			const read = nextReading();
+			const logger = { ...context.logger, warn: (message: string) => void (warnings.push(message), logged(message)), info: logged, debug: logged };
+			// n8n's schedule: registered ticks, run by tick() (n8n would run them on the cron expression).
+			const helpers = { ...context.helpers, registerCron: (cron: unknown, onTick: () => void) => void (schedule = { cron, onTick }) };
+			schedule = undefined;
+			// The context's own logger and helpers are read-only properties: an object inheriting from the context carries these.
+			const response = await nodeType.trigger!.call(Object.create(context, { logger: { value: logger }, helpers: { value: helpers } }) as typeof context);
+			closeFunction = response?.closeFunction;
+			// The reading goes on after trigger() returns: its end (or its first failure) is in the log.
+			if (closeFunction) await read;
+			const registered = schedule as { cron: unknown; onTick: () => void } | undefined;
+			return { runs, warnings, schedule: registered?.cron, tick: async () => {
+				const next = nextReading();
+				registered?.onTick();
+				await next;
+				return runs;
+			} };
 		},
-		async run(result, runMode = mode) {
+		async close() {
+			await closeFunction?.();
+			closeFunction = undefined;
+		},
+		async run(result, runMode = mode, { onError } = {}) {
+			node.onError = onError;
 			const items = JSON.parse(JSON.stringify(result.workflowData?.[0] ?? [])) as INodeExecutionData[];
 			const executionId = `trigger-run-${++runs}`;
 			const hooks = new core.ExecutionLifecycleHooks(runMode, executionId, {

@@ -20,6 +20,7 @@ afterEach(async () => {
 		record_ids: 'id',
 		updated_at: true,
 		create_status: 201,
+		event_data: 'contract',
 	});
 });
 
@@ -302,5 +303,22 @@ describe('record shapes', () => {
 		const created = await api(sb, 'POST', '/products', { name: 'OK not Created', price: 1 });
 		expect(created.status).toBe(200);
 		expect(created.json).toMatchObject({ id: expect.stringMatching(/^prod_/), name: 'OK not Created', updated_at: expect.any(String) });
+	});
+
+	test('event_data record: events other than order.created carry the record as a list shows it (no previous_status, no payment_id)', async () => {
+		await compat({ event_data: 'record', record_ids: 'resource', updated_at: false });
+		const from = sb.events.length;
+		const order = (await sb.admin('POST', '/simulate/checkout', {})).body as { id: string };
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+		await sb.admin('POST', '/simulate/payment', { order_id: order.id });
+		const listed = ((await api(sb, 'GET', `/orders?limit=100`)).json as { orders: Array<Record<string, unknown>> }).orders.find((o) => o.order_id === order.id);
+		const [created, updated, paid] = sb.events.slice(from).filter((e) => e.type !== 'inventory.low');
+		expect(created.data).toMatchObject({ order_id: order.id, status: 'pending' });
+		expect(updated.type).toBe('order.updated');
+		expect(updated.data).toEqual({ ...listed, status: 'processing', paid_at: null });
+		expect(updated.data).not.toHaveProperty('previous_status');
+		expect(paid.type).toBe('payment.completed');
+		expect(paid.data).toEqual(listed);
+		expect(paid.data).not.toHaveProperty('payment_id');
 	});
 });

@@ -3,9 +3,10 @@
 // a delivery's run through WorkflowExecute, claiming each change once whichever path brings it first (the shared
 // claims store of test/helpers/deduplication.ts), and the bounds on refused deliveries. Real n8n: test/catchup.
 import { createHmac } from 'crypto';
-import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, INodeType, IWebhookResponseData } from 'n8n-workflow';
 
 import { useSandbox } from '../node/context';
+import { api } from '../helpers/sandbox';
 import { createTriggerHarness } from '../helpers/webhook';
 import { CATCH_UP_MARGIN_MS, catchUpCursor, changeKey, noteSeen } from '../../nodes/StorefrontTrigger/catchUp';
 import { FAILED_EXECUTION_EVERY_MS, noteRefusal, WARNING_EVERY_MS } from '../../nodes/StorefrontTrigger/refusals';
@@ -15,12 +16,32 @@ const SECRET = 'whsec_catch_up_test';
 const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
 const ctx = useSandbox({ products: 40, orders: 30, customers: 10 });
 
-function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] = ['*']) {
-	return createTriggerHarness({
-		nodeType: new StorefrontTrigger(),
+let workflows = 0;
+
+/**
+ * The trigger of one workflow; `restarted()`: the same workflow in a restarted n8n — this one deactivated, a fresh copy
+ * of the node's modules (nothing in memory), the static data n8n saved, and n8n's database (the claims) as it was.
+ */
+function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] = ['*'], workflowId = `wf-catch-up-${++workflows}`, nodeType: INodeType = new StorefrontTrigger()) {
+	const harness = createTriggerHarness({
+		nodeType,
 		typeVersion,
+		workflowId,
 		parameters: { events, options } as never,
 		credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
+	});
+	return Object.assign(harness, {
+		restarted() {
+			void harness.close();
+			let fresh: typeof StorefrontTrigger | undefined;
+			jest.isolateModules(() => {
+				// eslint-disable-next-line @typescript-eslint/no-require-imports
+				fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+			});
+			const next = trigger(typeVersion, options, events, workflowId, new fresh!());
+			Object.assign(next.staticData(), JSON.parse(JSON.stringify(harness.staticData())));
+			return next;
+		},
 	});
 }
 type Harness = ReturnType<typeof trigger>;
@@ -48,12 +69,22 @@ describe('what identifies a change (changeKey)', () => {
 		expect(changeKey('payment.completed', { payment_id: 'pay_9', order_id: 'ord_1' })).toBe('payment.completed/ord_1');
 		expect(changeKey('product.created', { product_id: 'prod_1' })).toBe('product.created/prod_1');
 	});
+	it('does not depend on the optional fields: an order.updated without previous_status (the order as a list shows it), a payment without payment_id, ids under id or <resource>_id', () => {
+		const key = 'order.updated/ord_1/shipped';
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped' })).toBe(key);
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).toBe(key);
+		expect(changeKey('order.updated', { id: 'ord_1', status: 'shipped', updated_at: '2026-11-26T10:00:00Z', customer_id: 'cus_1' })).toBe(key);
+		expect(changeKey('payment.completed', { order_id: 'ord_1', amount: 5 })).toBe(changeKey('payment.completed', { payment_id: 'pay_1', order_id: 'ord_1' }));
+		expect(changeKey('payment.completed', { id: 'ord_1', paid_at: '2026-11-26T10:00:00Z' })).toBe('payment.completed/ord_1');
+		// What a user loses on a service that does not say the previous status: a second update of an order in the same
+		// status (an address edit, say) is taken as the change to that status, and runs once with it.
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', note: 'address edited' })).toBe(key);
+	});
 	it('tells apart the changes of one order, and has none for an update that did not change the status, inventory.low or unknown kinds', () => {
 		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).not.toBe(
 			changeKey('order.updated', { order_id: 'ord_1', status: 'delivered', previous_status: 'shipped' }),
 		);
 		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'shipped' })).toBeUndefined();
-		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped' })).toBeUndefined();
 		expect(changeKey('inventory.low', { product_id: 'prod_1', stock: 3 })).toBeUndefined();
 		expect(changeKey('order.refunded', { order_id: 'ord_1' })).toBeUndefined();
 		expect(changeKey('order.created', { total: 1 })).toBeUndefined();
@@ -61,19 +92,22 @@ describe('what identifies a change (changeKey)', () => {
 });
 
 describe('where a catch-up reads from (the static data)', () => {
-	it('nothing saved: a baseline is due; a baseline alone: from it; with runs noted: five minutes before the newest, never before the baseline', () => {
-		expect(catchUpCursor({})).toBeUndefined();
-		expect(catchUpCursor({ catchUpFloor: 1_000 })).toBe(1_000);
-		const staticData: IDataObject = { catchUpFloor: 1_000 };
+	it('per kind: from its baseline; with runs noted, five minutes before the newest, never before the baseline', () => {
+		const staticData: IDataObject = { catchUpFloors: { 'order.created': 1_000 } };
+		expect(catchUpCursor(staticData, 1_000)).toBe(1_000);
 		const now = Date.parse('2026-11-26T10:00:00Z');
 		noteSeen(staticData, '2026-11-26T09:58:30.500Z', now);
 		noteSeen(staticData, '2026-11-26T09:57:10.000Z', now);
 		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
-		expect(catchUpCursor(staticData)).toBe(Date.parse('2026-11-26T09:53:00Z'));
-		expect(catchUpCursor({ ...staticData, catchUpFloor: Date.parse('2026-11-26T09:55:00Z') })).toBe(Date.parse('2026-11-26T09:55:00Z'));
+		expect(catchUpCursor(staticData, 1_000)).toBe(Date.parse('2026-11-26T09:53:00Z'));
+		expect(catchUpCursor(staticData, Date.parse('2026-11-26T09:55:00Z'))).toBe(Date.parse('2026-11-26T09:55:00Z'));
 		// A change dated far ahead of this clock is not believed.
 		noteSeen(staticData, '2026-11-26T11:00:00Z', now);
 		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
+		// The one baseline of package 0.1.0 still counts as a baseline.
+		const legacy: IDataObject = { catchUpFloor: 1_000 };
+		noteSeen(legacy, '2026-11-26T09:58:30.500Z', now);
+		expect(legacy.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
 	});
 	it('a run whose copy of the static data has no baseline notes nothing: n8n would save that copy and drop the baseline', () => {
 		const copy: IDataObject = { activatedUrl: 'https://n8n.example.test/webhook/x/webhook' };
@@ -89,7 +123,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		expect((await t.trigger('activate')).runs).toEqual([]);
 		const requests = (await ctx.requests()).filter((r) => r.method === 'GET').map((r) => `${r.path} ${String(r.query.page)}`);
 		expect(requests).toEqual(['/v1/orders 1', '/v1/products 1']);
-		expect(typeof t.staticData().catchUpFloor).toBe('number');
+		expect(Object.keys(t.staticData().catchUpFloors as IDataObject).sort()).toEqual([...KINDS].sort());
 		expect((await t.trigger('init')).runs).toEqual([]);
 	});
 
@@ -100,7 +134,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		await checkout();
 		const order = await checkout();
 		await ctx.admin('POST', '/simulate/payment', { order_id: String(order.id) });
-		const { runs } = await t.trigger('init');
+		const { runs } = await t.restarted().trigger('init');
 		expect(runs).toHaveLength(1);
 		const items = runs[0].workflowData?.[0] ?? [];
 		const expected = eventsSince(from).map((e) => changeKey(e.type, e.data));
@@ -119,10 +153,11 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		// The first is delivered before the restart; the second's delivery comes after the catch-up.
 		const delivered = await deliverAndRun(t, first);
 		expect(jsonOf(delivered)).toMatchObject([{ id: first.id, source: 'webhook' }]);
-		const { runs } = await t.trigger('init');
-		const caughtUp = jsonOf(await t.run(runs[0]));
+		const restarted = t.restarted();
+		const { runs } = await restarted.trigger('init');
+		const caughtUp = jsonOf(await restarted.run(runs[0]));
 		expect(caughtUp.map((e) => changeKey(e.type, e.data))).toEqual([changeKey(second.type, second.data)]);
-		expect(await deliverAndRun(t, second)).toEqual([]);
+		expect(await deliverAndRun(restarted, second)).toEqual([]);
 	});
 
 	it('a delivery run notes the newest change it ran: the next catch-up reads from five minutes before it, one request per list', async () => {
@@ -137,12 +172,15 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		expect(seen).toBeLessThanOrEqual(Date.parse(String(event.created_at)));
 		expect(seen).toBeGreaterThan(Date.parse(String(event.created_at)) - 60_000);
 		await ctx.admin('DELETE', '/requests');
-		const { runs } = await t.trigger('init');
+		const restarted = t.restarted();
+		const { runs } = await restarted.trigger('init');
 		expect((await ctx.requests()).filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(['/v1/orders', '/v1/products']);
 		// Read again (the margin reaches back before it) and claimed already: nothing runs.
-		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan(t.staticData().catchUpFloor as number);
+		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan((t.staticData().catchUpFloors as IDataObject)['order.created'] as number);
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(event.type, event.data)]);
-		expect(await t.run(runs[0])).toEqual([]);
+		expect(await restarted.run(runs[0])).toEqual([]);
+		// Without a restart, this n8n knows the change ran: the reading starts no run for it.
+		expect((await t.trigger('init')).runs).toEqual([]);
 	});
 
 	it('reports only the chosen kinds, and never inventory.low', async () => {
@@ -163,7 +201,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		credentials.apiKey = 'sf_revoked_key';
 		const failed = await t.trigger('init');
 		expect(failed.runs).toEqual([]);
-		expect(failed.warnings.join('\n')).toMatch(/could not catch up for workflow .* the next activation or n8n start tries again/);
+		expect(failed.warnings.join('\n')).toMatch(/could not read the Storefront lists for workflow .*; trying again in 5 s/);
 		expect(failed.warnings.join('\n')).not.toContain('sf_revoked_key');
 		credentials.apiKey = ctx.credentials.apiKey as string;
 		expect((await t.trigger('init')).runs).toHaveLength(1);
@@ -181,7 +219,81 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		}
 		const on = trigger(1.2, { catchUp: true });
 		expect((await on.trigger('activate')).runs).toEqual([]);
-		expect(typeof on.staticData().catchUpFloor).toBe('number');
+		expect(typeof (on.staticData().catchUpFloors as IDataObject)['order.created']).toBe('number');
+	});
+});
+
+describe('each change runs once, whatever the service sends and the user does', () => {
+	const setStatus = async (id: string, status: string) => expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
+
+	it('status changes delivered and run, then a restart: none runs again, whichever order.updated shape the service sends', async () => {
+		const t = trigger();
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		const ids: string[] = [];
+		for (let i = 0; i < 3; i++) {
+			const order = await checkout();
+			ids.push(String(order.id ?? order.order_id));
+		}
+		for (const id of ids) await setStatus(id, 'processing');
+		const updates = eventsSince(from).filter((e) => e.type === 'order.updated');
+		expect(updates).toHaveLength(3);
+		for (const event of eventsSince(from)) expect(await deliverAndRun(t, event)).toHaveLength(1);
+		const restarted = t.restarted();
+		const { runs } = await restarted.trigger('init');
+		const read = jsonOf(runs[0]?.workflowData?.[0] ?? []);
+		// The read reports them again (orders created since the cursor show their status change on either profile)…
+		expect(read.filter((e) => e.type === 'order.updated').map((e) => changeKey(e.type, e.data)).sort()).toEqual(updates.map((e) => changeKey(e.type, e.data)).sort());
+		// …and each is found claimed by its delivery.
+		expect(await restarted.run(runs[0])).toEqual([]);
+	});
+
+	it('Events widened on an active trigger (Product Created, then also Order Created): no order made before the widening runs; a new one runs once', async () => {
+		const products = trigger(1.3, {}, ['product.created']);
+		await products.trigger('activate');
+		for (let i = 0; i < 3; i++) await checkout();
+		const widened = trigger(1.3, {}, ['product.created', 'order.created']);
+		Object.assign(widened.staticData(), JSON.parse(JSON.stringify(products.staticData())));
+		await ctx.admin('DELETE', '/requests');
+		const { runs } = await widened.trigger('update');
+		expect(runs).toEqual([]);
+		expect(Object.keys(widened.staticData().catchUpFloors as IDataObject).sort()).toEqual(['order.created', 'product.created']);
+		const order = await checkout();
+		const after = await widened.trigger('init');
+		expect(jsonOf(await widened.run(after.runs[0])).map((e) => [e.type, (e.data as IDataObject).order_id])).toEqual([['order.created', order.id ?? order.order_id]]);
+	});
+
+	it('version 1.4 reconciles on n8n\'s schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again', async () => {
+		const t = trigger(1.4, { reconcileEveryMinutes: 0.05 });
+		const active = await t.trigger('activate');
+		expect(active.schedule).toEqual({ expression: '*/3 * * * * *' });
+		const from = ctx.sb.events.length;
+		await checkout();
+		await checkout();
+		const [lost, delivered] = eventsSince(from);
+		expect(await deliverAndRun(t, delivered)).toHaveLength(1);
+		// Younger than half the interval: left to its delivery.
+		await new Promise((resolve) => setTimeout(resolve, 1_600));
+		const runs = await active.tick();
+		expect(runs).toHaveLength(1);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(lost.type, lost.data)]);
+		expect(jsonOf(await t.run(runs[0]))).toHaveLength(1);
+		// The next reading starts nothing; the lost delivery arriving late runs nothing.
+		expect(await active.tick()).toHaveLength(1);
+		expect(await deliverAndRun(t, lost)).toEqual([]);
+		await t.close();
+	});
+
+	it('the default schedule: every 5 minutes from version 1.4, none in 1.3 unless the option is set', async () => {
+		expect((await trigger(1.4).trigger('activate')).schedule).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/) });
+		expect((await trigger(1.3).trigger('activate')).schedule).toBeUndefined();
+		expect((await trigger(1.3, { reconcileEveryMinutes: 15 }).trigger('activate')).schedule).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
+		expect((await trigger(1.4, { reconcileEveryMinutes: 0 }).trigger('activate')).schedule).toBeUndefined();
+	});
+
+	it('a wrong API key at an activation by hand fails it with the reason, within seconds', async () => {
+		const t = createTriggerHarness({ nodeType: new StorefrontTrigger(), typeVersion: 1.3, parameters: { events: ['*'], options: {} } as never, credentials: { ...ctx.credentials, apiKey: 'sf_revoked', webhookSecret: SECRET } as never });
+		await expect(t.trigger('activate')).rejects.toMatchObject({ message: expect.stringContaining('401') });
 	});
 });
 
@@ -197,6 +309,14 @@ describe('refused deliveries are reported, within bounds', () => {
 			message: 'Refused a delivery: The X-Service-Signature digest does not match the request body',
 			description: expect.stringContaining('"Webhook Secret" field of the credentials'),
 		});
+	});
+
+	it('with On Error set to continue (either output), a refused delivery passes nothing to the next node', async () => {
+		const t = trigger();
+		const outcome = await t.deliver(forged());
+		for (const onError of ['continueRegularOutput', 'continueErrorOutput'] as const) {
+			expect(await t.run(outcome.result, 'webhook', { onError })).toEqual([]);
+		}
 	});
 
 	it('10,000 forged deliveries in a minute start one failed run; version 1.2 starts none', async () => {

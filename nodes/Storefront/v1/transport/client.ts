@@ -28,6 +28,12 @@ export interface ClientSettings {
 	 * A time, not a count of refusals: with the governor a request is refused about once per window at most.
 	 */
 	rateLimitWaitMs: number;
+	/**
+	 * How long one try waits for the service's answer. A service that accepts the connection and never answers (a hung
+	 * load balancer) would otherwise hold the run, or a trigger's activation, for ever. A time-out counts as a broken
+	 * connection: GET, PUT and DELETE are tried again, a POST never (it may have reached the service).
+	 */
+	timeoutMs: number;
 	/** Versions 1 and 1.1 also give up after this many 429s for one request (their Max Retries); undefined: no count. */
 	maxRateLimitRefusals?: number;
 }
@@ -40,6 +46,7 @@ export const DEFAULT_SETTINGS: ClientSettings = {
 	retryDelayMs: 1000,
 	maxRequestsPerMinute: 0,
 	rateLimitWaitMs: DEFAULT_RATE_LIMIT_WAIT_S * 1000,
+	timeoutMs: 60_000,
 };
 
 /** Longest backoff between two tries of a temporary fault. */
@@ -157,6 +164,7 @@ export class StorefrontClient {
 				headers: { Accept: 'application/json' },
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
+				timeout: this.settings.timeoutMs,
 			};
 			let response: FullResponse;
 			try {
@@ -348,13 +356,19 @@ export class StorefrontClient {
 		error: unknown,
 		target: RequestTarget,
 	): NodeApiError {
-		const reason = code ?? (isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error');
+		// Axios names its own time-out ECONNABORTED; ETIMEDOUT is the system's.
+		const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+		const said = isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
+		const reason = timedOut ? `no answer within ${duration(this.settings.timeoutMs)} (${code})` : (code ?? said);
 		return nodeApiError(
 			this.ctx,
 			{ message: `Could not reach the Storefront API: ${reason}` },
 			{
 				message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
-				description: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
+				description:
+					timedOut && method === 'POST'
+						? 'The request may have reached the service before the time-out: check whether it took effect before running it again.'
+						: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
 				itemIndex: target.itemIndex,
 			},
 		);
