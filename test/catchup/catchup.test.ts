@@ -84,7 +84,7 @@ async function settled(workflowId: string, atLeast = 0) {
 	);
 }
 
-async function catchUpWorkflow(options: Record<string, unknown> = {}) {
+async function catchUpWorkflow(options: Record<string, unknown> = {}, { typeVersion = 1.3, onError }: { typeVersion?: number; onError?: string } = {}) {
 	const wf = await createWorkflow(env, {
 		name: 'catch-up',
 		nodes: [
@@ -92,7 +92,8 @@ async function catchUpWorkflow(options: Record<string, unknown> = {}) {
 				id: 'catchup-trigger',
 				name: TRIGGER,
 				type: TYPES.trigger,
-				typeVersion: 1.3,
+				typeVersion,
+				...(onError ? { onError } : {}),
 				position: [0, 0],
 				webhookId: randomUUID(),
 				parameters: { events: KINDS, options },
@@ -275,5 +276,61 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 		expect(after).toHaveLength(1);
 		expect(warningsAfter.length).toBeLessThanOrEqual(3);
 		await env.sandbox.admin('POST', '/webhook/rotate', { secret: configured });
+	});
+});
+
+describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
+	test('the public URL down for a while: 40 orders whose deliveries never arrived each run once at the next reading, without a restart; none twice among them and the orders delivered around them', async () => {
+		// Every 15 s (the default is 5 minutes: the same reading, sooner); changes younger than 7.5 s wait for their delivery.
+		const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 }, { typeVersion: 1.4 });
+		await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText()) ? true : undefined), 'the baseline in the log');
+		const from = env.sandbox.events.length;
+		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		await checkouts(5);
+		await env.sandbox.idle();
+		// The tunnel or proxy in front of n8n goes down: every attempt fails until the service gives up.
+		await registerWebhook(env, 'http://127.0.0.1:9/webhook/unreachable');
+		const lostFrom = env.sandbox.events.length;
+		await checkouts(40);
+		await env.sandbox.idle();
+		const lost = env.sandbox.events.slice(lostFrom).filter((e) => e.type === 'order.created').map((e) => changeOf(e.type, e.data));
+		await registerWebhook(env, wf.url);
+		await checkouts(5);
+		const restoredAt = Date.now();
+		const expected = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
+		const executions = await eventually(async () => {
+			const all = (await settled(wf.id, executionsBefore + 11)).slice(executionsBefore);
+			return expected.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
+		}, 'every order to run', 120_000);
+		const { runs, sources, twice } = runsOf(executions);
+		const caughtUp = executions.flatMap((e) => e.items).filter(({ json }) => json.source === 'catchUp').map(({ json }) => changeOf(String(json.type), json.data));
+		say(`public URL down while n8n runs: ${lost.length} orders whose deliveries never arrived; run by the reconciliation ${sources.catchUp} (all within ${((Date.now() - restoredAt) / 1000).toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; twice ${twice.length}`);
+		expect(lost).toHaveLength(40);
+		expect(expected).toHaveLength(50);
+		expect(expected.filter((c) => !runs.has(c))).toEqual([]);
+		expect(twice).toEqual([]);
+		expect([...caughtUp].sort()).toEqual([...lost].sort());
+	});
+
+	test('forged deliveries to a trigger whose On Error continues (regular or error output): the next node runs 0 times; the refusal is in n8n\'s log', async () => {
+		for (const onError of ['continueRegularOutput', 'continueErrorOutput']) {
+			const wf = await catchUpWorkflow({}, { typeVersion: 1.4, onError });
+			const before = logText().length;
+			const body = JSON.stringify({ id: `evt_forged_${onError}`, type: 'order.created', created_at: new Date().toISOString(), data: { order_id: 'ord_forged' } });
+			const forged = `sha256=${createHmac('sha256', 'whsec_forger').update(body).digest('hex')}`;
+			for (let i = 0; i < 5; i++) {
+				const answer = await fetch(wf.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': forged }, body });
+				expect(answer.status).toBe(401);
+			}
+			const executions = await settled(wf.id, 1);
+			const received = [];
+			for (const e of executions) {
+				const execution = await env.client.getExecution(e.id);
+				received.push(...(execution.data?.resultData?.runData?.Received ?? []));
+			}
+			say(`forged deliveries with On Error ${onError}: 5 answered 401; executions ${executions.length}, runs of the next node ${received.length}`);
+			expect(received).toEqual([]);
+			expect(logText().slice(before)).toContain(`refused a delivery to workflow "${wf.name}"`);
+		}
 	});
 });

@@ -4,6 +4,7 @@
 // claims store of test/helpers/deduplication.ts), and the bounds on refused deliveries. Real n8n: test/catchup.
 import { createHmac } from 'crypto';
 import type { IDataObject, INodeType, IWebhookResponseData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { useSandbox } from '../node/context';
 import { api } from '../helpers/sandbox';
@@ -70,15 +71,15 @@ describe('what identifies a change (changeKey)', () => {
 		expect(changeKey('product.created', { product_id: 'prod_1' })).toBe('product.created/prod_1');
 	});
 	it('does not depend on the optional fields: an order.updated without previous_status (the order as a list shows it), a payment without payment_id, ids under id or <resource>_id', () => {
-		const key = 'order.updated/ord_1/shipped';
-		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped' })).toBe(key);
-		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).toBe(key);
-		expect(changeKey('order.updated', { id: 'ord_1', status: 'shipped', updated_at: '2026-11-26T10:00:00Z', customer_id: 'cus_1' })).toBe(key);
+		const shipped = 'order.updated/ord_1/shipped';
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped' })).toBe(shipped);
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).toBe(shipped);
+		expect(changeKey('order.updated', { id: 'ord_1', status: 'shipped', updated_at: '2026-11-26T10:00:00Z', customer_id: 'cus_1' })).toBe(shipped);
 		expect(changeKey('payment.completed', { order_id: 'ord_1', amount: 5 })).toBe(changeKey('payment.completed', { payment_id: 'pay_1', order_id: 'ord_1' }));
 		expect(changeKey('payment.completed', { id: 'ord_1', paid_at: '2026-11-26T10:00:00Z' })).toBe('payment.completed/ord_1');
 		// What a user loses on a service that does not say the previous status: a second update of an order in the same
 		// status (an address edit, say) is taken as the change to that status, and runs once with it.
-		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', note: 'address edited' })).toBe(key);
+		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', note: 'address edited' })).toBe(shipped);
 	});
 	it('tells apart the changes of one order, and has none for an update that did not change the status, inventory.low or unknown kinds', () => {
 		expect(changeKey('order.updated', { order_id: 'ord_1', status: 'shipped', previous_status: 'processing' })).not.toBe(
@@ -273,7 +274,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 		const [lost, delivered] = eventsSince(from);
 		expect(await deliverAndRun(t, delivered)).toHaveLength(1);
 		// Younger than half the interval: left to its delivery.
-		await new Promise((resolve) => setTimeout(resolve, 1_600));
+		await sleep(1_600);
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(lost.type, lost.data)]);
