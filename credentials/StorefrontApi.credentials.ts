@@ -1,5 +1,6 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
+	IHttpRequestOptions,
 	Icon,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -55,14 +56,12 @@ export class StorefrontApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
-	};
+	// A function, not n8n's generic block: n8n resolves a generic block's `={{…}}` with the workflow's expression
+	// engine, which n8n 2.x only lends inside a node's own call (execute(), poll(), trigger() until it returns). The
+	// Storefront Trigger's reconciliation sends requests later, on n8n's schedule (docs/trigger.md, Reconcile Every).
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey ?? '')}` } };
+	}
 
 	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer. The
 	// rules give the two usual mistakes a message saying what to fix (n8n would show only "Unauthorized" or

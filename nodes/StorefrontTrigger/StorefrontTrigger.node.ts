@@ -412,7 +412,7 @@ export class StorefrontTrigger implements INodeType {
 		const { typeVersion } = this.getNode();
 		if (this.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
 		const workflow = this.getWorkflow();
-		const reconciler = new Reconciler(this, {
+		const reconciler = await Reconciler.create(this, {
 			events: this.getNodeParameter('events', []) as string[],
 			scope: `${workflow.id ?? ''}:${this.getNode().id}`,
 			about: `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`,

@@ -4,6 +4,8 @@
 // first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every
 // request has a time-out, and a reading that fails is tried again with backoff until the service answers, however
 // long, so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys).
+// What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
+// its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -59,11 +61,22 @@ export class Reconciler {
 	private readonly memory = newMemory();
 	private readonly staticData: IDataObject;
 
-	constructor(
+	private constructor(
 		private readonly ctx: ITriggerFunctions,
+		private readonly client: StorefrontClient,
 		private readonly options: ReadingOptions,
 	) {
 		this.staticData = ctx.getWorkflowStaticData('node');
+	}
+
+	/**
+	 * Called in trigger(), before it returns: n8n 2.x lends a node its expression engine only until then, and reading
+	 * the credentials (like the node's parameters) may need it. Its requests need none (see the credentials' authenticate).
+	 */
+	static async create(ctx: ITriggerFunctions, options: ReadingOptions): Promise<Reconciler> {
+		// No retries of its own: a failed reading is tried again whole, with the backoff below.
+		const client = await StorefrontClient.create(ctx, { rateLimitWaitMs: RATE_LIMIT_WAIT_MS, timeoutMs: READ_TIMEOUT_MS, maxRetries: 0 });
+		return new Reconciler(ctx, client, options);
 	}
 
 	/**
@@ -108,10 +121,8 @@ export class Reconciler {
 	}
 
 	private async once(settleMs: number): Promise<void> {
-		// No retries of its own: a failed reading is tried again whole, with the backoff below.
-		const client = await StorefrontClient.create(this.ctx, { rateLimitWaitMs: RATE_LIMIT_WAIT_MS, timeoutMs: READ_TIMEOUT_MS, maxRetries: 0 });
 		const { scope, events, about } = this.options;
-		const found = await readChanges(client, scope, this.staticData, events, this.memory, Date.now(), settleMs);
+		const found = await readChanges(this.client, scope, this.staticData, events, this.memory, Date.now(), settleMs);
 		if (this.stopped) return;
 		if (found.baselined.length) {
 			this.ctx.logger.info(

@@ -1,10 +1,11 @@
 /* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The Storefront API credentials as n8n applies them. `authenticate`: a node request through n8n-core's
-// httpRequestWithAuthentication, with the generic block resolved by the workflow's expression engine.
+// httpRequestWithAuthentication, the Bearer header set by the credential's function (no expression to resolve).
 // `test`: the request n8n's credential dialog sends, run the way n8n's CredentialsTester runs it — a throw-away
 // node type whose only property routes `test.request`, executed by n8n-core's RoutingNode — against the sandbox.
 import type {
 	ICredentialDataDecryptedObject,
+	IHttpRequestOptions,
 	INode,
 	INodeType,
 	INodeTypes,
@@ -132,7 +133,7 @@ describe('credential test request (Test button in the credential dialog)', () =>
 	});
 });
 
-describe('authenticate (generic Bearer header) applied by n8n-core to node requests', () => {
+describe('authenticate (a Bearer header) applied by n8n-core to node requests', () => {
 	const getStore = { resource: 'store', operation: 'get', storeId: 'store_001' };
 
 	test('a node request with the stored key is accepted by the API', async () => {
@@ -148,10 +149,10 @@ describe('authenticate (generic Bearer header) applied by n8n-core to node reque
 		expect(JSON.stringify(error)).not.toContain(`${sb.apiKey}x`);
 	});
 
-	test('the generic block is the Bearer header the spec asks for', () => {
-		expect(credentialType.authenticate).toEqual({
-			type: 'generic',
-			properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } },
-		});
+	test('it sets the Bearer header the spec asks for, keeps the request\'s other headers, and needs no expression engine (n8n 2.x lends one only inside a node\'s call)', async () => {
+		const authenticate = credentialType.authenticate as (c: ICredentialDataDecryptedObject, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>;
+		const request: IHttpRequestOptions = { url: 'https://api.example.test/v1/products', headers: { Accept: 'application/json' } };
+		expect(await authenticate({ apiKey: 'sf_key_1' }, request)).toEqual({ ...request, headers: { Accept: 'application/json', Authorization: 'Bearer sf_key_1' } });
+		expect(request.headers).toEqual({ Accept: 'application/json' });
 	});
 });
