@@ -137,6 +137,18 @@ class N8nClient {
 		return this.request('POST', `/workflows/${id}/activate`, { versionId: workflow.versionId });
 	}
 
+	/**
+	 * Saves changes to a workflow as the editor does, and publishes them when it is active: n8n 2.x saves a draft and
+	 * makes it live with an activation of the new version; n8n 1.x re-activates an active workflow on save.
+	 * @param {string} id @param {object} changes {nodes?, connections?, …}
+	 */
+	async updateWorkflow(id, changes) {
+		const workflow = await this.getWorkflow(id);
+		const saved = await this.request('PATCH', `/workflows/${id}`, { ...changes, versionId: workflow.versionId });
+		if ((await this.major()) < 2 || !workflow.activeVersionId) return saved;
+		return this.request('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
+	}
+
 	/** @param {string} id */
 	async deactivateWorkflow(id) {
 		if ((await this.major()) < 2) {

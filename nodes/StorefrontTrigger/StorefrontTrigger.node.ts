@@ -436,7 +436,7 @@ export class StorefrontTrigger implements INodeType {
 		const minutes = reconcileMinutes(options, typeVersion);
 		// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
 		const settleMs = Math.min(SETTLE_MS, minutes * 30_000);
-		if (minutes > 0) this.helpers.registerCron({ expression: scheduleOf(minutes) as never }, () => void reconciler.read(settleMs));
+		if (minutes > 0) this.helpers.registerCron({ expression: scheduleOf(minutes) as never }, () => void reconciler.read(settleMs, true));
 		return { closeFunction: async () => reconciler.stop() };
 	}
 

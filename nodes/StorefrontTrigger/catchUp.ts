@@ -164,7 +164,8 @@ export interface CatchUp {
  * it is reported); the others report every change since their cursor, as the polling trigger reports them to a
  * trigger that remembers what `memory` holds: an order changed since then reports its current status
  * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first. Changes
- * newer than `settleMs` are left to their deliveries (the next read finds them if none arrives).
+ * newer than `settleMs` are left to their deliveries (the next read finds them if none arrives). `beforeRequest`
+ * paces the requests.
  */
 export async function readChanges(
 	client: StorefrontClient,
@@ -174,6 +175,7 @@ export async function readChanges(
 	memory: ReadMemory,
 	now: number,
 	settleMs = 0,
+	beforeRequest: () => Promise<void> = async () => {},
 ): Promise<CatchUp> {
 	const wanted = caughtUpKinds(events);
 	const floors: Floors = { ...floorsIn(staticData, wanted) };
@@ -187,7 +189,16 @@ export async function readChanges(
 		const cursors = reading.map((kind) => catchUpCursor(staticData, floors[kind] as number));
 		const readTo = memory.readTo[resource];
 		const since = cursors.length ? Math.max(Math.min(...cursors), readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS) : undefined;
-		const read = await readList(reader(client, resource), resource, since, 1);
+		const fetchPage = reader(client, resource);
+		const read = await readList(
+			async (page) => {
+				await beforeRequest();
+				return await fetchPage(page);
+			},
+			resource,
+			since,
+			1,
+		);
 		requests += read.requests;
 		// The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are dated
 		// by created_at and were paid later.

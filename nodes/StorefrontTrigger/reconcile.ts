@@ -28,6 +28,15 @@ const RATE_LIMIT_WAIT_MS = 60_000;
  * data (previous_status, payment_id) that a list does not show. Twice the contract's retry span (15 s).
  */
 export const SETTLE_MS = 30_000;
+/**
+ * A scheduled reading sends its first FREE_REQUESTS requests at once and each further one REQUEST_SPACING_MS after the
+ * last, and the next one starts only once it is done: however large a shop a service makes the trigger read whole (no
+ * `updated_at`: ⌈records/100⌉ requests per list), the reconciliation adds at most 10 requests a minute, a tenth of the
+ * Starter plan's 100, to the FREE_REQUESTS per interval a quiet shop costs. The reading at activation and start is
+ * not paced: it runs once, and what n8n missed while down should run soon.
+ */
+export const FREE_REQUESTS = 2;
+export const REQUEST_SPACING_MS = 6_000;
 /** After a failed reading: 5 s, doubling, at most this long, until one succeeds. */
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -83,12 +92,12 @@ export class Reconciler {
 	 * Starts a reading unless one is under way (then nothing: a schedule's tick never queues behind a slow one).
 	 * Resolves with the outcome of its first attempt; when that failed, it goes on trying in the background.
 	 */
-	async read(settleMs: number): Promise<Error | undefined> {
+	async read(settleMs: number, paced = false): Promise<Error | undefined> {
 		if (this.running || this.stopped) return undefined;
 		this.running = true;
 		let first: (outcome: Error | undefined) => void = () => {};
 		const outcome = new Promise<Error | undefined>((resolve) => (first = resolve));
-		void this.attempts(settleMs, (result) => {
+		void this.attempts(settleMs, paced, (result) => {
 			first(result);
 			first = () => {};
 		}).finally(() => (this.running = false));
@@ -100,10 +109,10 @@ export class Reconciler {
 		this.stopped = true;
 	}
 
-	private async attempts(settleMs: number, report: (outcome: Error | undefined) => void): Promise<void> {
+	private async attempts(settleMs: number, paced: boolean, report: (outcome: Error | undefined) => void): Promise<void> {
 		for (let attempt = 0; !this.stopped; attempt++) {
 			try {
-				await this.once(settleMs);
+				await this.once(settleMs, paced);
 				report(undefined);
 				return;
 			} catch (error) {
@@ -114,15 +123,24 @@ export class Reconciler {
 						`Storefront Trigger: could not read the Storefront lists for ${this.options.about}; trying again in ${Math.round(wait / 1000)} s (the changes made meanwhile run then, once): ${(error as Error).message}`,
 					);
 				}
-				// In steps, so that a deactivation ends the wait too.
-				for (let waited = 0; waited < wait && !this.stopped; waited += 1_000) await sleep(Math.min(1_000, wait - waited));
+				await this.wait(wait);
 			}
 		}
 	}
 
-	private async once(settleMs: number): Promise<void> {
+	/** Waits `ms` in steps, so that a deactivation ends the wait too. */
+	private async wait(ms: number): Promise<void> {
+		for (let waited = 0; waited < ms && !this.stopped; waited += 1_000) await sleep(Math.min(1_000, ms - waited));
+	}
+
+	private async once(settleMs: number, paced: boolean): Promise<void> {
 		const { scope, events, about } = this.options;
-		const found = await readChanges(this.client, scope, this.staticData, events, this.memory, Date.now(), settleMs);
+		let sent = 0;
+		const pace = async () => {
+			if (paced && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
+			if (this.stopped) throw new Error('deactivated');
+		};
+		const found = await readChanges(this.client, scope, this.staticData, events, this.memory, Date.now(), settleMs, pace);
 		if (this.stopped) return;
 		if (found.baselined.length) {
 			this.ctx.logger.info(

@@ -84,7 +84,7 @@ async function settled(workflowId: string, atLeast = 0) {
 	);
 }
 
-async function catchUpWorkflow(options: Record<string, unknown> = {}, { typeVersion = 1.3, onError }: { typeVersion?: number; onError?: string } = {}) {
+async function catchUpWorkflow(options: Record<string, unknown> = {}, { typeVersion = 1.3, onError, events = KINDS }: { typeVersion?: number; onError?: string; events?: string[] } = {}) {
 	const wf = await createWorkflow(env, {
 		name: 'catch-up',
 		nodes: [
@@ -96,7 +96,7 @@ async function catchUpWorkflow(options: Record<string, unknown> = {}, { typeVers
 				...(onError ? { onError } : {}),
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { events: KINDS, options },
+				parameters: { events, options },
 				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
 			},
 			{ id: 'catchup-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
@@ -231,6 +231,59 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		expect(lost).toEqual([]);
 		expect(twice).toEqual([]);
 	});
+
+	test('a Storefront API that accepts connections and never answers while n8n starts: plain Webhook workflows answer while it hangs; once it answers again, the 10 orders created while n8n was down run once, without another restart', async () => {
+		const hooks = [];
+		for (let i = 0; i < 4; i++) {
+			const path = randomUUID();
+			hooks.push(
+				await createWorkflow(env, {
+					name: 'plain webhook',
+					nodes: [{ id: `plain-${i}`, name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } }],
+					connections: {},
+				}),
+			);
+		}
+		const from = env.sandbox.events.length;
+		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const logFrom = logText().length;
+		let startedAt = 0;
+		await env.restart(60_000, {}, async () => {
+			await checkouts(10);
+			// Their deliveries fail every attempt while n8n is down.
+			await env.sandbox.idle();
+			// A hung load balancer: every API request is held ten minutes before it is answered.
+			await env.sandbox.admin('POST', '/faults', { type: 'slow', delay_ms: 600_000, count: 100_000, path: '/v1/' });
+			startedAt = Date.now();
+		});
+		const answered = await Promise.all(
+			hooks.map(async (hook) =>
+				await eventually(async () => {
+					const res = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+					// n8n answers every request 200 "n8n is starting up" while it migrates: the Webhook node's own answer counts.
+					return res.status === 200 && (await res.text()).includes('Workflow was started') ? Date.now() - startedAt : undefined;
+				}, 'a plain Webhook workflow to answer', 60_000),
+			),
+		);
+		// The trigger's reading is held by the hung API: it times out and says it will try again.
+		await eventually(() => (logText().slice(logFrom).includes(`could not read the Storefront lists for workflow "${wf.name}"`) ? true : undefined), 'the reading to time out', 60_000);
+		expect((await env.sandbox.admin('GET', '/faults')).body).toHaveLength(1);
+		await env.sandbox.admin('DELETE', '/faults');
+		const answersAgainAt = Date.now();
+		const created = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
+		const executions = await eventually(async () => {
+			const all = executionsOf(env.userFolder, wf.id).slice(executionsBefore);
+			return created.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
+		}, 'the orders made while n8n was down to run', 120_000);
+		const { runs, twice } = runsOf(await settled(wf.id, executionsBefore + executions.length));
+		say(
+			`Storefront API hung while n8n started: 4 plain Webhook workflows answered ${answered.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} after the start began, while it hung; the ${created.length} orders made while n8n was down ran ${(((executions.at(-1)?.createdAt ?? Date.now()) - answersAgainAt) / 1000).toFixed(1)} s after it answered again, without a restart`,
+		);
+		expect(answered).toHaveLength(4);
+		expect(created).toHaveLength(10);
+		expect(created.filter((c) => runs.get(c) !== 1)).toEqual([]);
+		expect(twice).toEqual([]);
+	});
 });
 
 describe('refused deliveries are visible (node version 1.3)', () => {
@@ -331,6 +384,35 @@ describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
 			say(`forged deliveries with On Error ${onError}: 5 answered 401; executions ${executions.length}, runs of the next node ${received.length}`);
 			expect(received).toEqual([]);
 			expect(logText().slice(before)).toContain(`refused a delivery to workflow "${wf.name}"`);
+		}
+	});
+});
+
+describe('the user edits the workflow', () => {
+	test('Events widened on an active trigger and published again (Product Created, then also Order Created; Inventory Low, then also Order Created): none of the shop\'s 20 newer orders runs; an order made afterwards runs once', async () => {
+		for (const first of [['product.created'], ['inventory.low']]) {
+			const wf = await catchUpWorkflow({}, { typeVersion: 1.4, events: first });
+			const old = env.sandbox.events.length;
+			await checkouts(20);
+			await env.sandbox.idle();
+			const olderOrders = sandboxChanges(old).filter((c) => c.startsWith('order.created'));
+			const logFrom = logText().length;
+			const nodes = wf.workflow.nodes.map((node: any) => (node.name === TRIGGER ? { ...node, parameters: { ...node.parameters, events: [...first, 'order.created'] } } : node));
+			await env.client.updateWorkflow(wf.id, { nodes, connections: wf.workflow.connections });
+			await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\) \\(order\\.created`).test(logText().slice(logFrom)) ? true : undefined), 'the new kind\'s baseline');
+			const from = env.sandbox.events.length;
+			await checkouts(1);
+			const [fresh] = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
+			const executions = await eventually(async () => {
+				const all = executionsOf(env.userFolder, wf.id);
+				return runsOf(all).runs.has(fresh) ? all : undefined;
+			}, 'the new order to run', 60_000);
+			const { runs } = runsOf(await settled(wf.id, executions.length));
+			const ranOld = olderOrders.filter((c) => runs.has(c));
+			say(`Events ${first.join(', ')} widened with order.created and published: of the shop's ${olderOrders.length} newer orders ${ranOld.length} ran; the order made afterwards ran ${runs.get(fresh)} time(s)`);
+			expect(olderOrders).toHaveLength(20);
+			expect(ranOld).toEqual([]);
+			expect(runs.get(fresh)).toBe(1);
 		}
 	});
 });

@@ -11,6 +11,7 @@ import { api } from '../helpers/sandbox';
 import { createTriggerHarness } from '../helpers/webhook';
 import { CATCH_UP_MARGIN_MS, catchUpCursor, changeKey, noteSeen } from '../../nodes/StorefrontTrigger/catchUp';
 import { FAILED_EXECUTION_EVERY_MS, noteRefusal, WARNING_EVERY_MS } from '../../nodes/StorefrontTrigger/refusals';
+import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger/reconcile';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 
 const SECRET = 'whsec_catch_up_test';
@@ -54,6 +55,11 @@ const signed = (event: IDataObject, secret = SECRET) => {
 const checkout = async () => await ctx.admin<IDataObject>('POST', '/simulate/checkout', {});
 /** The sandbox's own webhook events since `from` of the kinds a catch-up reports. */
 const eventsSince = (from: number) => ctx.sb.events.slice(from).filter((e) => KINDS.includes(e.type)) as unknown as IDataObject[];
+/** Whether `check` becomes true within 10 s. */
+async function eventuallyTrue(check: () => Promise<boolean>) {
+	for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) if (await check()) return true;
+	return false;
+}
 /** Deliver a sandbox event and run what it starts: the items its run passed on. */
 async function deliverAndRun(t: Harness, event: IDataObject) {
 	const outcome = await t.deliver(signed(event));
@@ -284,6 +290,22 @@ describe('each change runs once, whatever the service sends and the user does', 
 		expect(await deliverAndRun(t, lost)).toEqual([]);
 		await t.close();
 	});
+
+	it(`a scheduled reading sends ${FREE_REQUESTS} requests at once and paces the rest ${REQUEST_SPACING_MS / 1000} s apart (at most 10 a minute beyond a quiet shop's): the third waits`, async () => {
+		const t = trigger(1.4, { reconcileEveryMinutes: 0.05 });
+		const active = await t.trigger('activate');
+		// More than a page of orders changed since the cursor: a reading of 3 requests.
+		for (let i = 0; i < 101; i++) await checkout();
+		await ctx.admin('DELETE', '/requests');
+		const gets = async () => (await ctx.requests()).filter((r) => r.method === 'GET').length;
+		const reading = active.tick();
+		await expect(eventuallyTrue(async () => (await gets()) >= FREE_REQUESTS)).resolves.toBe(true);
+		await sleep(1_000);
+		expect(await gets()).toBe(FREE_REQUESTS);
+		await reading;
+		expect(await gets()).toBe(FREE_REQUESTS + 1);
+		await t.close();
+	}, 30_000);
 
 	it('the default schedule: every 5 minutes from version 1.4, none in 1.3 unless the option is set', async () => {
 		expect((await trigger(1.4).trigger('activate')).schedule).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/) });
