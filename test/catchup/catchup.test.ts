@@ -14,6 +14,7 @@ import * as fs from 'fs';
 import { api } from '../helpers/sandbox';
 import { CREDENTIAL_NAME, eventually, registerWebhook, startEnvironment, createWorkflow, TYPES, type Environment } from '../e2e/environment';
 import { executionsOf, type ExecutionRecord } from '../reliability/n8n-db';
+import { PROFILE } from '../helpers/profile';
 
 jest.setTimeout(600_000);
 
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 /** What a change is, from an event's type and data: the test's own reading of "the same change", apart from the node's. */
 const changeOf = (type: string, data: any) =>
-	type === 'order.updated' ? `${type} ${data.order_id} → ${data.status}` : `${type} ${data.order_id ?? data.product_id}`;
+	type === 'order.updated' ? `${type} ${data.order_id ?? data.id} → ${data.status}` : `${type} ${data.order_id ?? data.product_id ?? data.id}`;
 
 /** The sandbox's events of the caught-up kinds since index `from` of its event log, as changes. */
 const sandboxChanges = (from: number) =>
@@ -329,6 +330,37 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 		expect(after).toHaveLength(1);
 		expect(warningsAfter.length).toBeLessThanOrEqual(3);
 		await env.sandbox.admin('POST', '/webhook/rotate', { secret: configured });
+	});
+});
+
+describe('whatever the service sends', () => {
+	test('30 status changes delivered as the order itself (no previous_status: the spec\'s plainest reading) run once each; n8n restarted: none runs again', async () => {
+		// The spec-literal profile sends events so; a contract-profile cell is switched to it for this test.
+		await env.sandbox.admin('PUT', '/compat', { event_data: 'record' });
+		try {
+			const wf = await catchUpWorkflow({}, { typeVersion: 1.4 });
+			await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText()) ? true : undefined), 'the baseline in the log');
+			const from = env.sandbox.events.length;
+			await checkouts(30);
+			const orders = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created').map((e) => String((e.data as any).order_id));
+			await changeStatuses(orders);
+			await env.sandbox.idle();
+			const updates = env.sandbox.events.slice(from).filter((e) => e.type === 'order.updated');
+			expect(updates).toHaveLength(30);
+			expect(updates.filter((e) => 'previous_status' in (e.data as object))).toEqual([]);
+			const expected = sandboxChanges(from);
+			const before = await settled(wf.id, expected.length);
+			const delivered = runsOf(before);
+			expect(expected.filter((c) => delivered.runs.get(c) !== 1)).toEqual([]);
+			await env.restart();
+			const after = await settled(wf.id, before.length + 1);
+			const again = runsOf(after.slice(before.length));
+			say(`30 order.updated without previous_status, run once each; after a restart the catch-up passed on ${again.runs.size} (ran twice overall: ${runsOf(after).twice.length})`);
+			expect([...again.runs.keys()]).toEqual([]);
+			expect(runsOf(after).twice).toEqual([]);
+		} finally {
+			await env.sandbox.admin('PUT', '/profile', { profile: PROFILE });
+		}
 	});
 });
 
