@@ -9,7 +9,7 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const ALL = ['sandbox', 'trigger', 'node', 'poll', 'catchup', 'n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale'];
+const ALL = ['sandbox', 'trigger', 'node', 'poll', 'catchup', 'reconcile', 'n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale'];
 const IN_N8N = ['n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale'];
 const chosen = process.argv.slice(2).filter((name) => ALL.includes(name));
 const run = (args) => spawnSync(args[0], args.slice(1), { cwd: root, stdio: 'inherit' }).status === 0;
