@@ -42,11 +42,11 @@ const INSTALL_LABELS = {
  * installed by name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during
  * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
  * 2/community/queue is every process installing and updating the package itself. The spec-literal cell runs the
- * suites that read the service's records (e2e, AI Agent, polling) against the sandbox's spec-literal profile.
+ * suites that read the service's records (e2e, AI Agent, polling, catch-up) against the sandbox's spec-literal profile.
  * @param {string} mode @param {string} install @param {string} [profile]
  */
 function projectsOf(mode, install, profile = 'contract') {
-	if (profile !== 'contract') return ['e2e', 'ai', 'polling'];
+	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup'];
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
 	if (install === 'custom') return ['e2e', 'ai'];
 	// The polling suite waits on n8n's one-minute poll schedule, the catch-up suite on n8n restarts and the service's

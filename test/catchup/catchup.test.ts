@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import { api } from '../helpers/sandbox';
 import { CREDENTIAL_NAME, eventually, registerWebhook, startEnvironment, createWorkflow, TYPES, type Environment } from '../e2e/environment';
 import { executionsOf, type ExecutionRecord } from '../reliability/n8n-db';
-import { PROFILE } from '../helpers/profile';
+import { PROFILE, SPEC_LITERAL } from '../helpers/profile';
 
 jest.setTimeout(600_000);
 
@@ -162,7 +162,9 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		const catchUps = after.slice(executionsBefore);
 		const cost = await listRequests();
 		say(`restart with nothing missed: catch-up requests orders ${cost.orders}, products ${cost.products}; executions it started: ${catchUps.length} (items passed on: ${catchUps.reduce((n, e) => n + e.items.length, 0)})`);
-		expect(cost).toEqual({ orders: 1, products: 1 });
+		// Lists read whole where records carry no updated_at (spec-literal): a request per 100 records.
+		const pages = (n: number) => (SPEC_LITERAL ? Math.ceil(n / 100) : 1);
+		expect(cost).toEqual({ orders: pages(env.sandbox.state.orders.size), products: pages(env.sandbox.state.products.size) });
 		expect(catchUps).toHaveLength(1);
 		expect(catchUps[0].passedNothing).toBe(true);
 		expect(runsOf(after).twice).toEqual([]);
@@ -196,12 +198,15 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		say(
 			`downtime ${(downMs / 1000).toFixed(1)} s: ${expected.length} changes, ${givenUp.length} of their deliveries given up by the service; ran once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice.length}, lost ${lost.length}; run by the catch-up ${sources.catchUp}, by deliveries ${sources.webhook}; late retries that got through after the start ${late.length} (answered as duplicates on arrival ${dropped.length}); executions ${executions.length}`,
 		);
+		// Without updated_at (spec-literal) a read cannot tell when an order made before the cursor changed status
+		// (docs/trigger.md, Other readings of the spec): such a change whose every delivery the service gave up is lost.
+		const unreadable = SPEC_LITERAL ? events.filter((e) => e.type === 'order.updated' && givenUp.some((d) => d.event_id === e.id)).map((e) => changeOf(e.type, e.data)) : [];
 		expect(givenUp.length).toBeGreaterThanOrEqual(240);
-		expect(lost).toEqual([]);
+		expect([...lost].sort()).toEqual([...unreadable].sort());
 		expect(twice).toEqual([]);
-		expect(runs.size).toBe(250);
-		expect(sources.catchUp + sources.webhook).toBe(250);
-		expect(sources.catchUp).toBeGreaterThanOrEqual(240);
+		expect(runs.size).toBe(250 - unreadable.length);
+		expect(sources.catchUp + sources.webhook).toBe(250 - unreadable.length);
+		expect(sources.catchUp).toBeGreaterThanOrEqual(240 - unreadable.length);
 	});
 
 	test('SIGKILL while deliveries flow, then a start: no change lost (also those n8n acknowledged while starting), none twice', async () => {
@@ -229,7 +234,11 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		say(
 			`crash: ${expected.length} changes; ran once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice.length}, lost ${lost.length}; acknowledged by n8n's start-up answer ${byStartup.length}; left in crashed executions ${inCrashed.size} (${crashed.map((e) => `${e.id} ${e.status}`).join(', ') || 'none'}); brought by the catch-up ${sources.catchUp}, by deliveries ${sources.webhook}; crash ${new Date(crashedAt).toISOString()}`,
 		);
-		expect(lost).toEqual([]);
+		// Spec-literal: a status change of an order made before the cursor that no delivery brought (given up, or
+		// acknowledged by n8n's start-up answer) cannot be read (see the test above); nothing else may be lost.
+		const delivered = (id: string) => deliveries.some((d) => d.event_id === id && d.attempts.some((a: any) => a.ok && !String(a.response ?? '').startsWith('n8n is starting up')));
+		const unreadable = SPEC_LITERAL ? env.sandbox.events.slice(from).filter((e) => e.type === 'order.updated' && !delivered(e.id)).map((e) => changeOf(e.type, e.data)) : [];
+		expect(lost.filter((c) => !unreadable.includes(c))).toEqual([]);
 		expect(twice).toEqual([]);
 	});
 
