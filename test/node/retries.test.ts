@@ -1,5 +1,7 @@
 // Rate limits and transient faults: what is retried (429 always; 502/503/504 and dropped connections only for
 // GET, PUT and DELETE), what is not (POST after it may have reached the service), and the final errors.
+import { sleep } from 'n8n-workflow';
+
 import { useSandbox, httpCodeOf } from './context';
 
 const ctx = useSandbox();
@@ -157,4 +159,28 @@ test('Max Requests per Minute paces the requests and still completes', async () 
 	});
 	expect(items).toHaveLength(250);
 	expect(await ctx.requests()).toHaveLength(3);
+});
+
+describe('a service that accepts the connection and does not answer', () => {
+	test('a read that gets no answer within Timeout is tried again, and succeeds', async () => {
+		await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 3_000, count: 1, path: '/products' });
+		const { items, error } = await ctx.run({ parameters: { ...getProducts, options: { timeout: 1 } } });
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(5);
+		// The held request is answered (and logged) once its three seconds are over; the node had sent its retry by then.
+		await sleep(2_500);
+		expect(await statuses()).toEqual(['GET 200', 'GET 200']);
+	});
+
+	test('a Create that gets no answer is never sent again: the error says it may have reached the service', async () => {
+		const before = ctx.sb.state.products.size;
+		await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 3_000, count: 1, method: 'POST' });
+		const { error } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Maybe', price: 1, options: { timeout: 1 } } });
+		expect(error?.message).toContain('no answer within 1 s');
+		expect((error as { description?: string }).description).toContain('may have reached the service');
+		await sleep(2_500);
+		// One request reached the service, and no second: whatever it made of it, there is never a second product.
+		expect((await statuses()).filter((s) => s.startsWith('POST'))).toHaveLength(1);
+		expect(ctx.sb.state.products.size).toBeLessThanOrEqual(before + 1);
+	});
 });

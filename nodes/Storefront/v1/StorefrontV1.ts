@@ -17,7 +17,7 @@ import * as product from './actions/product';
 import { router } from './actions/router';
 import * as store from './actions/store';
 import { listSearch } from './methods';
-import { DEFAULT_RATE_LIMIT_WAIT_S } from './transport';
+import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from './transport';
 
 /**
  * The subtitle under the node on the canvas, in the names the panel shows ("Update Status: Order"). n8n's usual
@@ -151,6 +151,15 @@ export class StorefrontV1 implements INodeType {
 						default: 1000,
 						description:
 							'First wait before a retry when the service does not say how long to wait; doubles on each further retry, with jitter',
+					},
+					{
+						displayName: 'Timeout (Seconds)',
+						name: 'timeout',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_TIMEOUT_S,
+						description:
+							'How long one try waits for an answer. Then it counts as a broken connection: tried again, except a Create, which may have reached the service.',
 					},
 				],
 			},

@@ -35,6 +35,7 @@ function settingsFrom(options: IDataObject, version: number): Partial<ClientSett
 	if (typeof options.maxRetries === 'number') settings.maxRetries = Math.max(0, Math.floor(options.maxRetries));
 	if (typeof options.retryDelay === 'number') settings.retryDelayMs = Math.max(0, options.retryDelay);
 	if (typeof options.maxRateLimitWait === 'number') settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
+	if (typeof options.timeout === 'number') settings.timeoutMs = Math.max(1, options.timeout) * 1000;
 	if (version < 1.2) settings.maxRateLimitRefusals = settings.maxRetries ?? 5;
 	return settings;
 }

@@ -41,12 +41,15 @@ export interface ClientSettings {
 /** The default time budget of a request waiting for the rate limit: "Max Wait for Rate Limit", 15 minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_S = 900;
 
+/** How long one try waits for an answer by default: "Timeout (Seconds)". */
+export const DEFAULT_TIMEOUT_S = 60;
+
 export const DEFAULT_SETTINGS: ClientSettings = {
 	maxRetries: 5,
 	retryDelayMs: 1000,
 	maxRequestsPerMinute: 0,
 	rateLimitWaitMs: DEFAULT_RATE_LIMIT_WAIT_S * 1000,
-	timeoutMs: 60_000,
+	timeoutMs: DEFAULT_TIMEOUT_S * 1000,
 };
 
 /** Longest backoff between two tries of a temporary fault. */
