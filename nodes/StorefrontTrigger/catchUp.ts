@@ -11,7 +11,7 @@ import { recordId, type StorefrontClient } from '../Storefront/v1/transport';
 import type { EventKind } from '../shared/constants';
 import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../StorefrontPollingTrigger/events';
-import { RecentMap } from '../StorefrontPollingTrigger/state';
+import { MAX_STATUSES, RecentMap } from '../StorefrontPollingTrigger/state';
 
 /** From this version on, "Catch Up After Downtime" is on unless the user turns it off. */
 export const CATCH_UP_VERSION = 1.3;
@@ -213,11 +213,25 @@ export async function readChanges(
 			resource === 'orders'
 				? orderEvents(read.records.values(), orders, read.newest, new Set(reading), now)
 				: productEvents(read.records.values(), { ...fresh, low: [] }, read.newest, new Set(reading), 0, now);
-		memory.statuses = orders.statuses;
-		for (const e of detected.events) if (e.at >= (floors[e.event.type] as number)) found.push(e);
+		const statuses = new RecentMap(orders.statuses, MAX_STATUSES);
+		const before = new Map(memory.statuses);
+		for (const e of detected.events) {
+			if (e.at < (floors[e.event.type] as number)) continue;
+			if (e.at <= now - settleMs) {
+				found.push(e);
+				continue;
+			}
+			// Left to its delivery for now: the memory keeps what it knew of the order, so the next reading reports the
+			// change again (an order it would otherwise know, and never report as created).
+			const id = String(e.event.data.order_id);
+			const previous = before.get(id);
+			if (previous === undefined) statuses.delete(id);
+			else statuses.set(id, previous);
+		}
+		memory.statuses = statuses.entries();
 	}
 	if (baselined.length) staticData[FLOORS_KEY] = floors;
-	const settled = found.filter((e) => e.at <= now - settleMs).sort(byTime);
+	const settled = found.sort(byTime);
 	const changes = known.get(scope);
 	const unknown = settled.map((e) => e.event).filter((event) => !changes?.has(claimKey(event)));
 	return { events: unknown, requests, baselined };

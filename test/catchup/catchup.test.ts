@@ -395,7 +395,11 @@ describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
 		const executions = await eventually(async () => {
 			const all = (await settled(wf.id, executionsBefore + 11)).slice(executionsBefore);
 			return expected.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
-		}, 'every order to run', 120_000);
+		}, 'every order to run', 120_000).catch((error: Error) => {
+			// What the trigger said it read: the readings of this workflow in n8n's log.
+			const readings = logText().split('\n').filter((line) => line.includes(`(id ${wf.id})`));
+			throw new Error(`${error.message}\n${readings.slice(-20).join('\n')}`);
+		});
 		const { runs, sources, twice } = runsOf(executions);
 		const caughtUp = executions.flatMap((e) => e.items).filter(({ json }) => json.source === 'catchUp').map(({ json }) => changeOf(String(json.type), json.data));
 		say(`public URL down while n8n runs: ${lost.length} orders whose deliveries never arrived; run by the reconciliation ${sources.catchUp} (all within ${((Date.now() - restoredAt) / 1000).toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; twice ${twice.length}`);

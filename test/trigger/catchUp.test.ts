@@ -291,6 +291,21 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await t.close();
 	});
 
+	it('a change too young at one reading (left to its delivery) is reported by the next one: the reading that saw it first does not make it known', async () => {
+		const t = trigger(1.4, { reconcileEveryMinutes: 0.05 });
+		const active = await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		await checkout();
+		const [lost] = eventsSince(from);
+		// At once: younger than half the interval, so not reported yet.
+		expect(await active.tick()).toEqual([]);
+		await sleep(1_600);
+		const runs = await active.tick();
+		expect(runs).toHaveLength(1);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(lost.type, lost.data)]);
+		await t.close();
+	});
+
 	it(`a scheduled reading sends ${FREE_REQUESTS} requests at once and paces the rest ${REQUEST_SPACING_MS / 1000} s apart (at most 10 a minute beyond a quiet shop's): the third waits`, async () => {
 		const t = trigger(1.4, { reconcileEveryMinutes: 0.05 });
 		const active = await t.trigger('activate');
