@@ -290,7 +290,7 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 2 },
 						default: DEFAULT_RECONCILE_MINUTES,
 						description:
-							'While the workflow is active, how often to look for changes whose delivery never arrived (a proxy or tunnel down, say) and run them. 0 turns it off. Needs Catch Up After Downtime.',
+							'How often, while the workflow is active, to run the changes whose delivery never arrived (0: never). Needs Catch Up After Downtime.',
 					},
 					{
 						displayName: 'Reject Events Older Than (Minutes)',

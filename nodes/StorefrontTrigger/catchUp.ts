@@ -119,7 +119,7 @@ export function catchUpCursor(staticData: IDataObject, floor: number): number {
 }
 
 /** The kinds of the Events parameter ("*": all) a catch-up reports. */
-export const caughtUpKinds = (events: string[]) => CATCH_UP_KINDS.filter((k) => events.includes('*') || events.includes(k));
+const caughtUpKinds = (events: string[]) => CATCH_UP_KINDS.filter((k) => events.includes('*') || events.includes(k));
 
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new

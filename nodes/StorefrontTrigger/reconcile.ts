@@ -20,7 +20,7 @@ export const DEFAULT_RECONCILE_MINUTES = 5;
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
 export const ACTIVATION_WAIT_MS = 5_000;
 /** One request of a reading waits this long for an answer (a hung load balancer answers never). */
-export const READ_TIMEOUT_MS = 15_000;
+const READ_TIMEOUT_MS = 15_000;
 /** A reading's requests wait at most this long for the key's rate limit; the next reading tries again. */
 const RATE_LIMIT_WAIT_MS = 60_000;
 /**
@@ -46,7 +46,8 @@ const MAX_RETRY_MS = 5 * 60_000;
  * (what the tests and the demo use), else every whole number of minutes at a random second, as n8n's Schedule
  * Trigger spreads its own.
  */
-export function scheduleOf(minutes: number, second = Math.floor(Math.random() * 60)): string {
+export function scheduleOf(minutes: number): string {
+	const second = Math.floor(Math.random() * 60);
 	const seconds = Math.max(1, Math.round(minutes * 60));
 	if (seconds < 60) return `*/${seconds} * * * * *`;
 	const whole = Math.min(60, Math.max(1, Math.round(minutes)));
