@@ -250,6 +250,8 @@ async function main() {
 		let compiled = () => {};
 		const firstCompile = new Promise((resolve) => (compiled = resolve));
 		let compileStart = Date.now();
+		/** Called after each rebuild once n8n runs (below). */
+		let rebuilt = (/** @type {number} */ _since) => {};
 		const tsc = startGroup({
 			name: 'tsc',
 			file: process.execPath,
@@ -261,6 +263,7 @@ async function main() {
 				if (found) {
 					log(`compiled in ${((Date.now() - compileStart) / 1000).toFixed(1)} s${found[1] === '0' ? '' : ` with ${found[1]} error(s) (emitted anyway)`}`);
 					compiled(Number(found[1]));
+					rebuilt(compileStart);
 				}
 			},
 		});
@@ -333,7 +336,17 @@ async function main() {
 			NODE_ENV: 'development',
 		};
 		log(`starting n8n ${rt.version} on Node ${rt.nodeVersion} (user folder ${options.userFolder})`);
-		const n8n = startGroup({ name: 'n8n', file: rt.nodeBin, args: [rt.n8nBin, 'start'], cwd: options.userFolder, env });
+		let reloadedAt = 0;
+		const n8n = startGroup({
+			name: 'n8n',
+			file: rt.nodeBin,
+			args: [rt.n8nBin, 'start'],
+			cwd: options.userFolder,
+			env,
+			onLine: (line) => {
+				if (/Hot reload triggered for CUSTOM/.test(line)) reloadedAt = Date.now();
+			},
+		});
 		watch(n8n);
 		log(`n8n pid ${n8n.pid}, tsc pid ${tsc.pid}`);
 		const url = `http://127.0.0.1:${options.port}`;
@@ -349,6 +362,17 @@ async function main() {
 		} else {
 			login = `the owner account of this user folder (${DEV_OWNER.email} / ${DEV_OWNER.password} if npm run dev created it)`;
 		}
+		// n8n sets its file watcher up after it answers (not awaited), and a machine out of inotify watches or without
+		// @parcel/watcher's binary has none: a rebuild n8n has not reloaded 3 s later is reloaded through the endpoint
+		// N8N_DEV_RELOAD registers on 2.x (1.x has none: a restart shows the change).
+		rebuilt = (since) => {
+			void sleep(3000).then(async () => {
+				if (stopping || reloadedAt >= since) return;
+				if (options.line === '1') return log("n8n's file watcher did not reload the nodes: restart npm run dev to see the change");
+				log("n8n's file watcher did not reload the nodes within 3 s: POST /rest/dev/reload");
+				await client.request('POST', '/dev/reload').catch((/** @type {Error} */ error) => log(`reload failed: ${error.message}`));
+			});
+		};
 		console.log(`
 [dev] ready in ${((Date.now() - started) / 1000).toFixed(0)} s: n8n ${rt.version} with hot reload; Ctrl-C stops everything.
 [dev]   editor       ${url}
