@@ -85,8 +85,11 @@ const isModeRefusal = (error: unknown) => /^Deduplication Failed/.test(String((e
 
 export type Release = () => Promise<void>;
 
-/** Why a claim went on without the lock; undefined when it has it. */
-export type Unlocked = 'foreign row' | 'timed out' | 'error';
+/**
+ * Why a claim went on without the lock; undefined when it has it. 'shared row': another node of the workflow uses the
+ * lock's row (./sharedClaims), which is then never touched.
+ */
+export type Unlocked = 'shared row' | 'foreign row' | 'timed out' | 'error';
 
 export interface Acquired {
 	/** Deletes the row; present when the lock was had. */

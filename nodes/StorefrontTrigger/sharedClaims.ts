@@ -1,4 +1,4 @@
-import type { DeduplicationScope, IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
+import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcessedOptions, NodeTypeAndVersion } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
@@ -19,7 +19,7 @@ import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, typ
 // call decides a claim — the event was there: a redelivery, dropped; it was not: this run goes on — and nothing a
 // claim wrote is replaced afterwards.
 //
-// Without the lock (another node owns the workflow-scope row, or it was not had within its time-out, or the
+// Without the lock (a node of the workflow uses the workflow-scope row, or it was not had within its time-out, or the
 // database failed it) the claim falls back to what this store allows unlocked, built on one fact: values only ever
 // disappear through a replacement (or trimming), never appear without a write that added them. It never loses an
 // event, only — in a window kept as small as the store allows — lets a copy through twice:
@@ -96,7 +96,8 @@ export async function claimShared(store: SharedStore, id: string, token: string)
 /** How a process reaches the store: the trigger node's row (the claims), the workflow's row (the lock). */
 export interface StoreAccess {
 	data: StoreRow;
-	lock: StoreRow;
+	/** Absent where another node of the workflow uses that row: it is then never touched. */
+	lock?: StoreRow;
 	/** Names the lock in this process (what is known about its row): the workflow. */
 	lockKey: string;
 	timing?: LockTiming;
@@ -142,7 +143,7 @@ async function flush(scope: string): Promise<void> {
 			const timing = access.timing ?? realTiming;
 			try {
 				if (!lock?.release) {
-					lock = await acquireLock(access.lock, access.lockKey, timing);
+					lock = access.lock ? await acquireLock(access.lock, access.lockKey, timing) : { unlocked: 'shared row', waitedMs: 0 };
 					heldSince = timing.now();
 					if (lock.unlocked) access.onUnlocked?.(lock.unlocked, lock.waitedMs);
 				}
@@ -219,6 +220,43 @@ function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, option
 const WARN_EVERY_MS = 60_000;
 const warned = new Map<string, number>();
 
+// The lock's row is the workflow-scope row of n8n's store, the one n8n's Remove Duplicates node uses with Scope
+// Workflow (Remove Items Processed in Previous Executions, and its Clean Database) — the only node of n8n's that uses
+// the store. Sharing it would harm that node: a lock inserted before its first call takes its values, and releasing the
+// lock deletes them (found: 25 of 30 updates of orders it had passed got through), its first insert can collide with
+// the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
+// connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
+// node never overlap), the small window of docs/trigger.md across processes. Every Storefront Trigger of a workflow
+// takes the lock the same way, so they share it as one lock; their claims are each in its own node's row.
+const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
+const WORKFLOW_ROW_OPERATIONS = ['removeItemsSeenInPreviousExecutions', 'clearDeduplicationHistory'];
+
+const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
+	type === REMOVE_DUPLICATES &&
+	!disabled &&
+	WORKFLOW_ROW_OPERATIONS.includes(String(parameters?.operation)) &&
+	// Node is its default; an expression may name either, so only Node itself is safe.
+	((parameters?.options as IDataObject | undefined)?.scope ?? 'node') !== 'node';
+
+/** The name of a node connected to the trigger (before or after it, through any node) that uses the lock's row. */
+export function workflowRowUser(context: IExecuteFunctions): string | undefined {
+	const seen = new Set([context.getNode().name]);
+	const next = [...seen];
+	for (let name = next.pop(); name !== undefined; name = next.pop()) {
+		const around = [
+			...context.getChildNodes(name, { includeNodeParameters: true }),
+			...context.getParentNodes(name, { includeNodeParameters: true }),
+		];
+		for (const node of around) {
+			if (seen.has(node.name)) continue;
+			if (usesWorkflowRow(node)) return node.name;
+			seen.add(node.name);
+			next.push(node.name);
+		}
+	}
+	return undefined;
+}
+
 /**
  * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
  * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
@@ -228,6 +266,7 @@ export function sharedStore(context: IExecuteFunctions, scope: string): SharedSt
 	const needed = ['checkProcessedAndRecord', 'getProcessedDataCount', 'removeProcessed', 'clearAllProcessedItems'] as const;
 	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
 	const data = helperRow(context, 'node', OPTIONS);
+	const rowUser = workflowRowUser(context);
 	return storeOver(scope, {
 		// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 		data: {
@@ -236,12 +275,20 @@ export function sharedStore(context: IExecuteFunctions, scope: string): SharedSt
 			remove: data.remove,
 			clear: data.clear,
 		},
-		lock: helperRow(context, 'workflow', LOCK_OPTIONS),
+		lock: rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined,
 		lockKey: String(context.getWorkflow().id ?? ''),
 		onUnlocked: (why, waitedMs) => {
+			// A setting of the workflow, not a fault: said once per trigger while this n8n runs.
+			const shared = why === 'shared row';
+			const key = shared ? `${scope} shared row` : scope;
 			const now = Date.now();
-			if (now - (warned.get(scope) ?? -Infinity) < WARN_EVERY_MS) return;
-			warned.set(scope, now);
+			if (now - (warned.get(key) ?? -Infinity) < (shared ? Infinity : WARN_EVERY_MS)) return;
+			warned.set(key, now);
+			if (shared) {
+				return context.logger.warn(
+					`Storefront Trigger: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so the trigger leaves that row to it and checks events for duplicates without the lock: exact within one n8n process; across processes (queue mode) a redelivery arriving at the same moment may run twice (docs/trigger.md, Drop Duplicate Events)`,
+				);
+			}
 			context.logger.warn(
 				`Storefront Trigger: checked events for duplicates in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so two n8n processes could both run a redelivered event (docs/trigger.md, Drop Duplicate Events)`,
 			);

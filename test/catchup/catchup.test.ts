@@ -461,3 +461,59 @@ describe('the user edits the workflow', () => {
 		}
 	});
 });
+
+describe("n8n's nodes beside the trigger", () => {
+	test("Remove Duplicates after the trigger (Remove Items Processed in Previous Executions, key the order id; scope Workflow, then Node), deliveries one at a time: the updates of the 30 orders it passed are all dropped by it; 0 failed executions", async () => {
+		for (const scope of ['workflow', 'node']) {
+			const wf = await createWorkflow(env, {
+				name: `remove-duplicates-${scope}`,
+				nodes: [
+					{
+						id: `rd-trigger-${scope}`,
+						name: TRIGGER,
+						type: TYPES.trigger,
+						typeVersion: 1.4,
+						position: [0, 0],
+						webhookId: randomUUID(),
+						parameters: { events: ['order.created', 'order.updated'] },
+						credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
+					},
+					{
+						id: `rd-node-${scope}`,
+						name: 'Remove Duplicates',
+						type: 'n8n-nodes-base.removeDuplicates',
+						typeVersion: 2,
+						position: [220, 0],
+						parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.data.order_id }}', options: { scope } },
+					},
+					{ id: `rd-received-${scope}`, name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [440, 0], parameters: {} },
+				],
+				connections: {
+					[TRIGGER]: { main: [[{ node: 'Remove Duplicates', type: 'main', index: 0 }]] },
+					'Remove Duplicates': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
+				},
+				settings: { executionOrder: 'v1' },
+			});
+			await registerWebhook(env, wf.url);
+			await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText()) ? true : undefined), 'the baseline in the log');
+			const from = env.sandbox.events.length;
+			// One at a time: each delivery is answered (and its run started) before the next change is made.
+			for (let i = 0; i < 30; i++) {
+				await checkouts(1);
+				await env.sandbox.idle();
+			}
+			const orders = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created').map((e) => String((e.data as any).order_id));
+			for (const order of orders) {
+				await changeStatuses([order]);
+				await env.sandbox.idle();
+			}
+			const executions = await settled(wf.id, 60);
+			const received = executionsOf(env.userFolder, wf.id, 'Received').flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data)));
+			const failed = executions.filter((e) => e.status !== 'success');
+			say(`Remove Duplicates, scope ${scope}, after the trigger: ${orders.length} orders then their ${orders.length} status changes, one at a time; passed by it ${received.length} (updates ${received.filter((c) => c.startsWith('order.updated')).length}); failed executions ${failed.length}`);
+			expect(orders).toHaveLength(30);
+			expect(received.sort()).toEqual(orders.map((order) => changeOf('order.created', { order_id: order })).sort());
+			expect(failed).toEqual([]);
+		}
+	});
+});

@@ -17,7 +17,7 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow, createRunExecutionData } from 'n8n-workflow';
+import { NodeConnectionTypes, Workflow, createRunExecutionData } from 'n8n-workflow';
 
 import { core } from './core';
 import { sharedDeduplicator } from './deduplication';
@@ -55,6 +55,8 @@ export interface TriggerHarness {
 	 * On Error setting for this run.
 	 */
 	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode, settings?: { onError?: INode['onError'] }): Promise<INodeExecutionData[]>;
+	/** What a node after the trigger passed on in the last run() (none when it did not run). */
+	output(name: string): INodeExecutionData[];
 	/**
 	 * Runs trigger() through n8n-core's TriggerContext, as n8n does when it activates the workflow ('activate') or
 	 * starts with it active ('init'), with real HTTP to the credentials' Base URL, after deactivating what the last call
@@ -82,6 +84,8 @@ export interface HarnessOptions {
 	typeVersion?: number;
 	/** The workflow id (default: a new one per harness, as every workflow has its own). */
 	workflowId?: string;
+	/** Nodes after the trigger, each connected to the one before, and their types (run() runs them too). */
+	after?: { nodes: INode[]; types: Record<string, INodeType> };
 }
 
 let harnesses = 0;
@@ -153,9 +157,10 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 	sharedDeduplicator();
 	const description = nodeType.description;
 	const typeName = `n8n-nodes-storefront.${description.name}`;
+	const typeOf = (type: string) => options.after?.types[type] ?? nodeType;
 	const nodeTypes: INodeTypes = {
-		getByName: () => nodeType,
-		getByNameAndVersion: () => nodeType,
+		getByName: typeOf,
+		getByNameAndVersion: typeOf,
 		getKnownTypes: () => ({}),
 	};
 	const node: INode = {
@@ -169,11 +174,15 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		credentials: { storefrontApi: { id: 'cred-1', name: 'Storefront account' } },
 	};
 	const staticData: IDataObject = {};
+	const after = options.after?.nodes ?? [];
+	let lastRun: IRun | undefined;
 	const workflow = new Workflow({
 		id: options.workflowId ?? `wf-trigger-test-${++harnesses}`,
 		name: 'Storefront trigger test',
-		nodes: [node],
-		connections: {},
+		nodes: [node, ...after],
+		connections: Object.fromEntries(
+			after.map((next, i) => [i ? after[i - 1].name : node.name, { main: [[{ node: next.name, type: NodeConnectionTypes.Main, index: 0 }]] }]),
+		),
 		active: true,
 		nodeTypes,
 		staticData,
@@ -270,6 +279,7 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			await closeFunction?.();
 			closeFunction = undefined;
 		},
+		output: (name) => lastRun?.data.resultData.runData[name]?.[0]?.data?.main?.[0] ?? [],
 		async run(result, runMode = mode, { onError } = {}) {
 			node.onError = onError;
 			const items = JSON.parse(JSON.stringify(result.workflowData?.[0] ?? [])) as INodeExecutionData[];
@@ -292,6 +302,7 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			});
 			await new core.WorkflowExecute(additionalData as IWorkflowExecuteAdditionalData, runMode, runExecutionData).processRunExecutionData(workflow);
 			const run = await done;
+			lastRun = run;
 			if (run.data.resultData.error) throw run.data.resultData.error;
 			return run.data.resultData.runData[node.name]?.[0]?.data?.main?.[0] ?? [];
 		},

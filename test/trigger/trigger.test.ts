@@ -1,15 +1,15 @@
 // The Storefront Trigger's webhook() and lifecycle run through n8n-core's real WebhookContext / HookContext
 // (test/helpers/webhook.ts) with real raw-body Buffers. Signatures are computed here with node:crypto directly.
 import { createHmac } from 'crypto';
-import type { INodeType } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import type { DeduplicationScope, IExecuteFunctions, INode, INodeType } from 'n8n-workflow';
+import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { rememberEvent, SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
 import { DELIVERY_KEY, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { SHARED_EVENT_IDS_LIMIT, SHARED_VALUES_LIMIT } from '../../nodes/StorefrontTrigger/sharedClaims';
 import { sharedDeduplicator } from '../helpers/deduplication';
-import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type Outcome } from '../helpers/webhook';
+import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type HarnessOptions, type Outcome } from '../helpers/webhook';
 
 const SECRET = 'whsec_trigger_test';
 const ALL_KINDS = EVENT_KINDS.map((kind) => kind.value);
@@ -64,7 +64,7 @@ function signed(payload: unknown, extraHeaders: Record<string, string> = {}): De
 function trigger(
 	parameters: Record<string, unknown> = { events: ['*'] },
 	credentials: Record<string, unknown> = { webhookSecret: SECRET },
-	{ nodeType = new StorefrontTrigger(), ...harness }: { typeVersion?: number; workflowId?: string; mode?: 'manual' | 'webhook'; nodeType?: INodeType } = {},
+	{ nodeType = new StorefrontTrigger(), ...harness }: Partial<Omit<HarnessOptions, 'parameters' | 'credentials'>> = {},
 ) {
 	return createTriggerHarness({
 		nodeType,
@@ -548,6 +548,70 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 		expect(await other.run(accepted.result, 'retry')).toHaveLength(1);
 		expect(await other.run(accepted.result, 'manual')).toHaveLength(1);
 		expect(await other.run(accepted.result, 'webhook')).toEqual([]);
+	});
+});
+
+/**
+ * n8n's Remove Duplicates node (Remove Items Processed in Previous Executions), as far as n8n's store goes: one
+ * check-and-record of the items' keys in the row of its scope. n8n-nodes-base is not installed for the unit tests; the
+ * catch-up suite runs the real node in real n8n.
+ */
+class RemoveDuplicatesStandIn implements INodeType {
+	description = {
+		displayName: 'Remove Duplicates',
+		name: 'removeDuplicates',
+		group: ['transform'],
+		version: 2,
+		description: '',
+		defaults: { name: 'Remove Duplicates' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{ displayName: 'Operation', name: 'operation', type: 'string', default: 'removeDuplicateInputItems' },
+			{ displayName: 'Value to Dedupe On', name: 'dedupeValue', type: 'string', default: '' },
+			{ displayName: 'Options', name: 'options', type: 'collection', default: {}, options: [{ displayName: 'Scope', name: 'scope', type: 'string', default: 'node' }] },
+		],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions) {
+		const items = this.getInputData();
+		const scope = this.getNodeParameter('options.scope', 0, 'node') as DeduplicationScope;
+		const keys = items.map((_, index) => String(this.getNodeParameter('dedupeValue', index)));
+		const { processed } = await this.helpers.checkProcessedAndRecord(keys, scope, { mode: 'entries', maxEntries: 10_000 });
+		return [items.filter((_, index) => !processed.includes(keys[index]))];
+	}
+}
+
+describe("n8n's Remove Duplicates node after the trigger keeps its memory (the trigger never uses its row)", () => {
+	const store = sharedDeduplicator();
+
+	it.each(['workflow', 'node'])('scope %s, deliveries one at a time: of 30 orders it passed, the updates are all dropped by it', async (scope) => {
+		const removeDuplicates: INode = {
+			id: `remove-duplicates-${scope}`,
+			name: 'Remove Duplicates',
+			type: 'n8n-nodes-base.removeDuplicates',
+			typeVersion: 2,
+			position: [200, 0],
+			parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.data.order_id }}', options: { scope } },
+		};
+		const workflowId = `wf-remove-duplicates-${scope}`;
+		const flow = trigger({ events: ['*'] }, undefined, {
+			typeVersion: 1.4,
+			workflowId,
+			after: { nodes: [removeDuplicates], types: { [removeDuplicates.type]: new RemoveDuplicatesStandIn() } },
+		});
+		const passed: string[] = [];
+		for (const type of ['order.created', 'order.updated']) {
+			for (let i = 0; i < 30; i++) {
+				const payload = event(type, { data: { ...sampleData[type], order_id: `ord_rd_${scope}_${i}` } });
+				expect(await flow.run((await flow.deliver(signed(payload))).result)).toHaveLength(1);
+				passed.push(...flow.output('Remove Duplicates').map(({ json }) => String(json.type)));
+				await sleep(5); // what a lock would do after the run's claim (its release) has happened
+			}
+		}
+		expect(passed).toEqual(Array(30).fill('order.created'));
+		// The workflow's row is the node's alone (scope Workflow), or nobody's: the trigger never wrote to it.
+		expect(store.rows.get(`${workflowId}|`)?.length).toBe(scope === 'workflow' ? 30 : undefined);
 	});
 });
 
