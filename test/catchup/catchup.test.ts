@@ -497,16 +497,21 @@ describe("n8n's nodes beside the trigger", () => {
 			await registerWebhook(env, wf.url);
 			await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText()) ? true : undefined), 'the baseline in the log');
 			const from = env.sandbox.events.length;
-			// One at a time: each delivery is answered (and its run started) before the next change is made.
-			for (let i = 0; i < 30; i++) {
-				await checkouts(1);
-				await env.sandbox.idle();
-			}
+			const logFrom = logText().length;
+			// One at a time: each delivery's run has ended before the next change is made (n8n answers a delivery when it
+			// arrives, so waiting for the answer alone lets runs overlap, and the node then loses entries by itself).
+			let runs = 0;
+			const oneAtATime = async (change: () => Promise<void>) => {
+				await change();
+				runs++;
+				await eventually(() => {
+					const all = executionsOf(env.userFolder, wf.id);
+					return all.length >= runs && all.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? true : undefined;
+				}, `run ${runs} to end`);
+			};
+			for (let i = 0; i < 30; i++) await oneAtATime(async () => await checkouts(1));
 			const orders = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created').map((e) => String((e.data as any).order_id));
-			for (const order of orders) {
-				await changeStatuses([order]);
-				await env.sandbox.idle();
-			}
+			for (const order of orders) await oneAtATime(async () => await changeStatuses([order]));
 			const executions = await settled(wf.id, 60);
 			const received = executionsOf(env.userFolder, wf.id, 'Received').flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data)));
 			const failed = executions.filter((e) => e.status !== 'success');
@@ -514,6 +519,8 @@ describe("n8n's nodes beside the trigger", () => {
 			expect(orders).toHaveLength(30);
 			expect(received.sort()).toEqual(orders.map((order) => changeOf('order.created', { order_id: order })).sort());
 			expect(failed).toEqual([]);
+			// The trigger saw the node's scope, and said once that it leaves that row to it.
+			expect(logText().slice(logFrom).split('node "Remove Duplicates" (Remove Duplicates, Scope: Workflow)').length - 1).toBe(scope === 'workflow' ? 1 : 0);
 		}
 	});
 });
