@@ -278,17 +278,18 @@ export function sharedStore(context: IExecuteFunctions, scope: string): SharedSt
 		lock: rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined,
 		lockKey: String(context.getWorkflow().id ?? ''),
 		onUnlocked: (why, waitedMs) => {
-			// A setting of the workflow, not a fault: said once per trigger while this n8n runs.
-			const shared = why === 'shared row';
-			const key = shared ? `${scope} shared row` : scope;
 			const now = Date.now();
-			if (now - (warned.get(key) ?? -Infinity) < (shared ? Infinity : WARN_EVERY_MS)) return;
-			warned.set(key, now);
-			if (shared) {
+			if (why === 'shared row') {
+				// A setting of the workflow, not a fault: said once per trigger while this n8n runs.
+				const once = `${scope} shared row`;
+				if (warned.has(once)) return;
+				warned.set(once, now);
 				return context.logger.warn(
 					`Storefront Trigger: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so the trigger leaves that row to it and checks events for duplicates without the lock: exact within one n8n process; across processes (queue mode) a redelivery arriving at the same moment may run twice (docs/trigger.md, Drop Duplicate Events)`,
 				);
 			}
+			if (now - (warned.get(scope) ?? -Infinity) < WARN_EVERY_MS) return;
+			warned.set(scope, now);
 			context.logger.warn(
 				`Storefront Trigger: checked events for duplicates in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so two n8n processes could both run a redelivered event (docs/trigger.md, Drop Duplicate Events)`,
 			);
