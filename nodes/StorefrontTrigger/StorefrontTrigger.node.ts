@@ -469,22 +469,23 @@ export class StorefrontTrigger implements INodeType {
 		const scope = scopeOf(this);
 		const shared = claim ? sharedStore(this, scope) : undefined;
 		const now = Date.now();
-		const passed: INodeExecutionData[] = [];
-		for (let index = 0; index < items.length; index++) {
-			const item = items[index];
-			const delivery = item[DELIVERY_KEY];
-			const { id, type, data, created_at } = item.json;
-			if (staticData) noteSeen(staticData, created_at, now);
-			if (claim && typeof delivery === 'string' && typeof id === 'string') {
-				if (!claimRun(scope, id, delivery, now)) continue;
+		// The items' claims go out together, so a catch-up's run asks n8n's database once (one batch) rather than once
+		// per change; the in-memory steps before it still take the items in order.
+		const goesOn = await Promise.all(
+			items.map(async (item) => {
+				const delivery = item[DELIVERY_KEY];
+				const { id, type, data, created_at } = item.json;
+				if (staticData) noteSeen(staticData, created_at, now);
+				if (!claim || typeof delivery !== 'string' || typeof id !== 'string') return true;
+				if (!claimRun(scope, id, delivery, now)) return false;
 				const claimed = (byChange && changeKey(type, data)) || id;
 				const runs = !shared || (await claimInDatabase(this, shared, claimed, delivery));
 				// Ran here or elsewhere, it is not started again by this n8n's reconciliations.
 				if (byChange) noteKnown(scope, claimed);
-				if (!runs) continue;
-			}
-			passed.push({ json: item.json, pairedItem: { item: index } });
-		}
+				return runs;
+			}),
+		);
+		const passed = items.flatMap((item, index) => (goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : []));
 		return [passed];
 	}
 }

@@ -149,7 +149,13 @@ async function flush(scope: string): Promise<void> {
 				}
 				const exclusive = lock.release !== undefined;
 				const had = await access.data.record(exclusive ? [...batch.values] : [...batch.values, ...batch.unlockedOnly]);
-				for (const waiter of batch.waiters) waiter.resolve({ had: new Set(waiter.values.filter((value) => had.has(value))), exclusive });
+				// Answered as if the callers had come one after the other: a value two of them recorded was there for the
+				// later one (a catch-up's item and a delivery of one change, say, claiming at the same moment).
+				const before = new Set(had);
+				for (const waiter of batch.waiters) {
+					waiter.resolve({ had: new Set(waiter.values.filter((value) => before.has(value))), exclusive });
+					for (const value of waiter.values) before.add(value);
+				}
 			} catch (error) {
 				for (const waiter of batch.waiters) waiter.reject(error);
 			}
@@ -183,10 +189,19 @@ function batched(scope: string, access: StoreAccess, values: string[], unlockedO
 
 /** The claims' store over `access`; `scope` names the node in this process (its calls are batched one after the other). */
 export function storeOver(scope: string, access: StoreAccess): SharedStore {
+	// The items of one run wait together: one read at a time, whatever the number of items.
+	let reading: Promise<void> | undefined;
 	return {
 		record: async (values, unlockedOnly = []) => await batched(scope, access, values, unlockedOnly),
 		pass: async () => {
-			await access.data.count();
+			reading ??= access.data.count().then(
+				() => void (reading = undefined),
+				(error: unknown) => {
+					reading = undefined;
+					throw error;
+				},
+			);
+			await reading;
 		},
 	};
 }

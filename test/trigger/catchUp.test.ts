@@ -8,6 +8,7 @@ import { sleep } from 'n8n-workflow';
 
 import { useSandbox } from '../node/context';
 import { api } from '../helpers/sandbox';
+import { sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness } from '../helpers/webhook';
 import { CATCH_UP_MARGIN_MS, catchUpCursor, changeKey, noteSeen } from '../../nodes/StorefrontTrigger/catchUp';
 import { FAILED_EXECUTION_EVERY_MS, noteRefusal, WARNING_EVERY_MS } from '../../nodes/StorefrontTrigger/refusals';
@@ -66,6 +67,16 @@ async function deliverAndRun(t: Harness, event: IDataObject) {
 	return await t.run(outcome.result);
 }
 const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((i) => i.json);
+/** An activated trigger, then two checkouts: their order.created events. */
+async function twoOrdersAfterActivation() {
+	const t = trigger();
+	await t.trigger('activate');
+	const from = ctx.sb.events.length;
+	await checkout();
+	await checkout();
+	const [first, second] = eventsSince(from);
+	return { t, first, second };
+}
 
 describe('what identifies a change (changeKey)', () => {
 	it('is the same for a delivered event and the event a read makes of the same change', () => {
@@ -151,12 +162,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 	});
 
 	it('a change delivered first and caught up later runs once; one caught up first and delivered later (a late retry) runs once', async () => {
-		const t = trigger();
-		await t.trigger('activate');
-		const from = ctx.sb.events.length;
-		await checkout();
-		await checkout();
-		const [first, second] = eventsSince(from);
+		const { t, first, second } = await twoOrdersAfterActivation();
 		// The first is delivered before the restart; the second's delivery comes after the catch-up.
 		const delivered = await deliverAndRun(t, first);
 		expect(jsonOf(delivered)).toMatchObject([{ id: first.id, source: 'webhook' }]);
@@ -165,6 +171,33 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const caughtUp = jsonOf(await restarted.run(runs[0]));
 		expect(caughtUp.map((e) => changeKey(e.type, e.data))).toEqual([changeKey(second.type, second.data)]);
 		expect(await deliverAndRun(restarted, second)).toEqual([]);
+	});
+
+	it('a catch-up\'s run and a delivery of the same change at the same moment, in one n8n process: the change runs once', async () => {
+		const { t, first, second } = await twoOrdersAfterActivation();
+		const restarted = t.restarted();
+		const { runs } = await restarted.trigger('init');
+		const delivery = await restarted.deliver(signed(second));
+		// n8n's database holds the catch-up's first claim, so the claims that follow it — the catch-up's of the second
+		// change and the delivery's of the same change — wait for it together (one batch of this process).
+		const store = sharedDeduplicator();
+		let release = () => {};
+		const held = new Promise<void>((resolve) => (release = resolve));
+		const firstClaim = `event:${changeKey(first.type, first.data)}`;
+		store.pause = async (step, values) => {
+			if (step === 'read' && values.includes(firstClaim)) await held;
+		};
+		try {
+			const caughtUp = restarted.run(runs[0]);
+			const delivered = restarted.run(delivery.result);
+			await sleep(500);
+			release();
+			const passed = [...jsonOf(await caughtUp), ...jsonOf(await delivered)].map((e) => changeKey(e.type, e.data));
+			expect(passed.sort()).toEqual([changeKey(first.type, first.data), changeKey(second.type, second.data)].sort());
+		} finally {
+			store.pause = undefined;
+			release();
+		}
 	});
 
 	it('a delivery run notes the newest change it ran: the next catch-up reads from five minutes before it, one request per list', async () => {

@@ -270,6 +270,20 @@ describe.each([
 });
 
 describe('the claim, step by step', () => {
+	it.each<Kind>(['locked', 'unlocked'])(
+		'two runs of one process claim the same change at the same moment (%s): one goes on (their calls share a batch)',
+		async (kind) => {
+			// A catch-up's item and a delivery of the same change: different event ids and tokens, one key. A call in
+			// flight makes both queue up behind it, as one batch.
+			const store = existingStore();
+			const shared = processStore(store, kind);
+			const inFlight = claimShared(shared, 'order.created/ord_0', 'other');
+			const ran = await Promise.all([claimShared(shared, 'order.created/ord_1', 'catch-up'), claimShared(shared, 'order.created/ord_1', 'delivery')]);
+			expect(await inFlight).toBe(true);
+			expect(ran.filter(Boolean)).toHaveLength(1);
+		},
+	);
+
 	it('a later copy is dropped at its first call; under the lock the first copy records the event alone, in one call', async () => {
 		const store = existingStore();
 		const shared = processStore(store, 'locked');

@@ -537,7 +537,7 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 		const checker = anotherProcess('wf-shared-limit');
 		expect(await checker.run((await later(ids[0])).result)).toHaveLength(1); // the oldest was forgotten
 		expect(await checker.run((await later(ids[ids.length - 1])).result)).toEqual([]); // the newest was not
-	});
+	}, 30_000); // 1,501 runs through WorkflowExecute: seconds on a busy machine
 
 	it('a retry from the executions list and a test run always run, whatever the database says', async () => {
 		const payload = event('order.created');
@@ -612,7 +612,7 @@ describe("n8n's Remove Duplicates node after the trigger keeps its memory (the t
 		expect(passed).toEqual(Array(30).fill('order.created'));
 		// The workflow's row is the node's alone (scope Workflow), or nobody's: the trigger never wrote to it.
 		expect(store.rows.get(`${workflowId}|`)?.length).toBe(scope === 'workflow' ? 30 : undefined);
-	});
+	}, 30_000);
 });
 
 describe('secret rotation (Previous Webhook Secret)', () => {
