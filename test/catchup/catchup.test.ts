@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's internal REST API answers untyped JSON; the measured counts are printed */
 // The Storefront Trigger's Catch Up After Downtime and its refused-delivery reports in a real n8n process (the matrix
-// runs this suite in one cell per n8n line, the copied install), against the sandbox's real, signed, retried
+// runs this suite in one cell per n8n line, the copied install, and in the spec-literal cell), against the sandbox's real, signed, retried
 // deliveries of real changes (checkouts, status changes, payments): a first activation is a baseline; a restart with
 // nothing missed costs one request per list and runs nothing again; n8n stopped while 200 orders are created and 50
 // change status, then started: each of the 250 runs once, and the service's late retries run nothing more; SIGKILL
@@ -133,6 +133,13 @@ const listRequests = async () => {
 	return { orders: count('/v1/orders'), products: count('/v1/products') };
 };
 const logText = () => fs.readFileSync(env.n8nLog, 'utf8');
+/**
+ * A test of what n8n does whatever shape the service gives its events (a hung API, a wrong secret): registered in the
+ * contract cells only. The spec-literal cell runs the tests that read or claim the service's records.
+ */
+function contractCellsOnly(name: string, fn: () => Promise<void>) {
+	if (!SPEC_LITERAL) test(name, fn);
+}
 
 describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 	let wf: Awaited<ReturnType<typeof catchUpWorkflow>>;
@@ -242,7 +249,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		expect(twice).toEqual([]);
 	});
 
-	test('a Storefront API that accepts connections and never answers while n8n starts: plain Webhook workflows answer while it hangs; once it answers again, the 10 orders created while n8n was down run once, without another restart', async () => {
+	contractCellsOnly('a Storefront API that accepts connections and never answers while n8n starts: plain Webhook workflows answer while it hangs; once it answers again, the 10 orders created while n8n was down run once, without another restart', async () => {
 		const hooks = [];
 		for (let i = 0; i < 4; i++) {
 			const path = randomUUID();
@@ -297,7 +304,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 });
 
 describe('refused deliveries are visible (node version 1.3)', () => {
-	test('a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 300 forgeries add none', async () => {
+	contractCellsOnly('a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 300 forgeries add none', async () => {
 		const wf = await catchUpWorkflow();
 		// The service signs with a secret the credentials do not hold (a rotation done in the dashboard only).
 		const configured = env.sandbox.webhookSecret;
@@ -463,7 +470,9 @@ describe('the user edits the workflow', () => {
 });
 
 describe("n8n's nodes beside the trigger", () => {
-	test("Remove Duplicates after the trigger (Remove Items Processed in Previous Executions, key the order id; scope Workflow, then Node), deliveries one at a time: the updates of the 30 orders it passed are all dropped by it; 0 failed executions", async () => {
+	// Ten orders a scope: the lock's harm showed on most of them (25 of 30 updates got through), and each change waits
+	// for the run before it to end.
+	test("Remove Duplicates after the trigger (Remove Items Processed in Previous Executions, key the order id; scope Workflow, then Node), deliveries one at a time: the updates of the 10 orders it passed are all dropped by it; 0 failed executions", async () => {
 		for (const scope of ['workflow', 'node']) {
 			const wf = await createWorkflow(env, {
 				name: `remove-duplicates-${scope}`,
@@ -509,14 +518,14 @@ describe("n8n's nodes beside the trigger", () => {
 					return all.length >= runs && all.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? true : undefined;
 				}, `run ${runs} to end`);
 			};
-			for (let i = 0; i < 30; i++) await oneAtATime(async () => await checkouts(1));
+			for (let i = 0; i < 10; i++) await oneAtATime(async () => await checkouts(1));
 			const orders = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created').map((e) => String((e.data as any).order_id));
 			for (const order of orders) await oneAtATime(async () => await changeStatuses([order]));
-			const executions = await settled(wf.id, 60);
+			const executions = await settled(wf.id, 20);
 			const received = executionsOf(env.userFolder, wf.id, 'Received').flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data)));
 			const failed = executions.filter((e) => e.status !== 'success');
 			say(`Remove Duplicates, scope ${scope}, after the trigger: ${orders.length} orders then their ${orders.length} status changes, one at a time; passed by it ${received.length} (updates ${received.filter((c) => c.startsWith('order.updated')).length}); failed executions ${failed.length}`);
-			expect(orders).toHaveLength(30);
+			expect(orders).toHaveLength(10);
 			expect(received.sort()).toEqual(orders.map((order) => changeOf('order.created', { order_id: order })).sort());
 			expect(failed).toEqual([]);
 			// The trigger saw the node's scope, and said once that it leaves that row to it.
