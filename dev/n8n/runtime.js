@@ -57,17 +57,38 @@ function assertInstalled(line = DEFAULT_LINE) {
 	return resolveRuntime(line);
 }
 
-/** A free TCP port on 127.0.0.1 (tests never use fixed ports). */
-function freePort() {
-	return new Promise((resolve, reject) => {
+/** Where freePort picks: below Linux's ephemeral range (32768 and up by default). */
+const PORT_RANGE = { from: 20_000, size: 12_000 };
+/** Ports this process handed out: never twice, as a port stays free until the process it is for binds it. */
+const handedOut = new Set();
+
+/** Whether 127.0.0.1:`port` can be listened on now. @param {number} port @returns {Promise<boolean>} */
+function canListen(port) {
+	return new Promise((resolve) => {
 		const server = net.createServer();
 		server.unref();
-		server.on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = /** @type {net.AddressInfo} */ (server.address());
-			server.close(() => resolve(address.port));
-		});
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 	});
+}
+
+/**
+ * A free TCP port on 127.0.0.1 for a process to bind (tests never use fixed ports). Not one the kernel picks
+ * (listen on 0): those come from the ephemeral range, where outgoing connections take their local ports too, so one
+ * could take it before n8n binds it ("n8n's port … is already in use", once in the queue cell, where Postgres, Redis
+ * and HTTP clients open many); and the kernel may hand the same one to two calls made before either is bound.
+ * @returns {Promise<number>}
+ */
+async function freePort() {
+	for (let attempt = 0; attempt < 500; attempt++) {
+		const port = PORT_RANGE.from + Math.floor(Math.random() * PORT_RANGE.size);
+		if (handedOut.has(port)) continue;
+		// Taken before the check, so that a call running at the same time cannot pick it too.
+		handedOut.add(port);
+		if (await canListen(port)) return port;
+		handedOut.delete(port);
+	}
+	throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.from + PORT_RANGE.size - 1}`);
 }
 
 /**

@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @typescript-eslint/no-require-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; dev/n8n is plain CommonJS */
 // The prepared-runtime cache (dev/n8n/prepare.js): keys, Node choice per platform, and the checks that decide
-// whether a cached runtime may be reused. (Installing one takes minutes: .ci/run does that for real.)
-import { mkdirSync, mkdtempSync, writeFileSync } from 'fs';
+// whether a cached runtime may be reused (installing one takes minutes: .ci/run does that for real); and the ports
+// dev/n8n/runtime.js hands out to the processes it starts.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -72,4 +73,20 @@ test('a missing, incomplete or foreign cached runtime is not reused', () => {
 	writeFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'bin', 'n8n'), '');
 	// Everything in place but the native SQLite binding: still refused.
 	expect(prepare.verify(rt)).toMatch(/sqlite3 does not load/);
+});
+
+test('freePort hands out distinct ports, each free, below the kernel\'s ephemeral range (where outgoing connections take theirs)', async () => {
+	const runtime = require('../../dev/n8n/runtime') as { freePort(): Promise<number> };
+	const ports = await Promise.all(Array.from({ length: 40 }, async () => await runtime.freePort()));
+	expect(new Set(ports).size).toBe(40);
+	const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+	for (const port of ports) expect(port).toBeLessThan(low);
+	// Free: each can be listened on.
+	const net = require('net') as typeof import('net');
+	for (const port of ports.slice(0, 5)) {
+		await new Promise<void>((resolve, reject) => {
+			const server = net.createServer().once('error', reject);
+			server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+		});
+	}
 });
