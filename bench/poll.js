@@ -33,7 +33,7 @@ const EVENTS = ['order.created', 'order.updated', 'payment.completed', 'product.
 require('./typescript');
 
 const { createPoller } = require(path.join(root, 'test/helpers/poll.ts'));
-const { MAX_STATUSES, MAX_LOW, MAX_AT_CURSOR } = require(path.join(root, 'nodes/StorefrontPollingTrigger/state.ts'));
+const { MAX_STATUSES, MAX_LOW, MAX_AT_CURSOR } = require(path.join(root, 'nodes/shared/changes/state.ts'));
 const { startSandbox } = require(path.join(root, 'sandbox'));
 const { ORDER_TRANSITIONS } = require(path.join(root, 'sandbox/catalog'));
 

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { idFieldNames, recordId, StorefrontClient } from '../Storefront/v1/transport';
+import { idFieldNames, recordId, StorefrontClient } from '../shared/transport';
 import { EVENT_KINDS, type EventKind } from '../shared/constants';
 import {
 	changedAt,
@@ -13,7 +13,7 @@ import {
 	timeOf,
 	type ChangeRead,
 	type Resource,
-} from './changes';
+} from '../shared/changes/read';
 import {
 	byTime,
 	INITIAL_STATUS,
@@ -24,8 +24,8 @@ import {
 	productData,
 	productEvents,
 	type PolledEvent,
-} from './events';
-import { readState, writeState, type OrderState, type PollState, type ProductState } from './state';
+} from '../shared/changes/events';
+import { readState, writeState, type OrderState, type PollState, type ProductState } from '../shared/changes/state';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
 export const BASELINE_PAGES = 5;

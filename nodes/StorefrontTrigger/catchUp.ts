@@ -2,16 +2,16 @@
 // lost when n8n is down longer than the service keeps retrying, or when n8n's own start-up answer ("n8n is starting
 // up", 200) acknowledges it before any node runs. Every change the webhooks report is also in the order and product
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists
-// from shortly before the newest change it ran (the polling trigger's reading: ../StorefrontPollingTrigger) and starts
+// from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and starts
 // one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first runs
 // it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (./sharedClaims).
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId, type StorefrontClient } from '../Storefront/v1/transport';
+import { recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
-import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../StorefrontPollingTrigger/changes';
-import { byTime, orderEvents, productEvents, type PolledEvent } from '../StorefrontPollingTrigger/events';
-import { MAX_STATUSES, RecentMap } from '../StorefrontPollingTrigger/state';
+import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
+import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
+import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
 
 /** From this version on, "Catch Up After Downtime" is on unless the user turns it off. */
 export const CATCH_UP_VERSION = 1.3;

@@ -9,9 +9,9 @@
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { StorefrontClient } from '../Storefront/v1/transport';
+import { StorefrontClient } from '../shared/transport';
 import { claimKey, newMemory, noteKnown, readChanges } from './catchUp';
-import type { PolledEvent } from '../StorefrontPollingTrigger/events';
+import type { PolledEvent } from '../shared/changes/events';
 
 /** From this version on, the trigger also reconciles every DEFAULT_RECONCILE_MINUTES unless the user changes it. */
 export const RECONCILE_VERSION = 1.4;

@@ -2,7 +2,7 @@
 // when a waiting request gives up. Its use by the node, against the sandbox's real limits, is in ratelimit.test.ts.
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { Governor, rateHeaders, RateLimitWaitError, type Ticket } from '../../nodes/Storefront/v1/transport/governor';
+import { Governor, rateHeaders, RateLimitWaitError, type Ticket } from '../../nodes/shared/transport/governor';
 
 class ManualClock {
 	time = 1_000_000;

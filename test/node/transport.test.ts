@@ -1,5 +1,5 @@
 // Pure helpers of the transport: end-of-list decisions, Retry-After parsing, error-message extraction, a record's id.
-import { backoffMs, nextPageNumber, recordId, retryAfterMs, serviceMessage, unwrapList, unwrapSingle } from '../../nodes/Storefront/v1/transport';
+import { backoffMs, nextPageNumber, recordId, retryAfterMs, serviceMessage, unwrapList, unwrapSingle } from '../../nodes/shared/transport';
 
 describe('nextPageNumber', () => {
 	test.each([

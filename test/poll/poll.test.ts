@@ -8,8 +8,8 @@ import { exposed, httpCodeOf, useSandbox } from '../node/context';
 import { createPoller, type Poller } from '../helpers/poll';
 import type { SandboxEvent } from '../helpers/sandbox';
 import { idKey, PROFILE, SPEC_LITERAL } from '../helpers/profile';
-import { readChanges } from '../../nodes/StorefrontPollingTrigger/changes';
-import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/StorefrontPollingTrigger/state';
+import { readChanges } from '../../nodes/shared/changes/read';
+import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/shared/changes/state';
 
 const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
 

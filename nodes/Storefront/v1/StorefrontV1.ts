@@ -17,7 +17,7 @@ import * as product from './actions/product';
 import { router } from './actions/router';
 import * as store from './actions/store';
 import { listSearch } from './methods';
-import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from './transport';
+import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/transport';
 
 /**
  * The subtitle under the node on the canvas, in the names the panel shows ("Update Status: Order"). n8n's usual

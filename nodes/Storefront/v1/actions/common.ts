@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
-import { recordId, type StorefrontClient } from '../transport';
+import { recordId, type StorefrontClient } from '../../../shared/transport';
 
 /**
  * Items of one run sent at once from version 1.2 ("Max Concurrent Requests"). n8n's HTTP Request node sends every

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ClientSettings } from '../transport';
-import { StorefrontClient } from '../transport';
+import type { ClientSettings } from '../../../shared/transport';
+import { StorefrontClient } from '../../../shared/transport';
 import * as analytics from './analytics';
 import type { OperationExecute } from './common';
 import { DEFAULT_CONCURRENCY } from './common';

@@ -4,7 +4,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, ORDER_STATUSES } from '../../../shared/constants';
-import { idFieldNames, recordId, StorefrontClient } from '../transport';
+import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
 
 function pageOf(token?: string): number {
 	const page = Number(token);

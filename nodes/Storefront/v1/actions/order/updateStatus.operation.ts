@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../../shared/constants';
-import type { StorefrontClient } from '../../transport';
+import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../transport';
+import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, productBody, productFieldOptions, productLocator, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [

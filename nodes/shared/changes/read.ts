@@ -4,8 +4,8 @@
 // `updated_at`, is read whole on every poll. Records are keyed by the package's one id rule (transport/identity.ts).
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId, type Page, type StorefrontClient } from '../Storefront/v1/transport';
-import { MAX_PAGE_SIZE, type EventKind } from '../shared/constants';
+import { recordId, type Page, type StorefrontClient } from '../transport';
+import { MAX_PAGE_SIZE, type EventKind } from '../constants';
 
 /** The event kinds an order record shows, and those a product record shows. */
 export const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];

@@ -10,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../../../shared/constants';
+import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../constants';
 import { isObject, unwrapList, unwrapSingle } from './envelope';
 import { firstLine, networkCode, nodeApiError, serviceMessage, type Context } from './errors';
 import { governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';

@@ -5,9 +5,9 @@
 // the change is dated when this poll saw it.
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId } from '../Storefront/v1/transport';
-import type { EventKind } from '../shared/constants';
-import { changedAt, hasUpdatedAt, timeOf } from './changes';
+import { recordId } from '../transport';
+import type { EventKind } from '../constants';
+import { changedAt, hasUpdatedAt, timeOf } from './read';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES, RecentMap, type OrderState, type ProductState } from './state';
 
 /** Every order starts in this status (contract row 12); an order created and changed between two polls reports it. */
