@@ -157,7 +157,7 @@ export class StorefrontPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"Checks Storefront with the API key on the schedule of <b>Poll Times</b>: no public URL and no webhook setting in the dashboard. The first activation only notes where the shop is; every change after it is reported once, in order, also changes made while n8n was stopped. Items have the Storefront Trigger's event shape. A poll with nothing new costs one request per list (orders, products).",
+					'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first activation notes where the shop is; every later change is reported once, in order.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',

@@ -230,7 +230,7 @@ export class StorefrontTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Storefront has no API to register webhooks: copy the <b>Production URL</b> above into the webhook settings of the Storefront dashboard and activate this workflow. While building, paste the <b>Test URL</b> instead and click "Listen for test event" (it only listens until one event arrives); switch the dashboard back to the Production URL when you are done. Every delivery is verified with the Webhook Secret of the credentials; without one, all are refused.',
+					'Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard\'s webhook settings, or the <b>Test URL</b> while you listen for a test event.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -265,7 +265,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to run the changes no delivery brought while n8n was stopped or starting (deliveries it could not take are lost once the service stops retrying). At activation and at every n8n start, the trigger reads the order and product lists from shortly before the newest change it ran, and starts one run with the changes not yet run, oldest first ("source": "catchUp"). Each change runs once, whichever path brings it. Needs Drop Duplicate Events. On unless turned off (node version 1.3).',
+							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from the order and product lists at activation and start. Needs Drop Duplicate Events.',
 					},
 					{
 						displayName: 'Drop Duplicate Events',
@@ -273,7 +273,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							"Whether to acknowledge a redelivered event without running the workflow again, when its ID already started a run of this trigger. On unless turned off (node version 1.2). Checked when a delivery arrives (the memory of the n8n that receives it: 72 hours, at most 10,000 IDs) and when its run starts, also in n8n's database, which main, webhook processors and workers share, under a lock across them: the last 1,500 event IDs, across restarts and queue mode (docs/trigger.md, Drop Duplicate Events).",
+							'Whether to acknowledge a redelivered event without running the workflow again, across restarts and queue mode',
 					},
 					{
 						displayName: 'Include Headers',
@@ -299,7 +299,7 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 15,
 						description:
-							'Refuse (HTTP 400) events whose created_at is more than this many minutes in the past, or more than 5 minutes in the future, so a captured delivery cannot be replayed later. Events without a valid created_at are refused too. Careful: this measures from when the event was created, and the service keeps created_at unchanged on every retry, so its late retries (after an n8n outage longer than the window) are refused as well and those events are lost. Drop Duplicate Events already stops replays of accepted events.',
+							'Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. Careful: the service\'s late retries after an outage are refused too.',
 					},
 				],
 			},

@@ -143,6 +143,27 @@ test('UX: hints are short nudges (at most 120 characters, n8n\'s hint-max-length
 	expect(hinted.filter(({ hint }) => hint.length > 120)).toEqual([]);
 });
 
+test('UX: every description, hint and notice the editor shows is one or two short sentences (at most 200 characters); the AI tools\' descriptions, written for the model, are exempt', () => {
+	const shown: Array<{ where: string; text: string }> = [];
+	const collect = (where: string, options: unknown[]) => {
+		for (const option of options as Array<Record<string, unknown>>) {
+			const at = `${where}.${String(option.name ?? option.value)}`;
+			// A notice shows its displayName as its text; a tool description's default is the model's, not the user's.
+			if (option.type === 'notice') shown.push({ where: at, text: String(option.displayName) });
+			for (const key of ['description', 'hint', 'action']) if (typeof option[key] === 'string') shown.push({ where: `${at}.${key}`, text: option[key] as string });
+			for (const nested of ['options', 'values']) if (Array.isArray(option[nested])) collect(at, option[nested] as unknown[]);
+		}
+	};
+	for (const description of descriptions) {
+		shown.push({ where: `${description.name}.description`, text: description.description });
+		collect(description.name, description.properties);
+	}
+	collect('credentials', new StorefrontApi().properties);
+	expect(shown.filter(({ where }) => where.includes('.notice') || where.endsWith('Notice'))).not.toHaveLength(0);
+	expect(shown.length).toBeGreaterThan(100);
+	expect(shown.filter(({ text }) => text.length > 200)).toEqual([]);
+});
+
 test('UX: a JSON parameter at the top level is required (n8n\'s open-ended-node-fields); optional JSON lives in a collection', () => {
 	const json = descriptions.flatMap((d) => d.properties.filter((p) => p.type === 'json').map((p) => ({ node: d.name, name: p.name, required: p.required === true })));
 	expect(json.filter((p) => !p.required)).toEqual([]);

@@ -123,7 +123,7 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							"Cap on the pace of this node's own requests, below the plan's rate limit (Starter 100/min, Pro 500/min), e.g. to leave room for other workflows on the same key. 0 means no cap: the node already paces every run on one API key to the limit the service announces.",
+							"Cap on this node's own pace below the plan's limit, e.g. to leave room for other workflows on the same key. 0: no cap (runs on one key already keep to the service's limit).",
 					},
 					{
 						displayName: 'Max Retries',
@@ -141,7 +141,7 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_RATE_LIMIT_WAIT_S,
 						description:
-							"How long a request may wait for the plan's rate limit (queued behind other runs on the same API key, or paused by a 429) before it fails. The default, 15 minutes, lets a Starter key (100/min) work through a burst of about 1,500 requests.",
+							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or after a 429) before it fails. 15 minutes lets a Starter key work through about 1,500 requests.",
 					},
 					{
 						displayName: 'Retry Delay (Ms)',

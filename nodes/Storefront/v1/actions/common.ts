@@ -43,7 +43,7 @@ export function toolDescription(text: string): INodeProperties {
 /** A warning on the tool variant of an operation that changes the store (docs/ai-agent.md, "Write operations: what to watch"). */
 export function writeToolNotice(what: string): INodeProperties {
 	return {
-		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it; where a person should approve each call, put n8n's human review in front of it (n8n 2.x).`,
+		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it; to approve each call, put n8n's human review before it (n8n 2.x).`,
 		name: 'writeToolNotice',
 		type: 'notice',
 		default: '',
