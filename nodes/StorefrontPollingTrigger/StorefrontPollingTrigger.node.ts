@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, 
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { idFieldNames, recordId, StorefrontClient } from '../shared/transport';
-import { EVENT_KINDS, type EventKind } from '../shared/constants';
+import { EVENT_KINDS, EVENT_OPTIONS, type EventKind } from '../shared/constants';
 import {
 	changedAt,
 	ORDER_KINDS,
@@ -38,8 +38,6 @@ const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_MS = 120_000;
-
-const EVENT_OPTIONS = [...EVENT_KINDS].sort((a, b) => a.name.localeCompare(b.name));
 
 /** The first activation: where the shop is now. Nothing is reported; the ids of events at the cursor are kept. */
 function baselineOrders(read: ChangeRead, now: number): OrderState {
@@ -169,11 +167,7 @@ export class StorefrontPollingTrigger implements INodeType {
 				required: true,
 				default: [],
 				description: 'The changes that start the workflow, one item each',
-				options: EVENT_OPTIONS.map(({ name, value, description }) => ({
-					name,
-					value,
-					description,
-				})),
+				options: EVENT_OPTIONS,
 			},
 			{
 				displayName: 'Options',

@@ -7,14 +7,11 @@
 // it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (./sharedClaims).
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId, type StorefrontClient } from '../shared/transport';
+import { isObject, recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
 import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-
-/** From this version on, "Catch Up After Downtime" is on unless the user turns it off. */
-export const CATCH_UP_VERSION = 1.3;
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
@@ -50,9 +47,6 @@ export const CATCH_UP_KINDS: EventKind[] = ['order.created', 'order.updated', 'p
 /** A change's time as n8n saw it may lead the service's clock a little; further ahead, it is not believed. */
 const MAX_LEAD_MS = 5 * 60_000;
 
-/** Which item field says where an item came from: "webhook" (a delivery) or "catchUp" (found by a catch-up). */
-export const SOURCE_FIELD = 'source';
-
 /**
  * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
  * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
@@ -66,8 +60,8 @@ export const SOURCE_FIELD = 'source';
  * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
  */
 export function changeKey(type: unknown, data: unknown): string | undefined {
-	if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
-	const record = data as IDataObject;
+	if (!isObject(data)) return undefined;
+	const record = data;
 	const order = recordId(record, 'order');
 	const product = recordId(record, 'product');
 	switch (type) {
@@ -91,7 +85,7 @@ type Floors = Partial<Record<EventKind, number>>;
 /** The baselines in the static data (a legacy one counts for `legacyKinds`); undefined when there are none. */
 function floorsIn(staticData: IDataObject, legacyKinds: EventKind[] = []): Floors | undefined {
 	const floors = staticData[FLOORS_KEY];
-	if (typeof floors === 'object' && floors !== null && !Array.isArray(floors)) return floors as Floors;
+	if (isObject(floors)) return floors as Floors;
 	const legacy = staticData[LEGACY_FLOOR_KEY];
 	if (typeof legacy !== 'number' || !Number.isFinite(legacy)) return undefined;
 	return Object.fromEntries(legacyKinds.map((kind) => [kind, legacy]));

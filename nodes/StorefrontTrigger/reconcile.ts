@@ -6,19 +6,17 @@
 // long, so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys).
 // What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
 // its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
-import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { randomUUID } from 'crypto';
+import type { IDataObject, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
 import { claimKey, newMemory, noteKnown, readChanges } from './catchUp';
-import type { PolledEvent } from '../shared/changes/events';
-
-/** From this version on, the trigger also reconciles every DEFAULT_RECONCILE_MINUTES unless the user changes it. */
-export const RECONCILE_VERSION = 1.4;
-export const DEFAULT_RECONCILE_MINUTES = 5;
+import { catchesUp, DELIVERY_KEY, reconcileMinutes, scopeOf, SOURCE_FIELD, type Options } from './options';
 
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
-export const ACTIVATION_WAIT_MS = 5_000;
+const ACTIVATION_WAIT_MS = 5_000;
 /** One request of a reading waits this long for an answer (a hung load balancer answers never). */
 const READ_TIMEOUT_MS = 15_000;
 /** A reading's requests wait at most this long for the key's rate limit; the next reading tries again. */
@@ -27,7 +25,7 @@ const RATE_LIMIT_WAIT_MS = 60_000;
  * A scheduled reading leaves changes younger than this to their deliveries: the delivery carries the service's own
  * data (previous_status, payment_id) that a list does not show. Twice the contract's retry span (15 s).
  */
-export const SETTLE_MS = 30_000;
+const DELIVERY_GRACE_MS = 30_000;
 /**
  * A scheduled reading sends its first FREE_REQUESTS requests at once and each further one REQUEST_SPACING_MS after the
  * last, and the next one starts only once it is done: however large a shop a service makes the trigger read whole (no
@@ -41,12 +39,56 @@ export const REQUEST_SPACING_MS = 6_000;
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 5 * 60_000;
 
+/** A first reading the service refused for good (a wrong key or Base URL): trying again cannot help. */
+const isRefusal = (error: unknown): error is Error => {
+	const status = Number((error as { httpCode?: unknown } | undefined)?.httpCode);
+	return status >= 400 && status < 500 && status !== 429;
+};
+
+/**
+ * trigger(): n8n calls it when it activates the workflow and whenever n8n starts with it active, on main only (queue
+ * mode's webhook processors and workers never do; n8n's ActiveWorkflowManager, both lines). Starts the first reading,
+ * and the schedule; returns before the reading ends. The runs it starts go through ./claim like a delivery's.
+ */
+export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
+	const options = ctx.getNodeParameter('options', {}) as Options;
+	const { typeVersion } = ctx.getNode();
+	if (ctx.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
+	const workflow = ctx.getWorkflow();
+	const reconciler = await Reconciler.create(ctx, {
+		kinds: ctx.getNodeParameter('events', []) as string[],
+		scope: scopeOf(ctx),
+		about: `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`,
+		start: (events) => {
+			const token = randomUUID();
+			ctx.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))]);
+		},
+	});
+	const first = reconciler.read(0);
+	// A user activating by hand hears why the first reading failed (a wrong key, say), within a few seconds; n8n's
+	// start, which activates workflows in batches, never waits for it.
+	if (['activate', 'create', 'update'].includes(ctx.getActivationMode())) {
+		const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
+		if (isRefusal(error)) {
+			reconciler.stop();
+			throw new NodeOperationError(ctx.getNode(), error, {
+				description: 'The trigger reads the order and product lists to run the changes no delivery brought. Check the credentials, or turn off "Catch Up After Downtime".',
+			});
+		}
+	}
+	const minutes = reconcileMinutes(options, typeVersion);
+	// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
+	const graceMs = Math.min(DELIVERY_GRACE_MS, minutes * 30_000);
+	if (minutes > 0) ctx.helpers.registerCron({ expression: scheduleOf(minutes) as never }, () => void reconciler.read(graceMs, true));
+	return { closeFunction: async () => reconciler.stop() };
+}
+
 /**
  * n8n's cron expression (with seconds) for a reading every `minutes`: below a minute every whole number of seconds
  * (what the tests and the demo use), else every whole number of minutes at a random second, as n8n's Schedule
  * Trigger spreads its own.
  */
-export function scheduleOf(minutes: number): string {
+function scheduleOf(minutes: number): string {
 	const second = Math.floor(Math.random() * 60);
 	const seconds = Math.max(1, Math.round(minutes * 60));
 	if (seconds < 60) return `*/${seconds} * * * * *`;
@@ -54,9 +96,9 @@ export function scheduleOf(minutes: number): string {
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;
 }
 
-export interface ReadingOptions {
-	/** The Events parameter. */
-	events: string[];
+interface ReadingOptions {
+	/** The Events parameter's values ("*": all). */
+	kinds: string[];
 	/** Workflow id + node id: whose claims and known changes. */
 	scope: string;
 	/** 'workflow "Orders" (id 12)', for the log. */
@@ -65,7 +107,7 @@ export interface ReadingOptions {
 	start: (events: PolledEvent[]) => void;
 }
 
-export class Reconciler {
+class Reconciler {
 	private running = false;
 	private stopped = false;
 	private readonly memory = newMemory();
@@ -93,12 +135,12 @@ export class Reconciler {
 	 * Starts a reading unless one is under way (then nothing: a schedule's tick never queues behind a slow one).
 	 * Resolves with the outcome of its first attempt; when that failed, it goes on trying in the background.
 	 */
-	async read(settleMs: number, paced = false): Promise<Error | undefined> {
+	async read(graceMs: number, paced = false): Promise<Error | undefined> {
 		if (this.running || this.stopped) return undefined;
 		this.running = true;
 		let first: (outcome: Error | undefined) => void = () => {};
 		const outcome = new Promise<Error | undefined>((resolve) => (first = resolve));
-		void this.attempts(settleMs, paced, (result) => {
+		void this.attempts(graceMs, paced, (result) => {
 			first(result);
 			first = () => {};
 		}).finally(() => (this.running = false));
@@ -110,10 +152,10 @@ export class Reconciler {
 		this.stopped = true;
 	}
 
-	private async attempts(settleMs: number, paced: boolean, report: (outcome: Error | undefined) => void): Promise<void> {
+	private async attempts(graceMs: number, paced: boolean, report: (outcome: Error | undefined) => void): Promise<void> {
 		for (let attempt = 0; !this.stopped; attempt++) {
 			try {
-				await this.once(settleMs, paced);
+				await this.once(graceMs, paced);
 				report(undefined);
 				return;
 			} catch (error) {
@@ -134,14 +176,14 @@ export class Reconciler {
 		for (let waited = 0; waited < ms && !this.stopped; waited += 1_000) await sleep(Math.min(1_000, ms - waited));
 	}
 
-	private async once(settleMs: number, paced: boolean): Promise<void> {
-		const { scope, events, about } = this.options;
+	private async once(graceMs: number, paced: boolean): Promise<void> {
+		const { scope, kinds, about } = this.options;
 		let sent = 0;
 		const pace = async () => {
 			if (paced && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
 			if (this.stopped) throw new Error('deactivated');
 		};
-		const found = await readChanges(this.client, scope, this.staticData, events, this.memory, Date.now(), settleMs, pace);
+		const found = await readChanges(this.client, scope, this.staticData, kinds, this.memory, Date.now(), graceMs, pace);
 		if (this.stopped) return;
 		if (found.baselined.length) {
 			this.ctx.logger.info(

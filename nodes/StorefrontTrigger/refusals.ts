@@ -5,6 +5,8 @@
 // and n8n process, so a flood of forgeries cannot flood the log or the executions list:
 //  - a warning at most once a minute, saying how many deliveries were refused since the last one;
 //  - a failed execution for the first refusal, then at most one per 20 minutes: at most 3 an hour.
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 export const WARNING_EVERY_MS = 60_000;
 export const FAILED_EXECUTION_EVERY_MS = 20 * 60_000;
@@ -41,4 +43,34 @@ export function noteRefusal(scope: string, now: number): RefusalReport {
 		tally.lastExecution = now;
 	}
 	return report;
+}
+
+/** Beside `json` of the one item of a refused delivery's run (version 1.3 on): its code. */
+export const REFUSED_KEY = 'storefrontRefused';
+
+/** What a user can do about each refusal, said in the failed execution it becomes. */
+const REFUSAL_ADVICE: Record<string, string> = {
+	invalid_signature:
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials, then deactivate and activate the workflow.',
+	webhook_secret_missing:
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials.',
+	invalid_event: 'The sender is not the Storefront service, or it sends something other than events to this URL.',
+	invalid_created_at: 'The sender sends events without a valid created_at: check the URL set in the Storefront dashboard.',
+	event_outside_window:
+		'The event is older than "Reject Events Older Than" allows (a late retry, or a clock that is off). Raise the option or remove it; Catch Up After Downtime runs such a change.',
+};
+
+/**
+ * The run of a refused delivery: it fails with the reason and what to do. Asked to continue on errors, n8n would pass
+ * the error on as an item, so it passes nothing instead: the next node never runs for a refused delivery (the refusal
+ * is in n8n's log). Undefined when the items are not a refusal's.
+ */
+export function refusedRun(context: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] | undefined {
+	const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
+	if (!refused) return undefined;
+	if (context.continueOnFail()) return [[]];
+	const { code, message } = (refused.json.refused ?? {}) as IDataObject;
+	throw new NodeOperationError(context.getNode(), `Refused a delivery: ${String(message)}`, {
+		description: REFUSAL_ADVICE[String(code)] ?? '',
+	});
 }

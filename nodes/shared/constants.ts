@@ -11,6 +11,11 @@ export const EVENT_KINDS = [
 
 export type EventKind = (typeof EVENT_KINDS)[number]['value'];
 
+/** The event kinds as both triggers' Events parameter offers them, by name. */
+export const EVENT_OPTIONS = [...EVENT_KINDS]
+	.sort((a, b) => a.name.localeCompare(b.name))
+	.map(({ name, value, description }) => ({ name, value, description }));
+
 export const ORDER_STATUSES = [
 	{ value: 'pending', name: 'Pending', description: 'New order, not yet processed' },
 	{ value: 'processing', name: 'Processing', description: 'Being prepared (allowed from Pending)' },

@@ -6,7 +6,8 @@ import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { rememberEvent, SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
-import { DELIVERY_KEY, StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
+import { DELIVERY_KEY } from '../../nodes/StorefrontTrigger/options';
+import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { SHARED_EVENT_IDS_LIMIT, SHARED_VALUES_LIMIT } from '../../nodes/StorefrontTrigger/sharedClaims';
 import { sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type HarnessOptions, type Outcome } from '../helpers/webhook';

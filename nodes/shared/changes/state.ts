@@ -3,6 +3,8 @@
 // however big the shop is (docs/polling-trigger.md, "State").
 import type { IDataObject } from 'n8n-workflow';
 
+import { isObject } from '../transport';
+
 /** Orders whose last seen status is kept, most recently changed last: enough for `previous_status`. */
 export const MAX_STATUSES = 2000;
 /** Products reported at or below the threshold (so each fall is reported once), most recent last. */
@@ -37,11 +39,8 @@ export interface PollState {
 const STATE_KEY = 'poll';
 const STATE_VERSION = 1;
 
-const isRecord = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function resource(value: unknown): ResourceState | undefined {
-	if (!isRecord(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor)) return undefined;
+	if (!isObject(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor)) return undefined;
 	return {
 		cursor: value.cursor,
 		atCursor: Array.isArray(value.atCursor) ? value.atCursor.map(String) : [],
@@ -52,11 +51,11 @@ function resource(value: unknown): ResourceState | undefined {
 /** The saved state, or an empty one (first activation, or state of an unknown version: a new baseline). */
 export function readState(staticData: IDataObject): PollState {
 	const saved = staticData[STATE_KEY];
-	if (!isRecord(saved) || saved.v !== STATE_VERSION) return {};
+	if (!isObject(saved) || saved.v !== STATE_VERSION) return {};
 	const state: PollState = {};
 	const orders = resource(saved.orders);
 	if (orders) {
-		const pairs = isRecord(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
+		const pairs = isObject(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
 		state.orders = {
 			...orders,
 			statuses: pairs
@@ -66,7 +65,7 @@ export function readState(staticData: IDataObject): PollState {
 	}
 	const products = resource(saved.products);
 	if (products) {
-		const low = isRecord(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
+		const low = isObject(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
 		state.products = { ...products, low: low.map(String) };
 	}
 	return state;

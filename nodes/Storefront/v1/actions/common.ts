@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
-import { recordId, type StorefrontClient } from '../../../shared/transport';
+import { isObject, recordId, type StorefrontClient } from '../../../shared/transport';
 
 /**
  * Items of one run sent at once from version 1.2 ("Max Concurrent Requests"). n8n's HTTP Request node sends every
@@ -276,7 +276,7 @@ export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: 
 				fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) is not valid JSON`, 'Enter a JSON object such as {"weight_grams": 250}.');
 			}
 		}
-		if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+		if (!isObject(extra)) {
 			fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) must be a JSON object`);
 		}
 		Object.assign(body, extra);

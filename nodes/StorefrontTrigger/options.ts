@@ -1,0 +1,45 @@
+// What a Storefront Trigger node does: its Options, else what its version turns on (docs/trigger.md, Options). A
+// behaviour change for saved workflows is a new node version, so each default is tied to the version that brought it.
+import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+/** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
+const DEDUPLICATING_VERSION = 1.2;
+
+/** From this version on, "Catch Up After Downtime" is on unless the user turns it off, and a refusal fails a run. */
+export const CATCH_UP_VERSION = 1.3;
+
+/** From this version on, the trigger also reconciles every DEFAULT_RECONCILE_MINUTES unless the user changes it. */
+const RECONCILE_VERSION = 1.4;
+export const DEFAULT_RECONCILE_MINUTES = 5;
+
+export type Options = {
+	catchUp?: boolean;
+	reconcileEveryMinutes?: number;
+	dropDuplicates?: boolean;
+	includeHeaders?: boolean;
+	rejectOlderThanMinutes?: number;
+};
+
+/** Whether duplicate events are dropped outside test runs. */
+export const dropsDuplicates = (options: Options, typeVersion: number) => options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
+
+/** Whether the node catches up. It claims changes, so it needs Drop Duplicate Events. */
+export const catchesUp = (options: Options, typeVersion: number) =>
+	dropsDuplicates(options, typeVersion) && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
+
+/** Minutes between two reconciliations; 0: none. */
+export const reconcileMinutes = (options: Options, typeVersion: number) =>
+	options.reconcileEveryMinutes ?? (typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
+
+/** Whose remembered ids and claims apply: this trigger node of this workflow. */
+export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
+	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+
+/**
+ * Which accepted delivery (or which reading) an item came from: set beside `json`, so it never shows in the item's
+ * data, and read when its run starts (./claim).
+ */
+export const DELIVERY_KEY = 'storefrontDelivery';
+
+/** Which item field says where an item came from: "webhook" (a delivery) or "catchUp" (found by a reading). */
+export const SOURCE_FIELD = 'source';

@@ -1,0 +1,159 @@
+// Receiving a delivery (webhook()): verify the signature over the bytes as received, read the event, keep it if its
+// type is chosen and (optionally) recent, drop a redelivery this n8n already took, and hand n8n one item for a run.
+// The run's claim across processes happens when the run starts (./claim). A refusal answers the service at once and
+// is reported where a user looks (./refusals).
+import { randomUUID } from 'crypto';
+import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
+import { isObject } from '../shared/transport';
+import { CATCH_UP_VERSION, catchesUp, DELIVERY_KEY, dropsDuplicates, scopeOf, SOURCE_FIELD, type Options } from './options';
+import { noteRefusal, REFUSED_KEY } from './refusals';
+import { rememberEvent } from './seenEvents';
+
+/** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/** Request headers never copied into items by "Include Headers": the signature and any caller credentials. */
+export const OMITTED_HEADERS = new Set([SIGNATURE_HEADER, 'authorization', 'proxy-authorization', 'cookie']);
+
+const ACK = Object.freeze({ received: true });
+
+interface StorefrontEvent extends IDataObject {
+	id: string;
+	type: string;
+	created_at?: string;
+	data?: IDataObject;
+}
+
+const isEvent = (value: unknown): value is StorefrontEvent =>
+	isObject(value) && typeof value.id === 'string' && value.id !== '' && typeof value.type === 'string' && value.type !== '';
+
+export async function receive(context: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const { webhookSecret, previousWebhookSecret } = await context.getCredentials<{
+		webhookSecret?: string;
+		previousWebhookSecret?: string;
+	}>('storefrontApi');
+	const request = context.getRequestObject();
+	if (request.rawBody === undefined && typeof request.readRawBody === 'function') {
+		await request.readRawBody();
+	}
+	const rawBody = request.rawBody;
+
+	// 1. Authenticity first, over the bytes exactly as received; nothing else is looked at before it passes.
+	const check = verifySignature(rawBody, request.headers[SIGNATURE_HEADER], webhookSecret, previousWebhookSecret);
+	if (!check.valid) {
+		const code = check.reason === 'missing_secret' ? 'webhook_secret_missing' : 'invalid_signature';
+		return reject(context, 401, code, SIGNATURE_FAILURE_MESSAGES[check.reason]);
+	}
+
+	// 2. Shape. n8n has already parsed a JSON body from these same bytes: reuse it rather than parse twice.
+	const event = readEvent(context, rawBody);
+	if (event === undefined) {
+		return reject(context, 400, 'invalid_event', 'The body must be a UTF-8 JSON event with string "id" and "type"');
+	}
+
+	const events = context.getNodeParameter('events', []) as string[];
+	if (!events.includes('*') && !events.includes(event.type)) {
+		return respond(context, 200, { received: true, skipped: 'event_type_not_selected' });
+	}
+
+	const options = context.getNodeParameter('options', {}) as Options;
+	if (options.rejectOlderThanMinutes !== undefined) {
+		const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
+		const now = Date.now();
+		if (Number.isNaN(createdAt)) {
+			return reject(context, 400, 'invalid_created_at', 'The event has no valid "created_at" timestamp');
+		}
+		if (now - createdAt > options.rejectOlderThanMinutes * 60_000 || createdAt - now > CLOCK_SKEW_MS) {
+			return reject(
+				context,
+				400,
+				'event_outside_window',
+				`The event was created at ${event.created_at}, outside the accepted window of ${options.rejectOlderThanMinutes} minutes`,
+			);
+		}
+	}
+
+	// 3. A redelivery this n8n took already. Not while listening for a test event: resending the same event from the
+	// dashboard must run each time.
+	const { typeVersion } = context.getNode();
+	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options, typeVersion);
+	const delivery = randomUUID();
+	if (dropDuplicates && !rememberEvent(scopeOf(context), event.id, Date.now(), delivery)) {
+		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
+	}
+
+	const item: IDataObject = {
+		id: event.id,
+		type: event.type,
+		created_at: event.created_at,
+		data: event.data,
+	};
+	if (catchesUp(options, typeVersion)) item[SOURCE_FIELD] = 'webhook';
+	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
+
+	const output: INodeExecutionData = { json: item };
+	if (dropDuplicates) output[DELIVERY_KEY] = delivery;
+	return { webhookResponse: ACK, workflowData: [[output]] };
+}
+
+/** Answers the request directly and tells n8n not to run the workflow nor send its own response. */
+function respond(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+	context.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+/**
+ * Answers a delivery with an error (the service sees the status) and reports it (./refusals): a warning in n8n's log,
+ * and from version 1.3 a run that fails with the reason (always while listening for a test event, where the editor
+ * shows it). The answer never carries more than the code and message below: no secret, no digest.
+ */
+function reject(context: IWebhookFunctions, status: number, code: string, message: string): IWebhookResponseData {
+	respond(context, status, { error: { code, message } });
+	const node = context.getNode();
+	const workflow = context.getWorkflow();
+	const test = context.getMode() === 'manual';
+	const report = noteRefusal(`${scopeOf(context)}${test ? ':test' : ''}`, Date.now());
+	if (report.warn) {
+		const more = report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
+		context.logger.warn(
+			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node "${node.name}") with ${status} ${code}: ${message}${more}`,
+		);
+	}
+	if (node.typeVersion < CATCH_UP_VERSION || !(test || report.execution)) return { noWebhookResponse: true };
+	return {
+		noWebhookResponse: true,
+		workflowData: [[{ json: { refused: { status, code, message } }, [REFUSED_KEY]: code }]],
+	};
+}
+
+/** Whether the bytes are well-formed UTF-8: decoding replaces bad sequences with U+FFFD, so they do not survive. */
+const isUtf8 = (bytes: Buffer) => Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
+
+/** The parsed event: n8n's own parse of the body when it made one, else (non-JSON content type) the raw bytes. */
+function readEvent(context: IWebhookFunctions, rawBody: Buffer): StorefrontEvent | undefined {
+	// JSON is UTF-8 (RFC 8259). n8n decodes bad bytes silently into U+FFFD, which would alter the event's data.
+	if (!isUtf8(rawBody)) return undefined;
+	// n8n's parse is reused only when it was a JSON parse: it also turns form and XML bodies into objects.
+	const contentType = String(context.getHeaderData()['content-type'] ?? '');
+	if (/[/+]json\b/i.test(contentType)) {
+		const parsed = context.getBodyData();
+		if (isEvent(parsed)) return parsed;
+	}
+	try {
+		const fromRaw: unknown = JSON.parse(rawBody.toString('utf8'));
+		return isEvent(fromRaw) ? fromRaw : undefined;
+	} catch {
+		// Not JSON at all: the caller answers 400, which is the whole handling this needs.
+		return undefined;
+	}
+}
+
+function filterHeaders(headers: IDataObject): IDataObject {
+	const kept: IDataObject = {};
+	for (const name of Object.keys(headers)) {
+		if (!OMITTED_HEADERS.has(name.toLowerCase())) kept[name] = headers[name];
+	}
+	return kept;
+}
