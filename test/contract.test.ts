@@ -8,6 +8,7 @@ import {
 	EVENT_KINDS,
 	MAX_PAGE_SIZE,
 	ORDER_STATUSES,
+	ORDER_TRANSITIONS,
 	PRODUCT_STATUSES,
 	RATE_LIMIT_PLANS,
 } from '../nodes/shared/constants';
@@ -26,6 +27,7 @@ test('order statuses: nodes, sandbox and contract agree, and every status is rea
 	const statuses = ORDER_STATUSES.map((s) => s.value);
 	expect(statuses).toEqual(catalog.ORDER_STATUSES);
 	expect(Object.keys(catalog.ORDER_TRANSITIONS).sort()).toEqual([...statuses].sort());
+	expect(ORDER_TRANSITIONS).toEqual(catalog.ORDER_TRANSITIONS);
 	const reachable = new Set(Object.values(catalog.ORDER_TRANSITIONS as Record<string, string[]>).flat());
 	expect(statuses.filter((s) => s !== 'pending' && !reachable.has(s))).toEqual([]);
 	// The node's option descriptions name the statuses each one is allowed from: check them against the sandbox.

@@ -39,45 +39,36 @@ const running = new WeakSet<IDataObject>();
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_MS = 120_000;
 
-/** The first activation: where the shop is now. Nothing is reported; the ids of events at the cursor are kept. */
-function baselineOrders(read: ChangeRead, now: number): OrderState {
+/**
+ * The first activation: where a list is now. Nothing is reported; the ids of the events at the cursor are kept (a
+ * record changed in that same millisecond later is then told apart).
+ */
+function baselineOf(read: ChangeRead) {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-	const state: OrderState = {
-		cursor,
-		atCursor: [],
-		sorted: read.sorted,
-		statuses: [],
-	};
 	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
-	state.statuses = oldestFirst.filter(([, o]) => typeof o.status === 'string').map(([id, o]) => [id, String(o.status)]);
-	orderEvents(
-		oldestFirst.filter(([, o]) => changedAt(o) === cursor).map(([, o]) => o),
-		state,
+	return {
 		cursor,
-		new Set(ORDER_KINDS),
-		now,
-	);
+		oldestFirst,
+		atCursor: oldestFirst.filter(([, record]) => changedAt(record) === cursor).map(([, record]) => record),
+		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
+	};
+}
+
+/** The orders' baseline also keeps each order's status, so its next change has a previous_status. */
+function baselineOrders(read: ChangeRead, now: number): OrderState {
+	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
+	const statuses = oldestFirst.filter(([, o]) => typeof o.status === 'string').map(([id, o]): [string, string] => [id, String(o.status)]);
+	const state: OrderState = { ...fresh, statuses };
+	orderEvents(atCursor, state, cursor, new Set(ORDER_KINDS), now);
 	return state;
 }
 
+/** The products' baseline also keeps which are low already, so only a new fall is reported. */
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
-	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
+	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
 	const low = oldestFirst.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold).map(([id]) => id);
-	const state: ProductState = {
-		cursor,
-		atCursor: [],
-		sorted: read.sorted,
-		low,
-	};
-	productEvents(
-		oldestFirst.filter(([, p]) => changedAt(p) === cursor).map(([, p]) => p),
-		state,
-		cursor,
-		new Set(PRODUCT_KINDS),
-		threshold,
-		now,
-	);
+	const state: ProductState = { ...fresh, low };
+	productEvents(atCursor, state, cursor, new Set(PRODUCT_KINDS), threshold, now);
 	return state;
 }
 

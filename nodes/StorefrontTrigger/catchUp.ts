@@ -9,7 +9,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isObject, recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
-import { readChanges as readList, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
+import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
 
@@ -112,8 +112,8 @@ export function catchUpCursor(staticData: IDataObject, floor: number): number {
 	return typeof seen === 'number' && Number.isFinite(seen) ? Math.max(floor, seen - CATCH_UP_MARGIN_MS) : floor;
 }
 
-/** The kinds of the Events parameter ("*": all) a catch-up reports. */
-const caughtUpKinds = (events: string[]) => CATCH_UP_KINDS.filter((k) => events.includes('*') || events.includes(k));
+/** Of the Events parameter's values ("*": all), the kinds a reading reports. */
+const readableKinds = (kinds: string[]) => CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
 
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
@@ -153,38 +153,43 @@ export interface CatchUp {
 	baselined: EventKind[];
 }
 
+/** What one reading is for, and how it goes. */
+export interface Reading {
+	/** Workflow id + node id: whose known changes are skipped. */
+	scope: string;
+	/** The node's static data: the baselines, and where the newest change that ran was. */
+	staticData: IDataObject;
+	/** The Events parameter's values ("*": all). */
+	kinds: string[];
+	memory: ReadMemory;
+	now: number;
+	/** Changes younger than this are left to their deliveries (the next reading finds them if none arrives). */
+	graceMs: number;
+	/** Paces the requests. */
+	beforeRequest: () => Promise<void>;
+}
+
 /**
  * One read of the lists the chosen kinds need. A kind without a baseline gets one (where its list is now; nothing of
  * it is reported); the others report every change since their cursor, as the polling trigger reports them to a
  * trigger that remembers what `memory` holds: an order changed since then reports its current status
- * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first. Changes
- * newer than `settleMs` are left to their deliveries (the next read finds them if none arrives). `beforeRequest`
- * paces the requests.
+ * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
  */
-export async function readChanges(
-	client: StorefrontClient,
-	scope: string,
-	staticData: IDataObject,
-	events: string[],
-	memory: ReadMemory,
-	now: number,
-	settleMs = 0,
-	beforeRequest: () => Promise<void> = async () => {},
-): Promise<CatchUp> {
-	const wanted = caughtUpKinds(events);
+export async function findChanges(client: StorefrontClient, { scope, staticData, kinds, memory, now, graceMs, beforeRequest }: Reading): Promise<CatchUp> {
+	const wanted = readableKinds(kinds);
 	const floors: Floors = { ...floorsIn(staticData, wanted) };
 	const baselined = wanted.filter((kind) => typeof floors[kind] !== 'number');
 	const found: Array<{ at: number; event: PolledEvent }> = [];
 	let requests = 0;
 	for (const resource of ['orders', 'products'] as Resource[]) {
-		const kinds = wanted.filter((kind) => resourceOf(kind) === resource);
-		if (kinds.length === 0) continue;
-		const reading = kinds.filter((kind) => !baselined.includes(kind));
+		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
+		if (ofList.length === 0) continue;
+		const reading = ofList.filter((kind) => !baselined.includes(kind));
 		const cursors = reading.map((kind) => catchUpCursor(staticData, floors[kind] as number));
 		const readTo = memory.readTo[resource];
 		const since = cursors.length ? Math.max(Math.min(...cursors), readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS) : undefined;
 		const fetchPage = reader(client, resource);
-		const read = await readList(
+		const read = await readChanges(
 			async (page) => {
 				await beforeRequest();
 				return await fetchPage(page);
@@ -198,7 +203,7 @@ export async function readChanges(
 		// by created_at and were paid later.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values()) newest = Math.max(newest, timeOf(record.paid_at) || 0);
-		for (const kind of kinds) if (baselined.includes(kind)) floors[kind] = newest + 1;
+		for (const kind of ofList) if (baselined.includes(kind)) floors[kind] = newest + 1;
 		if (since === undefined) continue;
 		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
 		const fresh = { cursor: since, atCursor: [] as string[], sorted: true };
@@ -211,7 +216,7 @@ export async function readChanges(
 		const before = new Map(memory.statuses);
 		for (const e of detected.events) {
 			if (e.at < (floors[e.event.type] as number)) continue;
-			if (e.at <= now - settleMs) {
+			if (e.at <= now - graceMs) {
 				found.push(e);
 				continue;
 			}
@@ -225,8 +230,8 @@ export async function readChanges(
 		memory.statuses = statuses.entries();
 	}
 	if (baselined.length) staticData[FLOORS_KEY] = floors;
-	const settled = found.sort(byTime);
+	const oldestFirst = found.sort(byTime);
 	const changes = known.get(scope);
-	const unknown = settled.map((e) => e.event).filter((event) => !changes?.has(claimKey(event)));
+	const unknown = oldestFirst.map((e) => e.event).filter((event) => !changes?.has(claimKey(event)));
 	return { events: unknown, requests, baselined };
 }

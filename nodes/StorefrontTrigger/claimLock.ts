@@ -1,4 +1,4 @@
-import { sleep } from 'n8n-workflow';
+import { realClock, type Clock } from '../shared/clock';
 
 // A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row.
 //
@@ -33,14 +33,12 @@ export interface StoreRow {
 	clear(): Promise<void>;
 }
 
-/** The clock, the wait and the dice: n8n-workflow's and Math's in n8n, a scheduler's in the tests. */
-export interface LockTiming {
-	now(): number;
-	sleep(ms: number): Promise<void>;
+/** The clock and the dice: n8n-workflow's and Math's in n8n, a scheduler's in the tests. */
+export interface LockTiming extends Clock {
 	random(): number;
 }
 
-export const realTiming: LockTiming = { now: () => Date.now(), sleep: async (ms) => await sleep(ms), random: () => Math.random() };
+export const realTiming: LockTiming = { ...realClock, random: () => Math.random() };
 
 const MARK = 'storefront-trigger:claim-lock';
 /** A holder's row holds the marker and 1 to NONCES_MAX random values. */

@@ -12,7 +12,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
-import { claimKey, newMemory, noteKnown, readChanges } from './catchUp';
+import { claimKey, findChanges, newMemory, noteKnown } from './catchUp';
 import { catchesUp, DELIVERY_KEY, reconcileMinutes, scopeOf, SOURCE_FIELD, type Options } from './options';
 
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
@@ -183,7 +183,7 @@ class Reconciler {
 			if (paced && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
 			if (this.stopped) throw new Error('deactivated');
 		};
-		const found = await readChanges(this.client, scope, this.staticData, kinds, this.memory, Date.now(), graceMs, pace);
+		const found = await findChanges(this.client, { scope, staticData: this.staticData, kinds, memory: this.memory, now: Date.now(), graceMs, beforeRequest: pace });
 		if (this.stopped) return;
 		if (found.baselined.length) {
 			this.ctx.logger.info(

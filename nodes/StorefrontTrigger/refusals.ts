@@ -8,17 +8,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { Throttle } from '../shared/clock';
+
 export const WARNING_EVERY_MS = 60_000;
 export const FAILED_EXECUTION_EVERY_MS = 20 * 60_000;
 
-interface Tally {
-	lastWarning: number;
-	lastExecution: number;
-	/** Refusals since the last warning (that one included). */
-	since: number;
-}
-
-const tallies = new Map<string, Tally>();
+const warnings = new Throttle(WARNING_EVERY_MS);
+const executions = new Throttle(FAILED_EXECUTION_EVERY_MS);
 
 export interface RefusalReport {
 	/** Refusals since the last warning, this one included; 0: no warning now. */
@@ -29,20 +25,7 @@ export interface RefusalReport {
 
 /** Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it. */
 export function noteRefusal(scope: string, now: number): RefusalReport {
-	let tally = tallies.get(scope);
-	if (!tally) tallies.set(scope, (tally = { lastWarning: -Infinity, lastExecution: -Infinity, since: 0 }));
-	tally.since++;
-	const report: RefusalReport = { warn: 0, execution: false };
-	if (now - tally.lastWarning >= WARNING_EVERY_MS) {
-		report.warn = tally.since;
-		tally.since = 0;
-		tally.lastWarning = now;
-	}
-	if (now - tally.lastExecution >= FAILED_EXECUTION_EVERY_MS) {
-		report.execution = true;
-		tally.lastExecution = now;
-	}
-	return report;
+	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
 
 /** Beside `json` of the one item of a refused delivery's run (version 1.3 on): its code. */

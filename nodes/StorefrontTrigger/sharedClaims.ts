@@ -1,6 +1,7 @@
 import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcessedOptions, NodeTypeAndVersion } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { Throttle } from '../shared/clock';
 import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
 
 // "Drop Duplicate Events" across n8n processes and restarts: which event ids already started a run, kept in n8n's
@@ -45,8 +46,8 @@ const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
 
 /**
  * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
- * (its read-back and its run marker), each a read and a write. Measured in the schedules of
- * test/trigger/sharedClaims.test.ts: 2 reads let 111 of 1,000 same-moment pairs through, 4 reads 70, 6 reads 55, 10 reads 54.
+ * (its read-back and its run marker), each a read and a write; more buy almost nothing (docs/trigger.md, Drop
+ * Duplicate Events).
  */
 const HEAD_START_READS = 6;
 
@@ -71,7 +72,7 @@ export interface SharedStore {
 	 */
 	record(values: string[], unlockedOnly?: string[]): Promise<Recorded>;
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
-	pass(): Promise<void>;
+	readRow(): Promise<void>;
 }
 
 /**
@@ -87,7 +88,7 @@ export async function claimShared(store: SharedStore, id: string, token: string)
 	const back = await store.record([values.delivery]);
 	if (!back.had.has(values.delivery)) {
 		// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
-		for (let i = 0; i < HEAD_START_READS; i++) await store.pass();
+		for (let i = 0; i < HEAD_START_READS; i++) await store.readRow();
 	}
 	const marker = await store.record([values.run]);
 	return !marker.had.has(values.run);
@@ -126,9 +127,8 @@ const inFlight = new Set<string>();
 /**
  * How long a process keeps the lock while its calls keep coming (one batch after the other), before it lets another
  * process have a turn. Taking and releasing the lock costs four statements (count, read, insert, delete) beside a
- * batch's two (read, write), and under load each statement waits its turn in the database: in the crash scenario of
- * the reliability suite (one n8n on SQLite) a run's claim took 410 ms (median of a run) when every batch took the lock
- * anew, 188 ms when it was kept for 100 ms, 175 ms when kept for 500 ms. Far below a lease (./claimLock).
+ * batch's two (read, write), and under load each waits its turn in the database (docs/performance.md, The duplicate
+ * check in n8n's database). Far below a lease (./claimLock).
  */
 const HOLD_MS = 500;
 
@@ -193,7 +193,7 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	let reading: Promise<void> | undefined;
 	return {
 		record: async (values, unlockedOnly = []) => await batched(scope, access, values, unlockedOnly),
-		pass: async () => {
+		readRow: async () => {
 			reading ??= access.data.count().then(
 				() => void (reading = undefined),
 				(error: unknown) => {
@@ -232,13 +232,14 @@ function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, option
 }
 
 /** The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without. */
-const WARN_EVERY_MS = 60_000;
-const warned = new Map<string, number>();
+const unlockedWarnings = new Throttle(60_000);
+/** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
+const toldSharedRow = new Set<string>();
 
 // The lock's row is the workflow-scope row of n8n's store, the one n8n's Remove Duplicates node uses with Scope
 // Workflow (Remove Items Processed in Previous Executions, and its Clean Database) — the only node of n8n's that uses
 // the store. Sharing it would harm that node: a lock inserted before its first call takes its values, and releasing the
-// lock deletes them (found: 25 of 30 updates of orders it had passed got through), its first insert can collide with
+// lock deletes them (updates of orders it had passed got through), its first insert can collide with
 // the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
 // connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
 // node never overlap), the small window of docs/trigger.md across processes. Every Storefront Trigger of a workflow
@@ -293,18 +294,14 @@ export function sharedStore(context: IExecuteFunctions, scope: string): SharedSt
 		lock: rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined,
 		lockKey: String(context.getWorkflow().id ?? ''),
 		onUnlocked: (why, waitedMs) => {
-			const now = Date.now();
 			if (why === 'shared row') {
-				// A setting of the workflow, not a fault: said once per trigger while this n8n runs.
-				const once = `${scope} shared row`;
-				if (warned.has(once)) return;
-				warned.set(once, now);
+				if (toldSharedRow.has(scope)) return;
+				toldSharedRow.add(scope);
 				return context.logger.warn(
 					`Storefront Trigger: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so the trigger leaves that row to it and checks events for duplicates without the lock: exact within one n8n process; across processes (queue mode) a redelivery arriving at the same moment may run twice (docs/trigger.md, Drop Duplicate Events)`,
 				);
 			}
-			if (now - (warned.get(scope) ?? -Infinity) < WARN_EVERY_MS) return;
-			warned.set(scope, now);
+			if (!unlockedWarnings.note(scope, Date.now())) return;
 			context.logger.warn(
 				`Storefront Trigger: checked events for duplicates in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so two n8n processes could both run a redelivered event (docs/trigger.md, Drop Duplicate Events)`,
 			);

@@ -16,14 +16,40 @@ export const EVENT_OPTIONS = [...EVENT_KINDS]
 	.sort((a, b) => a.name.localeCompare(b.name))
 	.map(({ name, value, description }) => ({ name, value, description }));
 
+/** The moves an order's status may make (contract row 12); setting the current status again changes nothing. */
+export const ORDER_TRANSITIONS = {
+	pending: ['processing', 'cancelled'],
+	processing: ['shipped', 'cancelled'],
+	shipped: ['delivered'],
+	delivered: ['refunded'],
+	cancelled: [],
+	refunded: [],
+} as const;
+
+type OrderStatus = keyof typeof ORDER_TRANSITIONS;
+const capitalised = (status: string) => status.charAt(0).toUpperCase() + status.slice(1);
+const allowedFrom = (status: OrderStatus) =>
+	(Object.keys(ORDER_TRANSITIONS) as OrderStatus[]).filter((from) => (ORDER_TRANSITIONS[from] as readonly string[]).includes(status));
+
+/** "pending → processing or cancelled; …": the allowed moves, as the Status parameter and the tool say them. */
+export const ORDER_MOVES = (Object.entries(ORDER_TRANSITIONS) as Array<[OrderStatus, readonly string[]]>)
+	.filter(([, to]) => to.length > 0)
+	.map(([from, to]) => `${from} → ${to.join(' or ')}`)
+	.join('; ');
+
+const orderStatus = (value: OrderStatus, description: string) => {
+	const from = allowedFrom(value).map(capitalised);
+	return { value, name: capitalised(value), description: from.length ? `${description} (allowed from ${from.join(' or ')})` : description };
+};
+
 export const ORDER_STATUSES = [
-	{ value: 'pending', name: 'Pending', description: 'New order, not yet processed' },
-	{ value: 'processing', name: 'Processing', description: 'Being prepared (allowed from Pending)' },
-	{ value: 'shipped', name: 'Shipped', description: 'Handed to the carrier (allowed from Processing)' },
-	{ value: 'delivered', name: 'Delivered', description: 'Received by the customer (allowed from Shipped)' },
-	{ value: 'cancelled', name: 'Cancelled', description: 'Cancelled; final (allowed from Pending or Processing)' },
-	{ value: 'refunded', name: 'Refunded', description: 'Refunded; final (allowed from Delivered)' },
-] as const;
+	orderStatus('pending', 'New order, not yet processed'),
+	orderStatus('processing', 'Being prepared'),
+	orderStatus('shipped', 'Handed to the carrier'),
+	orderStatus('delivered', 'Received by the customer'),
+	orderStatus('cancelled', 'Cancelled; final'),
+	orderStatus('refunded', 'Refunded; final'),
+];
 
 export const PRODUCT_STATUSES = [
 	{ value: 'active', name: 'Active' },

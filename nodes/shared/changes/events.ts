@@ -102,8 +102,8 @@ export interface Detected {
 	all: Timed[];
 }
 
-/** Keeps the events not already emitted at the cursor, and remembers the ids at (or after) the new cursor. */
-function settle<S extends { cursor: number; atCursor: string[] }>(found: Timed[], state: S, newest: number): Detected {
+/** Moves the cursor to `newest`: keeps the events not already emitted at the old one, and remembers the ids at (or after) the new one. */
+function advanceCursor<S extends { cursor: number; atCursor: string[] }>(found: Timed[], state: S, newest: number): Detected {
 	const already = new Set(state.atCursor);
 	const events = found.filter((e) => !already.has(e.event.id));
 	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
@@ -158,7 +158,7 @@ export function orderEvents(
 			found.push(event('payment.completed', id, paid, paymentData(order)));
 		if (status !== undefined) statuses.set(id, status);
 	}
-	const detected = settle(found, state, newest);
+	const detected = advanceCursor(found, state, newest);
 	state.statuses = statuses.entries();
 	return detected;
 }
@@ -200,7 +200,7 @@ export function productEvents(
 		if (isLow) low.set(id, true);
 		else if (!Number.isNaN(stock)) low.delete(id);
 	}
-	const detected = settle(found, state, newest);
+	const detected = advanceCursor(found, state, newest);
 	state.low = low.keys();
 	return detected;
 }

@@ -15,16 +15,16 @@
 // Until then it starts slow: one request until the key's first answer in this process, then at most one more in
 // flight than answers so far (doubling each round trip). A burst that starts cold (a flash sale's first orders, a
 // bulk run) would otherwise be sent whole before any header or 429 could say how much the window takes, and without
-// headers everything in flight when the first 429 comes is refused: at most about one window's limit with the slow
-// start (81 of 100 queued at 20 a window without it, in the unit model). It costs a key without limit a few round
-// trips when it is first used in an n8n process, and nothing after.
+// headers everything in flight when the first 429 comes is refused (docs/performance.md, Rate limits). It costs a
+// key without limit a few round trips when it is first used in an n8n process, and nothing after.
 // Headers that stop coming after a limit was known (an upgrade to Business, a proxy that drops them) leave that limit
-// as if learned from 429s: dropped, the next answer let everything queued go at once (39 refused in one CI run).
+// as if learned from 429s: dropped, the next answer would let everything queued go at once.
 // On a 429 every caller of the key pauses until Retry-After (one shared pause), then waiting requests are released
 // in arrival order; a refused request goes back to its place in that order.
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+
+import { realClock, type Clock } from '../clock';
 
 /** The spec's plans are counted per minute: the longest window assumed where the service says nothing. */
 const MINUTE_MS = 60_000;
@@ -94,13 +94,6 @@ interface Waiter {
 	reject: (error: Error) => void;
 }
 
-export interface Clock {
-	now: () => number;
-	sleep: (ms: number) => Promise<void>;
-}
-
-const realClock: Clock = { now: () => Date.now(), sleep: async (ms) => await sleep(ms) };
-
 export class Governor {
 	// From the service's headers.
 	private limit: number | undefined;
@@ -147,7 +140,7 @@ export class Governor {
 	 */
 	async acquire(deadline: number, seq?: number): Promise<Ticket> {
 		const now = this.clock.now();
-		if (seq === undefined && this.queue.length === 0 && this.gate(now) === 0) return this.release(this.nextSeq++);
+		if (seq === undefined && this.queue.length === 0 && this.nextSendAt(now) === 0) return this.release(this.nextSeq++);
 		return await new Promise<Ticket>((resolve, reject) => {
 			const waiter = { seq: seq ?? this.nextSeq++, since: now, deadline, resolve, reject };
 			let at = this.queue.length;
@@ -229,8 +222,8 @@ export class Governor {
 		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
 	}
 
-	/** 0 when a request may go now; otherwise when to look again (Infinity: at the next answer). */
-	private gate(now: number): number {
+	/** When the next request may go: 0 (now), a time to look again, or Infinity (at the next answer). */
+	private nextSendAt(now: number): number {
 		if (now < this.pausedUntil) return this.pausedUntil;
 		if (this.paused) {
 			// The service's next window begins when the pause ends, however late the next request comes.
@@ -310,7 +303,7 @@ export class Governor {
 			}
 		}
 		while (this.queue.length > 0) {
-			const at = this.gate(now);
+			const at = this.nextSendAt(now);
 			if (at !== 0) {
 				this.wake(Math.min(at, ...this.queue.map((waiter) => waiter.deadline)), now);
 				return;

@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { ORDER_STATUSES } from '../../../../shared/constants';
+import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
 import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
 
 const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
 	toolDescription(
-		'Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. Allowed moves only: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded. Setting the current status again changes nothing. Any other move is refused with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, status, total, currency, customer_id, items, timestamps).',
+		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. Allowed moves only: ${ORDER_MOVES}. Setting the current status again changes nothing. Any other move is refused with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, status, total, currency, customer_id, items, timestamps).`,
 	),
 	orderLocator,
 	{
@@ -19,8 +19,7 @@ const properties: INodeProperties[] = [
 		allowArbitraryValues: true,
 		options: ORDER_STATUSES.map(({ name, value, description }) => ({ name, value, description })),
 		default: 'processing',
-		description:
-			'The new status. Allowed moves: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded. Setting the current status again changes nothing.',
+		description: `The new status. Allowed moves: ${ORDER_MOVES}. Setting the current status again changes nothing.`,
 		hint: 'Use an expression for a status not listed here',
 	},
 ];
