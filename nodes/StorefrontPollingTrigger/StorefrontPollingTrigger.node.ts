@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, 
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { idFieldNames, recordId, StorefrontClient } from '../shared/transport';
-import { EVENT_KINDS, EVENT_OPTIONS, type EventKind } from '../shared/constants';
+import { EVENT_KINDS, type EventKind } from '../shared/constants';
 import {
 	changedAt,
 	ORDER_KINDS,
@@ -26,6 +26,7 @@ import {
 	type PolledEvent,
 } from '../shared/changes/events';
 import { readState, writeState, type OrderState, type PollState, type ProductState } from '../shared/changes/state';
+import { eventsParameter, setupNotice } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
 export const BASELINE_PAGES = 5;
@@ -137,29 +138,12 @@ export class StorefrontPollingTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'storefrontApi',
-				required: true,
-			},
-		],
+		credentials: [{ name: 'storefrontApi', required: true }],
 		properties: [
-			{
-				displayName:
-					'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first activation notes where the shop is; every later change is reported once, in order.',
-				name: 'setupNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: [],
-				description: 'The changes that start the workflow, one item each',
-				options: EVENT_OPTIONS,
-			},
+			setupNotice(
+				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first activation notes where the shop is; every later change is reported once, in order.',
+			),
+			eventsParameter('The changes that start the workflow, one item each'),
 			{
 				displayName: 'Options',
 				name: 'options',

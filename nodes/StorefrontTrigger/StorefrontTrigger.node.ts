@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { EVENT_OPTIONS } from '../shared/constants';
+import { eventsParameter, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_RECONCILE_MINUTES } from './options';
@@ -51,12 +51,7 @@ export class StorefrontTrigger implements INodeType {
 		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'storefrontApi',
-				required: true,
-			},
-		],
+		credentials: [{ name: 'storefrontApi', required: true }],
 		webhooks: [
 			{
 				name: 'default',
@@ -69,30 +64,12 @@ export class StorefrontTrigger implements INodeType {
 			},
 		],
 		properties: [
-			{
-				displayName:
-					'Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard\'s webhook settings, or the <b>Test URL</b> while you listen for a test event.',
-				name: 'setupNotice',
-				type: 'notice',
-				default: '',
-			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				default: [],
-				description:
-					'The event types that start the workflow. Other verified events are acknowledged and ignored.',
-				options: [
-					{
-						name: 'All Events',
-						value: '*',
-						description: 'Any event type, including ones Storefront adds later',
-					},
-					...EVENT_OPTIONS,
-				],
-			},
+			setupNotice(
+				"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook settings, or the <b>Test URL</b> while you listen for a test event.",
+			),
+			eventsParameter('The event types that start the workflow. Other verified events are acknowledged and ignored.', [
+				{ name: 'All Events', value: '*', description: 'Any event type, including ones Storefront adds later' },
+			]),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -1,0 +1,18 @@
+// The parameters both triggers show alike: the set-up notice at the top, and Events.
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { EVENT_OPTIONS } from './constants';
+
+/** The notice at the top of a trigger's panel: how to set it up, in a sentence or two. */
+export const setupNotice = (text: string): INodeProperties => ({ displayName: text, name: 'setupNotice', type: 'notice', default: '' });
+
+/** Events: the kinds that start the workflow (`first`: options offered before them). */
+export const eventsParameter = (description: string, first: INodePropertyOptions[] = []): INodeProperties => ({
+	displayName: 'Events',
+	name: 'events',
+	type: 'multiOptions',
+	required: true,
+	default: [],
+	description,
+	options: [...first, ...EVENT_OPTIONS],
+});
