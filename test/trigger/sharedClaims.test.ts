@@ -309,6 +309,31 @@ describe('the claim, step by step', () => {
 		row.splice(0, row.length - 1);
 		expect(await claimShared(shared, 'evt_2', 'b')).toBe(false);
 	});
+
+	it("the head start's reads of one process's claims share one read at a time (a run of 50 items waiting makes 1 database read, not 50)", async () => {
+		const store = existingStore();
+		const row = rowOf(store, 'node');
+		let reads = 0;
+		let concurrent = 0;
+		let most = 0;
+		const counted: StoreRow = {
+			...row,
+			count: async () => {
+				reads++;
+				most = Math.max(most, ++concurrent);
+				await new Promise((resolve) => setTimeout(resolve, 20));
+				concurrent--;
+				return await row.count();
+			},
+		};
+		const shared = storeOver(`process-${++processes}`, { data: counted, lock: unavailable, lockKey: 'reads' });
+		await Promise.all(Array.from({ length: 50 }, async () => await shared.readRow()));
+		expect(reads).toBe(1);
+		// Once it has ended, the next read is a new one: nobody waits on an answer older than their call.
+		await shared.readRow();
+		expect(reads).toBe(2);
+		expect(most).toBe(1);
+	});
 });
 
 /** A clock the test moves by hand: waits resolve at once and move it on. */
