@@ -1,22 +1,10 @@
+// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row
+// (a second insert of it fails on the table's primary key). The holder inserts the workflow-scope row, deleting it
+// releases it; a waiter only reads (counts the row's values) until it is gone, so waiting never writes. A count that
+// does not change for a whole lease means the holder died holding it; a row that is not this lock's (more values, no
+// marker: a Remove Duplicates node's) is left alone, and then, or after MAX_WAIT_MS, the claim goes on without the
+// lock, so a lock never stops events (docs/trigger.md, Drop Duplicate Events: Why a lock).
 import { realClock, type Clock } from '../shared/clock';
-
-// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row.
-//
-// The store (the helper of n8n's Remove Duplicates node) reads a row and writes it back whole, without a lock, so two
-// processes writing the trigger's row at once replace each other's values — claims vanish (./sharedClaims). But a row
-// that does not exist yet is *inserted*, under the table's primary key (workflow id + context): of two inserts of the
-// same row one fails with a unique-key violation. So a row can be a lock: whoever inserts it holds it, deleting it
-// releases it. The trigger's claims live in its node-scope row; the lock is the workflow-scope row of the same workflow
-// (the only other row n8n gives a node), so every process that claims events for the workflow takes the same lock.
-//
-// Taking it writes nothing while someone else holds it: a waiter only counts the row's values (a read), and inserts
-// only after counting none. The holder inserts a marker and 1–8 random values, so the count changes with nearly every
-// new holder: a waiter that sees one count for a whole lease takes the holder for dead (killed while holding it) and
-// deletes the row. Anything else in that row is not this lock — a Remove Duplicates node of the same workflow with
-// scope "Workflow", say — and is left as it was: it has more values than a lock row can have, or its values lack the
-// marker (checked after a lease, and the marker taken out again), or n8n refuses the call because the row was saved
-// in another mode. Then, and whenever the lock is not had within MAX_WAIT_MS, the claim goes on without it (the
-// caller's unlocked claim), so a lock never stops events.
 
 /** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the node's. */
 export interface StoreRow {

@@ -1,36 +1,14 @@
+// "Drop Duplicate Events" across n8n processes and restarts: which events and changes already started a run, kept in
+// n8n's own database (every n8n of an instance shares it) through the one store n8n gives a node for that, the
+// deduplication helper of its Remove Duplicates node. That helper reads a row and writes it back whole without a lock,
+// so overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
+// across processes (./claimLock), where one call decides it exactly; without the lock, claimShared's slower protocol
+// never loses an event (docs/trigger.md, Drop Duplicate Events).
 import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcessedOptions, NodeTypeAndVersion } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Throttle } from '../shared/clock';
 import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
-
-// "Drop Duplicate Events" across n8n processes and restarts: which event ids already started a run, kept in n8n's
-// own database, which every running n8n of an instance shares (main, webhook processors, queue-mode workers).
-//
-// The only store n8n 2.x/1.123 gives a node for that is the deduplication helper of its Remove Duplicates node
-// (this.helpers.checkProcessedAndRecord, in every IExecuteFunctions): one `processed_data` row per workflow and
-// node holding a list of MD5 hashes, newest last, trimmed to `maxEntries`. Each call reads the row, answers which
-// of the given values were in it, appends the new ones and writes the whole row back — without a lock. So two calls
-// that overlap (two processes, the same moment) both miss each other's values, and the later write replaces the
-// earlier one: what that one added is gone (a "lost update"). Not only copies of one event racing: under load the
-// claims of events that ran long ago vanish the same way, and their next redelivery runs again.
-//
-// So every call of a claim is made under a lock across processes (./claimLock: the workflow-scope row, inserted and
-// deleted), and a call made under it is exact: nobody else writes the row between its read and its write. Then one
-// call decides a claim — the event was there: a redelivery, dropped; it was not: this run goes on — and nothing a
-// claim wrote is replaced afterwards.
-//
-// Without the lock (a node of the workflow uses the workflow-scope row, or it was not had within its time-out, or the
-// database failed it) the claim falls back to what this store allows unlocked, built on one fact: values only ever
-// disappear through a replacement (or trimming), never appear without a write that added them. It never loses an
-// event, only — in a window kept as small as the store allows — lets a copy through twice:
-//  1. record the event, together with this delivery's own token. The event was there → a redelivery: drop it.
-//  2. read the token back. Missing → a write that started before ours finished replaced ours: another running n8n was
-//     recording at the same moment, maybe another copy of this very event. Then give that claim a head start: a few
-//     reads of the row, which write nothing (a write could replace the other claim's marker).
-//  3. record the event's run marker: the one call that finds it missing runs the event, every later one drops.
-// Every run that passes step 1 reaches step 3, and the marker is only ever added by a run that goes on; a run is
-// dropped only where a value proves that another one got there first (measured in docs/trigger.md).
 
 /**
  * Values the trigger node's row holds at most (n8n trims the oldest): about 40 KB, read and written whole by every
@@ -77,7 +55,11 @@ export interface SharedStore {
 
 /**
  * Claims the run of event `id` for the delivery `token` against the shared store: true when this run goes on,
- * false when another delivery of the event got there first.
+ * false when another delivery of the event got there first. Without the lock it builds on one fact: values disappear
+ * only through a replacement, never appear without a write that added them. So it records the event with this
+ * delivery's token (the event there: a redelivery), reads the token back (gone: another n8n was writing at the same
+ * moment, so give its claim a head start of reads, which write nothing), and the one call that first records the run
+ * marker runs the event: a run is dropped only where a value proves that another got there first.
  */
 export async function claimShared(store: SharedStore, id: string, token: string): Promise<boolean> {
 	const values = claimValues(id, token);

@@ -1,26 +1,8 @@
-// One request governor per API key and base URL, shared by every run of the Storefront node in this n8n process
-// (module scope, like the trigger's in-process memory). Every request asks it for a slot first, so that a burst of
-// runs on one key meets the plan's rate limit as one queue instead of N independent retry loops: without it, each
-// refused call slept until the same window reset, all of them fired at once, and most were refused again.
-//
-// What it knows, and from where (docs/api-contract.md row 15, docs/reliability.md "Rate limits"):
-// - X-RateLimit-Limit/Remaining/Reset when the service sends them: it paces to the window and sends nothing the
-//   window cannot take (0 refusals from this process). When they count requests this process did not send (queue
-//   mode: another worker on the same key), it sends half a window at once and, from the window's middle, the rest
-//   one at a time, so that two processes that each think a new window is theirs do not send it twice over;
-// - otherwise the 429s themselves: the successes of the window before a 429 are the limit it learns, and the
-//   window after each pause lets that many go, then one request at a time until the next 429 says where the
-//   window ends (about one refusal per window); a window without refusal raises it to what went through;
-// - nothing at all (Business plan, no headers, no 429): nothing held back once the key has answered a few requests.
-// Until then it starts slow: one request until the key's first answer in this process, then at most one more in
-// flight than answers so far (doubling each round trip). A burst that starts cold (a flash sale's first orders, a
-// bulk run) would otherwise be sent whole before any header or 429 could say how much the window takes, and without
-// headers everything in flight when the first 429 comes is refused (docs/performance.md, Rate limits). It costs a
-// key without limit a few round trips when it is first used in an n8n process, and nothing after.
-// Headers that stop coming after a limit was known (an upgrade to Business, a proxy that drops them) leave that limit
-// as if learned from 429s: dropped, the next answer would let everything queued go at once.
-// On a 429 every caller of the key pauses until Retry-After (one shared pause), then waiting requests are released
-// in arrival order; a refused request goes back to its place in that order.
+// One request governor per API key and Base URL, shared by every run of the Storefront node in this n8n process, so
+// that a burst of runs on one key meets the plan's rate limit as one queue instead of N retry loops that all fire when
+// the same window resets. It paces to the X-RateLimit-* headers when the service sends them, else to what its 429s
+// teach; a key starts slow; a 429 pauses every caller once, and the queue goes on in arrival order. Each rule and why:
+// docs/storefront-node.md, "Rate limits: one governor per API key".
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
