@@ -53,8 +53,8 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 		return reject(context, 400, 'invalid_event', 'The body must be a UTF-8 JSON event with string "id" and "type"');
 	}
 
-	const events = context.getNodeParameter('events', []) as string[];
-	if (!events.includes('*') && !events.includes(event.type)) {
+	const kinds = context.getNodeParameter('events', []) as string[];
+	if (!kinds.includes('*') && !kinds.includes(event.type)) {
 		return respond(context, 200, { received: true, skipped: 'event_type_not_selected' });
 	}
 
