@@ -1,5 +1,6 @@
-// Eleven suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
-// `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `ai` (an AI Agent with Storefront tools and a
+// Twelve suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `install` (the e2e suite's checks that depend on
+// the install path: the custom-folder and registry cells), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
 // removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium),
@@ -27,6 +28,7 @@ module.exports = {
 			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+		{ ...common, displayName: 'install', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], setupFiles: ['<rootDir>/test/helpers/install.setup.ts'] },
 		{ ...common, displayName: 'ai', testMatch: ['<rootDir>/test/ai/**/*.test.ts'] },
 		{ ...common, displayName: 'queue', testMatch: ['<rootDir>/test/queue/**/*.test.ts'] },
 		{ ...common, displayName: 'registry', testMatch: ['<rootDir>/test/registry/**/*.test.ts'] },

@@ -38,7 +38,8 @@ const INSTALL_LABELS = {
 };
 
 /**
- * The jest projects of a matrix cell: the e2e and AI Agent suites everywhere (from a registry: on the package n8n
+ * The jest projects of a matrix cell: the e2e and AI Agent suites in the community-package cells; the e2e suite's
+ * install checks where the install path is what the cell tests (custom folder; from a registry: on the package n8n
  * installed by name); queue mode adds its own suite; a registry cell adds the registry suite (install, update during
  * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
  * 2/community/queue is every process installing and updating the package itself. The spec-literal cell runs the
@@ -47,15 +48,17 @@ const INSTALL_LABELS = {
  */
 function projectsOf(mode, install, profile = 'contract') {
 	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup'];
-	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['e2e', 'ai', 'registry'];
-	if (install === 'custom') return ['e2e', 'ai'];
+	// The custom-folder and registry cells test the install path: the e2e suite's install checks (and the registry
+	// suite); what does not depend on how n8n got the package runs in the community-package cells.
+	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['install', 'registry'];
+	if (install === 'custom') return ['install'];
 	// The polling suite waits on n8n's one-minute poll schedule, the catch-up suite on n8n restarts and the service's
 	// retries: once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
 	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai', 'polling', 'catchup'];
 }
 
 /** @type {Record<string, string>} */
-const SUITE_NAMES = { e2e: 'e2e', ai: 'AI Agent', queue: 'queue', registry: 'registry', polling: 'polling trigger', catchup: 'catch-up' };
+const SUITE_NAMES = { e2e: 'e2e', install: 'e2e install-check', ai: 'AI Agent', queue: 'queue', registry: 'registry', polling: 'polling trigger', catchup: 'catch-up' };
 /** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
 const QUEUE_TOPOLOGY = {
 	community: 'main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7',
@@ -88,7 +91,7 @@ function render(record) {
 	})[0];
 	const lines = [
 		START,
-		`Measured ${record.measuredAt} on ${record.platform} by the compatibility matrix (whole test suites in a real n8n`,
+		`Measured ${record.measuredAt} on ${record.platform} by the compatibility matrix (test suites in a real n8n`,
 		'per cell, each with its own n8n process, user folder and database):',
 		'',
 		'| n8n | Node | install path | tests passed | failed | n8n start-up |',

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // @ts-check
-// The compatibility matrix: the whole e2e suite (test/e2e, the same assertions in every cell) and the AI Agent suite
-// (test/ai: an agent with Storefront tools and a scripted model) in a real n8n for each n8n line × install path, each
-// cell in its own n8n process with its own user folder and database; plus the queue-mode cell 2/community/queue: the
-// same two suites on n8n's distributed engine (main + webhook processor + 2 workers, Postgres, Redis:
-// dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates); plus the registry cells, where n8n
-// installs the package by name from a local npm registry (test/registry; 2/registry/queue: every process does); plus
-// 2/community/spec-literal: the e2e, AI Agent and polling suites against the sandbox's spec-literal profile (a service
-// that read every "not shown" point of the spec the other way: docs/api-contract.md). Prints a summary table (cell,
-// n8n and Node versions, tests passed/failed, n8n start-up time, wall time) and the queue cell's counts, and writes
+// The compatibility matrix: a real n8n for each n8n line × install path, each cell in its own n8n process with its
+// own user folder and database. The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
+// (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling and catch-up
+// suites; the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
+// checks (the `install` project), and the registry cells the registry suite (n8n installs the package by name from a
+// local npm registry; 2/registry/queue: every process does). 2/community/queue runs e2e and AI Agent on n8n's
+// distributed engine (main + webhook processor + 2 workers, Postgres, Redis: dev/n8n/queue.js) and the queue suite
+// (test/queue: workers, volume, duplicates); 2/community/spec-literal runs e2e, AI Agent, polling and catch-up
+// against the sandbox's spec-literal profile (a service that read every "not shown" point of the spec the other way:
+// docs/api-contract.md). Prints a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time,
+// wall time) and the queue cell's counts, and writes
 // them to artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--json-dir DIR] [--record]
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database) and
