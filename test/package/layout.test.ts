@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // The layout docs/development.md describes, held against the code: each node imports only its own folder and
 // nodes/shared/ (what more than one node uses), nodes/shared/ imports no node, and every file reads in a sitting.
 import { readdirSync, readFileSync } from 'fs';
