@@ -12,7 +12,9 @@
 // docs/api-contract.md). Prints a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time,
 // wall time) and the queue cell's counts, and writes
 // them to artifacts/matrix.json.
-//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--json-dir DIR] [--record]
+//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--json-dir DIR] [--record]
+// --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
+//             once the first cells have started: their waits overlap the cells'. Printed, not recorded
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database) and
 //             mostly wait (poll intervals, retries, start-up), so two at a time on two cores nearly halve the matrix;
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
@@ -56,38 +58,25 @@ function option(/** @type {string} */ name) {
 }
 
 /**
- * Runs one cell's suites in a jest process of its own, its output kept in a log file and printed whole at the end.
- * @param {string} cell @param {string} jsonDir
+ * Runs jest `projects` in a process of its own, its output kept in `<id>.log` and its results in `<id>.json` of
+ * `jsonDir`; resolves with its exit code and wall time.
+ * @param {string[]} projects @param {string} id @param {string} jsonDir @param {Record<string, string>} env
  */
-async function runCell(cell, jsonDir) {
-	const { line, install, mode, profile } = parseCell(cell);
-	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
-	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
+async function runJest(projects, id, jsonDir, env) {
 	const outputFile = path.join(jsonDir, `${id}.json`);
-	const report = path.join(jsonDir, `${id}.report.json`);
 	const logFile = path.join(jsonDir, `${id}.log`);
-	fs.rmSync(report, { force: true });
-	const projects = projectsOf(mode, install, profile);
-	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
 	const started = Date.now();
 	const log = fs.openSync(logFile, 'w');
 	const status = await new Promise((resolve) => {
 		const child = spawn(
 			process.execPath,
 			[require.resolve('jest/bin/jest'), '--selectProjects', ...projects, '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
-			{
-				cwd: ROOT,
-				stdio: ['ignore', log, log],
-				env: { ...process.env, FORCE_COLOR: '0', E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report },
-			},
+			{ cwd: ROOT, stdio: ['ignore', log, log], env: { ...process.env, FORCE_COLOR: '0', ...env } },
 		);
 		child.on('error', () => resolve(null));
 		child.on('exit', (code) => resolve(code));
 	});
 	fs.closeSync(log);
-	const seconds = (Date.now() - started) / 1000;
-	console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`);
-	process.stdout.write(fs.readFileSync(logFile, 'utf8'));
 	let passed = 0;
 	let failed = 0;
 	try {
@@ -98,6 +87,38 @@ async function runCell(cell, jsonDir) {
 		failed = 1; // jest died before writing results
 	}
 	if (status !== 0 && failed === 0) failed = 1;
+	return { passed, failed, seconds: (Date.now() - started) / 1000, log: () => fs.readFileSync(logFile, 'utf8') };
+}
+
+/**
+ * A suite that is not a cell of the matrix (it starts its own n8n: the reliability suite), run in a lane beside the
+ * cells so that its waits overlap theirs; printed whole when it ends, not recorded.
+ * @param {string} project @param {string} jsonDir
+ */
+async function runSuite(project, jsonDir) {
+	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started the ${project} suite`);
+	const run = await runJest([project], project, jsonDir, {});
+	console.log(`\n=== ${project} suite, beside the matrix (${Math.round(run.seconds)} s)`);
+	process.stdout.write(run.log());
+	return run;
+}
+
+/**
+ * Runs one cell's suites in a jest process of its own, its output kept in a log file and printed whole at the end.
+ * @param {string} cell @param {string} jsonDir
+ */
+async function runCell(cell, jsonDir) {
+	const { line, install, mode, profile } = parseCell(cell);
+	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
+	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
+	const report = path.join(jsonDir, `${id}.report.json`);
+	fs.rmSync(report, { force: true });
+	const projects = projectsOf(mode, install, profile);
+	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
+	const run = await runJest(projects, id, jsonDir, { E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report });
+	const { passed, failed, seconds } = run;
+	console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`);
+	process.stdout.write(run.log());
 	/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
 	let info = {};
 	try {
@@ -126,18 +147,25 @@ async function runCell(cell, jsonDir) {
 async function main() {
 	const cells = (option('--cells') || ALL.join(',')).split(',');
 	const parallel = Math.max(1, Number(option('--parallel') || 1));
+	const suites = (option('--with') || '').split(',').filter(Boolean);
 	const jsonDir = option('--json-dir') || fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-matrix-'));
 	fs.mkdirSync(jsonDir, { recursive: true });
 	for (const cell of cells) parseCell(cell);
 	// Runtimes first, one line at a time (installing is not something two cells should do at once).
 	for (const line of new Set(cells.map((cell) => parseCell(cell).line))) prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
 	const seconds = lastSeconds();
-	const queue = [...cells].sort((a, b) => (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200));
+	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; the other suites as soon as a lane is free */
+	const queue = [...cells].sort((a, b) => (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200)).map((cell) => ({ cell }));
+	queue.splice(Math.min(parallel, queue.length), 0, ...suites.map((suite) => ({ suite })));
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
 	const results = new Map();
+	let suitesFailed = 0;
 	await Promise.all(
-		Array.from({ length: Math.min(parallel, cells.length) }, async () => {
-			for (let cell = queue.shift(); cell !== undefined; cell = queue.shift()) results.set(cell, await runCell(cell, jsonDir));
+		Array.from({ length: Math.min(parallel, queue.length) }, async () => {
+			for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+				if (job.cell) results.set(job.cell, await runCell(job.cell, jsonDir));
+				else if (job.suite) suitesFailed += (await runSuite(job.suite, jsonDir)).failed;
+			}
 		}),
 	);
 	/** @type {any[]} */
@@ -200,7 +228,7 @@ async function main() {
 		writeRecord(record);
 		console.log('\nrecorded: docs/compatibility.json and README "Compatibility"');
 	}
-	process.exit(green ? 0 : 1);
+	process.exit(green && suitesFailed === 0 ? 0 : 1);
 }
 
 main().catch((error) => {
