@@ -133,20 +133,24 @@ const listRequests = async () => {
 	return { orders: count('/v1/orders'), products: count('/v1/products') };
 };
 const logText = () => fs.readFileSync(env.n8nLog, 'utf8');
-/**
- * A test of what n8n does whatever shape the service gives its events (a hung API, a wrong secret): registered in the
- * contract cells only. The spec-literal cell runs the tests that read or claim the service's records.
- */
 const N8N_STARTING_UP = 'n8n is starting up';
+
+/** Whether a delivery attempt was acknowledged by n8n's start-up page (200, before any node ran). */
+const startupAnswer = (attempt: any) => attempt.ok && String(attempt.response ?? '').startsWith(N8N_STARTING_UP);
+const answeredByStartup = (delivery: any) => delivery.attempts.some(startupAnswer);
 
 /** Spec-literal: the status changes no delivery brought to the trigger (every attempt given up, or answered by n8n's
  * start-up page); a read cannot find them without updated_at. None in the contract cells. */
 function unreadableChanges(events: Array<{ id: string; type: string; data: any }>, deliveries: any[]): string[] {
 	if (!SPEC_LITERAL) return [];
-	const delivered = (id: string) => deliveries.some((d) => d.event_id === id && d.attempts.some((a: any) => a.ok && !String(a.response ?? '').startsWith(N8N_STARTING_UP)));
+	const delivered = (id: string) => deliveries.some((d) => d.event_id === id && d.attempts.some((a: any) => a.ok && !startupAnswer(a)));
 	return events.filter((e) => e.type === 'order.updated' && !delivered(e.id)).map((e) => changeOf(e.type, e.data));
 }
 
+/**
+ * A test of what n8n does whatever shape the service gives its events (a hung API, a wrong secret): registered in the
+ * contract cells only. The spec-literal cell runs the tests that read or claim the service's records.
+ */
 function contractCellsOnly(name: string, fn: () => Promise<void>) {
 	if (!SPEC_LITERAL) test(name, fn);
 }
@@ -211,7 +215,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		const givenUp = deliveries.filter((d) => d.status === 'failed');
 		const late = deliveries.filter((d) => d.status === 'delivered' && d.attempts.some((a: any) => !a.ok));
 		const dropped = late.filter((d) => d.attempts.some((a: any) => a.ok && String(a.response ?? '').includes('duplicate_event')));
-		const byStartup = late.filter((d) => d.attempts.some((a: any) => a.ok && String(a.response ?? '').startsWith(N8N_STARTING_UP)));
+		const byStartup = late.filter(answeredByStartup);
 		const lost = expected.filter((c) => !runs.has(c));
 		say(
 			`downtime ${(downMs / 1000).toFixed(1)} s: ${expected.length} changes, ${givenUp.length} of their deliveries given up by the service; ran once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice.length}, lost ${lost.length}; run by the catch-up ${sources.catchUp}, by deliveries ${sources.webhook}; late retries that got through after the start ${late.length} (answered as duplicates on arrival ${dropped.length}, by n8n's start-up page ${byStartup.length}); executions ${executions.length}`,
@@ -247,7 +251,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		const crashed = executions.filter((e) => e.status !== 'success');
 		const { runs, sources, twice } = runsOf(executions);
 		const deliveries = ((await env.sandbox.admin('GET', '/deliveries')).body as any[]).filter((d) => env.sandbox.events.slice(from).some((e) => e.id === d.event_id));
-		const byStartup = deliveries.filter((d) => d.attempts.some((a: any) => a.ok && String(a.response ?? '').startsWith(N8N_STARTING_UP)));
+		const byStartup = deliveries.filter(answeredByStartup);
 		const inCrashed = new Set(crashed.flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data))));
 		const lost = expected.filter((c) => !runs.has(c) && !inCrashed.has(c));
 		say(
