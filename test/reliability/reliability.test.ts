@@ -158,7 +158,10 @@ describe.each([
 		await env.sandbox.idle();
 		const elapsed = Date.now() - started;
 		const deliveries = (await env.sandbox.admin<Delivery[]>('GET', '/deliveries')).body;
-		const executions = await settledExecutions(env, wf.id, new Set(deliveries.filter((d) => d.status === 'delivered').map((d) => d.event_id)).size);
+		// Beside a matrix cell on two cores, n8n's default engine still has hundreds of runs to finish when the last
+		// delivery is acknowledged: more than the default 3 minutes once (a clean-clone run with other tests beside it).
+		const delivered = new Set(deliveries.filter((d) => d.status === 'delivered').map((d) => d.event_id)).size;
+		const executions = await settledExecutions(env, wf.id, delivered, { timeoutMs: 600_000 });
 		const t = tally(deliveries, executions);
 		say(`burst, ${label}: ${countsLine(t)}; ${(1000 / (elapsed / 1000)).toFixed(1)} deliveries/s; ${latencyLine(t)}`);
 
