@@ -61,13 +61,13 @@ const ROUTES = [
 				return page(sb, 'products', sb.state.listProducts(q), q);
 			},
 			POST: (sb, _, __, body) =>
-				json(sb.compat.create_status, singleBody(sb.compat, 'product', sb.state.createProduct(body, idKey(sb.compat, 'product')))),
+				json(sb.compat.create_status, singleBody(sb.compat, 'product', sb.state.createProduct(body, idKey(sb.compat, 'product'), sb.compat.unique_sku))),
 		},
 	],
 	[
 		/^\/products\/([^/]+)$/,
 		{
-			PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'product', sb.state.updateProduct(id, body, idKey(sb.compat, 'product')))),
+			PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'product', sb.state.updateProduct(id, body, idKey(sb.compat, 'product'), sb.compat.unique_sku))),
 			DELETE: (sb, [id]) => {
 				sb.state.deleteProduct(id);
 				return { status: 204 };
@@ -139,6 +139,7 @@ function sendError(sb, res, err, headers) {
 async function handleApi(sb, req, res, path, search) {
 	const method = req.method;
 	let headers;
+	let lost = false;
 	try {
 		const key = bearerKey(req);
 		const plan = key === undefined ? undefined : sb.keys.get(key);
@@ -151,11 +152,14 @@ async function handleApi(sb, req, res, path, search) {
 		}
 
 		const fault = sb.faults.take(method, '/v1' + path);
-		if (fault) {
-			if (fault.type !== 'slow') return injectFault(sb, req, res, fault);
+		if (fault && fault.type !== 'slow' && fault.type !== 'lost') return injectFault(sb, req, res, fault);
+		if (fault?.type === 'slow') {
 			await new Promise((resolve) => setTimeout(resolve, fault.delay_ms).unref());
 			if (res.destroyed) return res.statusCode;
 		}
+		// 'lost': the request is served (a POST creates), then the connection closes before the answer: a response lost
+		// on its way back, which the client cannot tell from a request that never arrived.
+		lost = fault?.type === 'lost';
 
 		headers = sb.limiter.take(key, plan);
 		const { handler, params, cacheable } = route(method, path);
@@ -164,6 +168,7 @@ async function handleApi(sb, req, res, path, search) {
 		const cacheKey = cacheable ? path + '?' + search : undefined;
 		const cache = cacheable ? sb.listCache() : undefined;
 		const hit = cache && cache.get(cacheKey);
+		if (hit && lost) return loseAnswer(req);
 		if (hit) {
 			sendRaw(res, 200, 'application/json', hit, headers);
 			return 200;
@@ -172,6 +177,7 @@ async function handleApi(sb, req, res, path, search) {
 		const body = method === 'POST' || method === 'PUT' ? await readJson(req) : undefined;
 		const result = handler(sb, params, search, body);
 		if (method !== 'GET') sb.persist();
+		if (lost) return loseAnswer(req);
 		if (result.status === 204) {
 			sendEmpty(res, 204, headers);
 			return 204;
@@ -187,9 +193,16 @@ async function handleApi(sb, req, res, path, search) {
 			sb.log(`internal error on ${method} /v1${path}: ${err.stack}`);
 			err = new ApiError(500, 'internal_error', 'Internal sandbox error');
 		}
+		if (lost) return loseAnswer(req);
 		sendError(sb, res, err, headers);
 		return err.status;
 	}
+}
+
+/** Closes the connection instead of answering (fault 'lost', after the request was served); logged as dropped. */
+function loseAnswer(req) {
+	req.socket.destroy();
+	return 'dropped';
 }
 
 function injectFault(sb, req, res, fault) {

@@ -18,6 +18,7 @@ const DEFAULT_COMPAT = Object.freeze({
 	updated_at: true,
 	create_status: 201,
 	event_data: 'contract',
+	unique_sku: true,
 });
 
 const CHOICES = {
@@ -36,6 +37,8 @@ const CHOICES = {
 	// 'record': events other than order.created carry the record as a list shows it (the spec shows only order.created's
 	// data): order.updated the order without previous_status, payment.completed the paid order, no payment_id.
 	event_data: ['contract', 'record'],
+	// false: a SKU another product has is accepted (the spec states no unique rule; the contract decided one).
+	unique_sku: [true, false],
 };
 
 /**

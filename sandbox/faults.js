@@ -3,7 +3,7 @@
 // broken service (or the proxy in front of it) would, so workflows and node retries can be watched.
 const { validationError } = require('./errors');
 
-const FAULT_TYPES = ['status', 'slow', 'drop', 'malformed', 'empty'];
+const FAULT_TYPES = ['status', 'slow', 'drop', 'lost', 'malformed', 'empty'];
 const FAULT_STATUSES = [429, 500, 502, 503, 504];
 
 class Faults {

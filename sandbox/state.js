@@ -156,9 +156,10 @@ class State {
 
 	/**
 	 * Validates a product body; returns the normalised values to write. `idKey`: the id's key in the API's records
-	 * (product_id under compat record_ids 'resource'), read-only like `id`, which stays so.
+	 * (product_id under compat record_ids 'resource'), read-only like `id`, which stays so. `uniqueSku`: whether a SKU
+	 * another product has is refused (compat unique_sku).
 	 */
-	checkProductBody(body, partial, selfId, idKey = 'id') {
+	checkProductBody(body, partial, selfId, idKey = 'id', uniqueSku = true) {
 		requireObjectBody(body);
 		const details = [];
 		for (const key of Object.keys(body)) {
@@ -179,7 +180,7 @@ class State {
 			if (problem) details.push({ field: key, message: problem });
 			else values[key] = body[key];
 		}
-		if (typeof values.sku === 'string' && values.sku !== '') {
+		if (uniqueSku && typeof values.sku === 'string' && values.sku !== '') {
 			for (const p of this.products.values()) {
 				if (p.sku === values.sku && p.id !== selfId) {
 					details.push({ field: 'sku', message: `is already used by product ${p.id}` });
@@ -195,8 +196,8 @@ class State {
 		return values;
 	}
 
-	createProduct(body, idKey) {
-		const values = this.checkProductBody(body, false, undefined, idKey);
+	createProduct(body, idKey, uniqueSku) {
+		const values = this.checkProductBody(body, false, undefined, idKey, uniqueSku);
 		const now = new Date().toISOString();
 		const id = `prod_${pad(++this.seq.product)}`;
 		const product = {
@@ -234,9 +235,9 @@ class State {
 		};
 	}
 
-	updateProduct(id, body, idKey) {
+	updateProduct(id, body, idKey, uniqueSku) {
 		const product = this.getProduct(id);
-		const values = this.checkProductBody(body, true, id, idKey);
+		const values = this.checkProductBody(body, true, id, idKey, uniqueSku);
 		const before = product.stock;
 		Object.assign(product, values, { updated_at: new Date().toISOString() });
 		this.changed();

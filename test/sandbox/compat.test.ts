@@ -21,6 +21,7 @@ afterEach(async () => {
 		updated_at: true,
 		create_status: 201,
 		event_data: 'contract',
+		unique_sku: true,
 	});
 });
 
@@ -303,6 +304,15 @@ describe('record shapes', () => {
 		const created = await api(sb, 'POST', '/products', { name: 'OK not Created', price: 1 });
 		expect(created.status).toBe(200);
 		expect(created.json).toMatchObject({ id: expect.stringMatching(/^prod_/), name: 'OK not Created', updated_at: expect.any(String) });
+	});
+
+	test('unique_sku false: a SKU another product has is accepted, on create and update', async () => {
+		await compat({ unique_sku: false });
+		const [taken, other] = [...sb.state.products.values()];
+		const created = await api(sb, 'POST', '/products', { name: 'Same SKU', price: 1, sku: taken.sku });
+		expect(created.status).toBe(201);
+		expect((await api(sb, 'PUT', `/products/${other.id}`, { sku: taken.sku })).status).toBe(200);
+		expect([...sb.state.products.values()].filter((p) => p.sku === taken.sku)).toHaveLength(3);
 	});
 
 	test('event_data record: events other than order.created carry the record as a list shows it (no previous_status, no payment_id)', async () => {

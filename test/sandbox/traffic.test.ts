@@ -151,6 +151,16 @@ describe('faults', () => {
 		expect(log.map((r: { status: unknown }) => r.status)).toEqual(['dropped', 200]);
 	});
 
+	test('lost: the request is served (a POST creates), then the connection is closed without a response', async () => {
+		const before = sb.state.products.size;
+		await sb.admin('POST', '/faults', { type: 'lost', method: 'POST' });
+		await expect(api(sb, 'POST', '/products', { name: 'Answer Lost', price: 3, sku: 'LOST-1' })).rejects.toThrow(/socket hang up|ECONNRESET/);
+		expect(sb.state.products.size).toBe(before + 1);
+		expect([...sb.state.products.values()].filter((p) => p.sku === 'LOST-1')).toHaveLength(1);
+		const log = (await sb.admin('GET', '/requests')).body;
+		expect(log.map((r: { method: string; status: unknown }) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
+	});
+
 	test('malformed: 200 with a JSON content type and a body that does not parse', async () => {
 		await sb.admin('POST', '/faults', { type: 'malformed' });
 		const res = await api(sb, 'GET', '/products');
