@@ -220,3 +220,20 @@ describe('items of one run (version 1.2)', () => {
 		expect(ctx.sb.state.products.get('prod_00030')?.price).not.toBe(529);
 	});
 });
+
+describe('a wait for the rate limit, where n8n users look', () => {
+	const hintsOf = (result: Awaited<ReturnType<typeof ctx.run>>) => (result.run.data.resultData.runData.Storefront?.[0]?.hints ?? []).map((h) => h.message);
+
+	test('a run the rate limit held back says how long in the output panel; a run it did not, says nothing', async () => {
+		// 6 writes at 2 per 1 s window: the last two wait for the third window.
+		await ctx.admin('PUT', '/ratelimit', { window_ms: 1000, limits: { starter: 2 } });
+		const items = Array.from({ length: 6 }, (_, n) => ({ id: `prod_${String(n + 1).padStart(5, '0')}`, price: 40 + n }));
+		const held = await ctx.run({ credentials: await freshKey('starter'), typeVersion: 1.2, items, parameters: updatePrice() });
+		expect(held.error).toBeUndefined();
+		expect(hintsOf(held)).toEqual([expect.stringMatching(/^Waited \d+ s for Storefront's rate limit$/)]);
+
+		const free = await ctx.run({ credentials: await freshKey('business'), typeVersion: 1.2, items: items.slice(0, 1), parameters: updatePrice() });
+		expect(free.error).toBeUndefined();
+		expect(hintsOf(free)).toEqual([]);
+	});
+});

@@ -13,7 +13,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../constants';
 import { isObject, unwrapList, unwrapSingle } from './envelope';
 import { firstLine, networkCode, nodeApiError, serviceMessage, type Context } from './errors';
-import { governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
+import { accountOf, governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
 export interface ClientSettings {
@@ -104,6 +104,14 @@ export class StorefrontClient {
 	/** Shared with every run on the same key and base URL in this n8n instance. */
 	private readonly governor: Governor;
 
+	/** The API key at this base URL, hashed: runs on one account share its governor. */
+	readonly account: string;
+
+	/** Time this client had a request waiting for Storefront's rate limit (wall time: overlapping waits count once). */
+	rateLimitWaitMs = 0;
+
+	private readonly waiting = { count: 0, since: 0 };
+
 	private constructor(
 		private readonly ctx: Context,
 		readonly baseUrl: string,
@@ -112,6 +120,7 @@ export class StorefrontClient {
 	) {
 		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
 		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
+		this.account = accountOf(baseUrl, data.apiKey);
 		this.governor = governorFor(baseUrl, data.apiKey);
 	}
 
@@ -152,7 +161,7 @@ export class StorefrontClient {
 			await this.pace();
 			let ticket: Ticket;
 			try {
-				ticket = await this.governor.acquire(deadline, seq);
+				ticket = await this.slot(deadline, seq);
 			} catch (error) {
 				if (error instanceof RateLimitWaitError) throw this.waitedTooLong(error, Date.now() - started, refusals, target);
 				throw new NodeOperationError(this.ctx.getNode(), error as Error, { itemIndex: target.itemIndex });
@@ -275,6 +284,16 @@ export class StorefrontClient {
 			page = nextPageNumber(paginationMeta(response.body), page, items.length, firstPageCount, collected.length);
 		}
 		return collected;
+	}
+
+	/** The governor's slot for one request, the time it waited counted in `rateLimitWaitMs`. */
+	private async slot(deadline: number, seq: number | undefined): Promise<Ticket> {
+		if (this.waiting.count++ === 0) this.waiting.since = Date.now();
+		try {
+			return await this.governor.acquire(deadline, seq);
+		} finally {
+			if (--this.waiting.count === 0) this.rateLimitWaitMs += Date.now() - this.waiting.since;
+		}
 	}
 
 	/** This run's own cap: each request reserves the next slot first, so concurrent items share the pace. */

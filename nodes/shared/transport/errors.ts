@@ -119,3 +119,10 @@ export function nodeApiError(
 	return error;
 }
 
+/**
+ * Whether a failed request got no answer at all (a dropped connection or a time-out): the only NodeApiError the client
+ * raises without an HTTP status. A create that failed so may have reached the service.
+ */
+export function gotNoAnswer(error: unknown): boolean {
+	return error instanceof NodeApiError && !error.httpCode;
+}

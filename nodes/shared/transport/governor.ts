@@ -310,11 +310,16 @@ export class Governor {
 const governors = new Map<string, Governor>();
 
 /**
- * The governor of one API key at one base URL, one per n8n instance (module scope). Keyed by a hash: the key itself
- * is kept nowhere but in n8n's credentials.
+ * One shop account: an API key at a base URL, by a hash (the key itself is kept nowhere but in n8n's credentials).
+ * What a governor, and Create or Update's one writer at a time, are per.
  */
+export function accountOf(baseUrl: string, apiKey: unknown): string {
+	return `${baseUrl}\u0000${createHash('sha256').update(String(apiKey ?? '')).digest('hex')}`;
+}
+
+/** The governor of one API key at one base URL, one per n8n instance (module scope). */
 export function governorFor(baseUrl: string, apiKey: unknown): Governor {
-	const id = `${baseUrl}\u0000${createHash('sha256').update(String(apiKey ?? '')).digest('hex')}`;
+	const id = accountOf(baseUrl, apiKey);
 	let governor = governors.get(id);
 	if (!governor) {
 		governor = new Governor();

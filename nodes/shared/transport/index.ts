@@ -2,6 +2,6 @@
 // (pagination.ts), error bodies (errors.ts) and a record's id (identity.ts).
 export * from './client';
 export { isObject, unwrapList, unwrapSingle } from './envelope';
-export { serviceMessage } from './errors';
+export { gotNoAnswer, serviceMessage } from './errors';
 export { idFieldNames, recordId } from './identity';
 export { nextPageNumber, type Page } from './pagination';

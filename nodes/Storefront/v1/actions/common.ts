@@ -1,7 +1,7 @@
 // Parameters and input checks shared by several operations. Every check runs before any request and names
 // the parameter, so a bad value never costs an API call.
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, jsonParse } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, jsonParse } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
 import { isObject, recordId, type StorefrontClient } from '../../../shared/transport';
@@ -234,6 +234,13 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 	}
 	return fields;
+}
+
+/** An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged. */
+export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	return error instanceof NodeApiError
+		? new NodeApiError(ctx.getNode(), error as unknown as JsonObject)
+		: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
 function fail(ctx: IExecuteFunctions, itemIndex: number, message: string, description?: string): never {

@@ -1,20 +1,25 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ClientSettings } from '../../../shared/transport';
-import { StorefrontClient } from '../../../shared/transport';
+import { duration, StorefrontClient } from '../../../shared/transport';
 import * as analytics from './analytics';
 import type { OperationExecute } from './common';
-import { DEFAULT_CONCURRENCY } from './common';
+import { asNodeError, DEFAULT_CONCURRENCY } from './common';
 import * as customer from './customer';
 import * as order from './order';
 import * as product from './product';
+import type { OpenSession, RunSession } from './session';
 import * as store from './store';
 
-/** What an operation file exports: its execute, and the parameter naming the record it changes or reads, if any. */
+/**
+ * What an operation file exports: its execute and the parameter naming the record it changes or reads, if any; or,
+ * for an operation on the run as a whole, openSession.
+ */
 interface Operation {
 	execute?: OperationExecute;
 	recordParameter?: string;
+	openSession?: OpenSession;
 }
 
 const resources: Record<string, Record<string, Operation | unknown>> = {
@@ -106,19 +111,22 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const op = resources[resource]?.[operation] as Operation | undefined;
-	const handler = op?.execute;
-	if (!handler) {
+	if (!op?.execute && !op?.openSession) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not known for resource "${resource}"`);
 	}
 	// One client per run: credentials are read once and the pace cap spans every item.
 	const version = this.getNode().typeVersion;
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const client = await StorefrontClient.create(this, settingsFrom(options, version));
+	const session: RunSession | undefined = op.openSession ? await op.openSession.call(this, client) : undefined;
+	const execute = session
+		? async (itemIndex: number) => await session.execute(itemIndex)
+		: async (itemIndex: number) => await (op.execute as OperationExecute).call(this, client, itemIndex);
 
 	const answersModel = answersModelWithError(this);
 	const run = async (itemIndex: number): Promise<Outcome> => {
 		try {
-			return { ok: true, json: await handler.call(this, client, itemIndex) };
+			return { ok: true, json: await execute(itemIndex) };
 		} catch (error) {
 			if (answersModel) {
 				// Details only where they add to the message (n8n's own tool wrapper does the same): a model pays per token.
@@ -147,19 +155,21 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 		}
 	};
 	const concurrency = concurrencyOf(options, version);
-	const outcomes = await runItems(items.length, concurrency, concurrency > 1 ? keyOf : () => undefined, run);
+	const recordKey = session ? (itemIndex: number) => session.recordKey(itemIndex) : keyOf;
+	let outcomes: Outcome[];
+	try {
+		outcomes = await runItems(items.length, concurrency, concurrency > 1 ? recordKey : () => undefined, run);
+	} finally {
+		session?.close();
+	}
 
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
 		const outcome = outcomes[itemIndex];
 		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index stops the node.
 		if (!outcome) continue;
-		if (!outcome.ok) {
-			const { error } = outcome;
-			// Both constructors hand back an error of their own class unchanged (item index included).
-			if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-		}
+		// Both error constructors hand back an error of their own class unchanged (item index included).
+		if (!outcome.ok) throw asNodeError(this, outcome.error, itemIndex);
 		const { json } = outcome;
 		if (Array.isArray(json)) {
 			for (const record of json) returnData.push({ json: record, pairedItem: { item: itemIndex } });
@@ -167,5 +177,18 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 			returnData.push({ json, pairedItem: { item: itemIndex } });
 		}
 	}
+	addHints(this, [...rateLimitHint(client), ...(session?.hints() ?? [])]);
 	return [returnData];
+}
+
+/** "Waited 48 s for Storefront's rate limit": a run held back by the plan's limit says so instead of a silent pause. */
+function rateLimitHint(client: StorefrontClient): string[] {
+	const waited = client.rateLimitWaitMs;
+	return waited >= 1000 ? [`Waited ${duration(waited)} for Storefront's rate limit`] : [];
+}
+
+/** Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions). */
+function addHints(ctx: IExecuteFunctions, messages: string[]): void {
+	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
+	ctx.addExecutionHints(...messages.map((message) => ({ message, type: 'info' as const, location: 'outputPane' as const })));
 }
