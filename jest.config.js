@@ -7,7 +7,7 @@
 // `reliability` (a real n8n under load, crashes and hostile input) and `dev` (`npm run dev` on a copy of the repository: an
 // edit of the node reaches the running n8n through its hot reload), `polling` (the Storefront Polling Trigger in one real n8n
 // process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line), `unit-spec-literal` (the
-// transport, locator, polling-trigger and catch-up unit suites again, against the sandbox's spec-literal profile: `npm test` runs it),
+// transport, locator, Create or Update, polling-trigger and catch-up unit suites again, against the sandbox's spec-literal profile: `npm test` runs it),
 // `catchup` (the Storefront Trigger's catch-up after downtime and refused-delivery reports in one real n8n process; one
 // matrix cell per n8n line).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
@@ -24,7 +24,7 @@ module.exports = {
 		{
 			...common,
 			displayName: 'unit-spec-literal',
-			testMatch: ['operations', 'pagination', 'errors', 'listSearch'].map((name) => `<rootDir>/test/node/${name}.test.ts`).concat('<rootDir>/test/poll/poll.test.ts', '<rootDir>/test/trigger/catchUp.test.ts'),
+			testMatch: ['operations', 'pagination', 'errors', 'listSearch', 'upsert'].map((name) => `<rootDir>/test/node/${name}.test.ts`).concat('<rootDir>/test/poll/poll.test.ts', '<rootDir>/test/trigger/catchUp.test.ts'),
 			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },

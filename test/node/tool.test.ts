@@ -67,7 +67,7 @@ describe('the tool variant: what the model is told', () => {
 	});
 
 	test('write operations carry a warning on the tool variant; read operations and the plain node do not', () => {
-		const writes = ['order.updateStatus', 'product.create', 'product.update', 'product.delete'];
+		const writes = ['order.updateStatus', 'product.create', 'product.update', 'product.delete', 'product.upsert'];
 		const noticeShown = (description: INodeTypeDescription, resource: string, operation: string) =>
 			description.properties.some(
 				(p) => p.name === 'writeToolNotice' && NodeHelpers.displayParameter({ resource, operation }, p, { typeVersion: 1.1 } as INode, description),

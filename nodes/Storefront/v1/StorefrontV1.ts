@@ -16,7 +16,7 @@ import * as order from './actions/order';
 import * as product from './actions/product';
 import { router } from './actions/router';
 import * as store from './actions/store';
-import { listSearch } from './methods';
+import { listSearch, resourceMapping } from './methods';
 import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/transport';
 
 /**
@@ -166,7 +166,7 @@ export class StorefrontV1 implements INodeType {
 		],
 	};
 
-	methods = { listSearch };
+	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once from 1.2)

@@ -4,8 +4,9 @@ import * as create from './create.operation';
 import * as deleteProduct from './delete.operation';
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
+import * as upsert from './upsert.operation';
 
-export { create, deleteProduct as delete, getAll, update };
+export { create, deleteProduct as delete, getAll, update, upsert };
 
 export const description: INodeProperties[] = [
 	{
@@ -20,6 +21,12 @@ export const description: INodeProperties[] = [
 				value: 'create',
 				description: 'Create a product from a name and price plus optional fields (SKU, stock, category…)',
 				action: 'Create product',
+			},
+			{
+				name: 'Create or Update',
+				value: 'upsert',
+				description: 'Create a new record, or update the current one if it already exists (upsert)',
+				action: 'Create or update product',
 			},
 			{
 				name: 'Delete',
@@ -46,4 +53,5 @@ export const description: INodeProperties[] = [
 	...deleteProduct.description,
 	...getAll.description,
 	...update.description,
+	...upsert.description,
 ];

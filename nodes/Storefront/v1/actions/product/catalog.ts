@@ -1,0 +1,80 @@
+// Create or Update's view of the shop: the products read once per run, found by the match field, kept up to date
+// with what the run writes; and the one writer per account that keeps two runs from creating one SKU twice.
+import type { IDataObject } from 'n8n-workflow';
+
+import { recordId } from '../../../../shared/transport';
+import type { MatchField } from './fields';
+
+export class Catalog {
+	private readonly byKey = new Map<string, IDataObject[]>();
+
+	private readonly keyById = new Map<string, string>();
+
+	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
+	private readonly unsettled = new Set<string>();
+
+	constructor(
+		readonly field: MatchField,
+		products: IDataObject[],
+	) {
+		for (const product of products) this.put(product);
+	}
+
+	/** The product's value of the match field, as items are matched on it (trimmed); undefined when it has none. */
+	keyOf(product: IDataObject): string | undefined {
+		const value = this.field === 'id' ? recordId(product, 'product') : product[this.field];
+		const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+		return key === '' ? undefined : key;
+	}
+
+	find(key: string): IDataObject[] {
+		return this.byKey.get(key) ?? [];
+	}
+
+	/** Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). */
+	put(product: IDataObject): void {
+		const id = recordId(product, 'product');
+		const key = this.keyOf(product);
+		if (id !== undefined) {
+			const previous = this.keyById.get(id);
+			if (previous !== undefined) {
+				const rest = this.find(previous).filter((p) => recordId(p, 'product') !== id);
+				if (rest.length) this.byKey.set(previous, rest);
+				else this.byKey.delete(previous);
+				this.keyById.delete(id);
+			}
+		}
+		if (key === undefined) return;
+		this.byKey.set(key, [...this.find(key), product]);
+		if (id !== undefined) this.keyById.set(id, key);
+	}
+
+	markUnsettled(key: string): void {
+		this.unsettled.add(key);
+	}
+
+	isUnsettled(key: string): boolean {
+		return this.unsettled.has(key);
+	}
+}
+
+/** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
+const writers = new Map<string, Promise<void>>();
+
+/**
+ * Waits for this run's turn on the account and returns its release. A run reads the catalog after the run before it
+ * wrote, so two runs at once never both create a SKU neither of them saw. Per process only: see
+ * docs/storefront-node.md, "Two runs at once".
+ */
+export async function writerTurn(account: string): Promise<() => void> {
+	const previous = writers.get(account) ?? Promise.resolve();
+	let release = () => {};
+	const done = new Promise<void>((resolve) => (release = resolve));
+	const tail = previous.then(async () => await done);
+	writers.set(account, tail);
+	await previous;
+	return () => {
+		release();
+		if (writers.get(account) === tail) writers.delete(account);
+	};
+}

@@ -1,0 +1,11 @@
+import type { ResourceMapperFields } from 'n8n-workflow';
+
+import { mapperFields } from '../actions/product/fields';
+
+/**
+ * The fields Create or Update's resource mapper lists: the contract's product fields (the service describes no
+ * schema of its own to ask), so the editor needs no request to show them.
+ */
+export async function getProductFields(): Promise<ResourceMapperFields> {
+	return { fields: mapperFields() };
+}

@@ -1,0 +1,279 @@
+// Product › Create or Update (catalog sync) through n8n-core's WorkflowExecute against the sandbox, in the suite's
+// profile (contract, or spec-literal in the unit-spec-literal project): one catalog read per run, a write only where a
+// field differs, one product per SKU (duplicate rows, a create whose answer was lost, two runs at once), the output
+// panel's hints. Request counts are the sandbox's log.
+import type { IDataObject, INodeExecutionData, INodeParameters, INodeType, IExecuteFunctions, IRun } from 'n8n-workflow';
+
+import { Storefront } from '../../nodes/Storefront/Storefront.node';
+import { changedFields, mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
+import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
+import { api } from '../helpers/sandbox';
+import { idKey } from '../helpers/profile';
+import { jsonOf, useSandbox, type LoggedRequest } from './context';
+
+// A 1,000-product shop, as in the issue; each test starts from it.
+const ctx = useSandbox({ products: 1000, orders: 10, customers: 5 });
+jest.setTimeout(60_000);
+
+type Row = Record<string, unknown>;
+
+function upsert(columns: INodeParameters = {}, more: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'product',
+		operation: 'upsert',
+		columns: {
+			mappingMode: 'autoMapInputData',
+			value: null,
+			matchingColumns: ['sku'],
+			schema: mapperFields(),
+			attemptToConvertTypes: false,
+			convertFieldsToString: false,
+			...columns,
+		},
+		...more,
+	};
+}
+
+const run = async (items: Row[], parameters: INodeParameters = upsert(), extra: { continueOnFail?: boolean; nodeType?: string } = {}) =>
+	await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, ...extra });
+
+/** The rows of a CSV export: every value text, prices with two decimals. */
+const asCsvRow = (p: IDataObject): Row => ({ sku: p.sku, name: p.name, price: Number(p.price).toFixed(2), stock: String(p.stock) });
+
+const products = () => [...ctx.sb.state.products.values()];
+const withSku = (sku: string) => products().filter((p) => p.sku === sku);
+const hintsOf = (result: { run: IRun }) => (result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
+const actions = (items: INodeExecutionData[]) => items.map((item) => item.json.action);
+const tally = (items: INodeExecutionData[]) =>
+	actions(items).reduce<Record<string, number>>((counts, action) => ({ ...counts, [String(action)]: (counts[String(action)] ?? 0) + 1 }), {});
+const writes = (log: LoggedRequest[]) => log.filter((r) => r.method !== 'GET');
+const catalogReads = (log: LoggedRequest[]) => log.filter((r) => r.method === 'GET' && r.path === '/v1/products' && r.query.search === undefined);
+
+describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of them with a new price, 200 new SKUs)', () => {
+	function rows(): Row[] {
+		const existing = products()
+			.slice(0, 300)
+			.map((p, n) => ({ ...asCsvRow(p), ...(n % 30 === 0 ? { price: (Number(p.price) + 1).toFixed(2) } : {}) }));
+		const fresh = Array.from({ length: 200 }, (_, n) => ({ sku: `NEW-${n}`, name: `New Product ${n}`, price: `${10 + n}.50`, stock: '7' }));
+		return [...existing, ...fresh];
+	}
+
+	test('requests: the catalog read (10 pages) + 200 creates + 10 updates, nothing else; the same rows again: the read only', async () => {
+		const input = rows();
+		const first = await run(input);
+		expect(first.error).toBeUndefined();
+		expect(first.items).toHaveLength(500);
+		expect(first.items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
+		expect(tally(first.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
+		for (const item of first.items.filter((i) => i.json.action === 'updated')) expect(item.json.changed).toEqual(['price']);
+
+		const log = await ctx.requests();
+		const reads = catalogReads(log);
+		expect(reads.map((r) => [r.query.page, r.query.limit])).toEqual(Array.from({ length: 10 }, (_, n) => [String(n + 1), '100']));
+		expect(writes(log).filter((r) => r.method === 'POST')).toHaveLength(200);
+		expect(writes(log).filter((r) => r.method === 'PUT')).toHaveLength(10);
+		expect(log).toHaveLength(220);
+		expect(hintsOf(first)).toContain('Created 200, updated 10, unchanged 290');
+
+		// The shop now holds what the rows say.
+		for (const row of input) {
+			const [product] = withSku(String(row.sku));
+			expect({ sku: product.sku, price: product.price.toFixed(2) }).toEqual({ sku: row.sku, price: row.price });
+		}
+		expect(ctx.sb.state.products.size).toBe(1200);
+
+		await ctx.admin('DELETE', '/requests');
+		const again = await run(input);
+		expect(again.error).toBeUndefined();
+		expect(tally(again.items)).toEqual({ unchanged: 500 });
+		const second = await ctx.requests();
+		expect(writes(second)).toEqual([]);
+		expect(catalogReads(second)).toHaveLength(12);
+		expect(second).toHaveLength(12);
+		expect(hintsOf(again)).toContain('Created 0, updated 0, unchanged 500');
+	});
+
+	test('each output item says what happened beside the product, as the service has it', async () => {
+		const [kept, repriced] = products();
+		const { items } = await run([asCsvRow(kept), { ...asCsvRow(repriced), price: '1.25' }, { sku: 'NEW-A', name: 'Fresh', price: 3 }]);
+		const [unchanged, updated, created] = jsonOf(items);
+		expect(unchanged).toEqual({ action: 'unchanged', changed: [], product: expect.objectContaining({ [idKey('product')]: kept.id, sku: kept.sku }) });
+		expect(updated).toEqual({ action: 'updated', changed: ['price'], product: expect.objectContaining({ [idKey('product')]: repriced.id, price: 1.25 }) });
+		expect(created).toEqual({
+			action: 'created',
+			changed: ['sku', 'name', 'price'],
+			product: expect.objectContaining({ [idKey('product')]: expect.stringMatching(/^prod_/), sku: 'NEW-A', name: 'Fresh', price: 3 }),
+		});
+	});
+});
+
+describe('never twice', () => {
+	beforeEach(async () => {
+		// A service without the contract's unique-SKU rule (the spec states none): a second create would succeed.
+		await ctx.admin('PUT', '/compat', { unique_sku: false });
+	});
+
+	test('rows with the same SKU in one run write one product, in input order', async () => {
+		const rows = [
+			{ sku: 'DUP-1', name: 'Twice', price: '5.00' },
+			{ sku: 'OTHER-1', name: 'Other', price: '1.00' },
+			{ sku: 'DUP-1', name: 'Twice', price: '6.00' },
+			{ sku: 'DUP-1', name: 'Twice', price: '6' },
+		];
+		const { items, error } = await run(rows);
+		expect(error).toBeUndefined();
+		expect(actions(items)).toEqual(['created', 'created', 'updated', 'unchanged']);
+		expect(withSku('DUP-1')).toHaveLength(1);
+		expect(withSku('DUP-1')[0].price).toBe(6);
+		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(expect.arrayContaining(['POST', 'POST', 'PUT']));
+		expect(writes(await ctx.requests())).toHaveLength(3);
+	});
+
+	test('a create answered by a dropped connection after the service stored it: one product, and the item says so', async () => {
+		await ctx.admin('POST', '/faults', { type: 'lost', method: 'POST', count: 1 });
+		const rows = [
+			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
+			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
+		];
+		const { items, error } = await run(rows);
+		expect(error).toBeUndefined();
+		expect(withSku('LOST-1')).toHaveLength(1);
+		const [first, second] = jsonOf(items);
+		expect(first).toMatchObject({ action: 'created', product: { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id } });
+		expect(String(first.note)).toMatch(/^The answer to the create was lost \(.+\); the product was found by its sku and not created again\.$/);
+		expect(second).toMatchObject({ action: 'unchanged', changed: [] });
+		const log = await ctx.requests();
+		expect(writes(log).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
+		// The look-up: one search for the SKU, after the catalog read.
+		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual(['LOST-1']);
+	});
+
+	test('a create that got no answer and is not in the shop is not sent again, and neither is a later row of its SKU', async () => {
+		await ctx.admin('POST', '/faults', { type: 'drop', method: 'POST', count: 1 });
+		const rows = [
+			{ sku: 'GONE-1', name: 'Never Stored', price: '4.00' },
+			{ sku: 'GONE-1', name: 'Never Stored', price: '4.00' },
+		];
+		const { items } = await run(rows, upsert(), { continueOnFail: true });
+		const [first, second] = jsonOf(items);
+		expect(first.error).toMatch(/^The create of the product with sku "GONE-1" got no answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/);
+		expect(second.error).toMatch(/^An earlier item's create of the product with sku "GONE-1" got no answer/);
+		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		expect(withSku('GONE-1')).toHaveLength(0);
+		expect(writes(await ctx.requests()).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
+	});
+
+	test('two runs at once in one n8n process create each new SKU once: the second reads the catalog after the first wrote', async () => {
+		await ctx.admin('PUT', '/latency', { ms: 5 });
+		const rows = [
+			...products().slice(0, 10).map(asCsvRow),
+			...Array.from({ length: 10 }, (_, n) => ({ sku: `BOTH-${n}`, name: `Both ${n}`, price: '2.00' })),
+		];
+		try {
+			const [a, b] = await Promise.all([run(rows), run(rows)]);
+			expect([a.error, b.error]).toEqual([undefined, undefined]);
+			for (let n = 0; n < 10; n++) expect(withSku(`BOTH-${n}`)).toHaveLength(1);
+			const created = [a, b].map((r) => tally(r.items).created ?? 0).sort();
+			expect(created).toEqual([0, 10]);
+			expect(writes(await ctx.requests()).filter((r) => r.method === 'POST')).toHaveLength(10);
+		} finally {
+			await ctx.admin('DELETE', '/latency');
+		}
+	});
+
+	test('a SKU two products have: that item fails naming both ids, and neither is written', async () => {
+		const [taken] = products();
+		const copy = await api(ctx.sb, 'POST', '/products', { name: 'Copy', price: 1, sku: taken.sku });
+		const copyId = copy.json[idKey('product')] ?? copy.json.data?.[idKey('product')];
+		await ctx.admin('DELETE', '/requests');
+		const { items } = await run([{ ...asCsvRow(taken), price: '99.00' }, { sku: 'FINE-1', name: 'Fine', price: '1' }], upsert(), { continueOnFail: true });
+		const message = String(items[0].json.error);
+		expect(message).toMatch(new RegExp(`^2 products have the sku "${taken.sku}" \\(prod_\\d+, prod_\\d+\\); Create or Update changed none of them$`));
+		expect(message).toContain(taken.id);
+		expect(message).toContain(copyId);
+		expect(items[1].json.action).toBe('created');
+		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(['POST']);
+	});
+});
+
+describe('what is compared, and how items are read', () => {
+	test('"differs": prices to the cent, text as given, currency in any case, images in order, extra fields by value', () => {
+		const product = { price: 19.9, name: 'Mug', currency: 'USD', images: ['https://a.example/1.jpg', 'https://a.example/2.jpg'], weight: { grams: 250, unit: 'g' } };
+		expect(changedFields({ price: 19.9, name: 'Mug', currency: 'USD' }, product)).toEqual([]);
+		expect(changedFields({ price: 19.904 }, product)).toEqual([]);
+		expect(changedFields({ price: 19.91 }, product)).toEqual(['price']);
+		expect(changedFields({ images: ['https://a.example/2.jpg', 'https://a.example/1.jpg'] }, product)).toEqual(['images']);
+		expect(changedFields({ weight: { unit: 'g', grams: 250 } }, product)).toEqual([]);
+		expect(changedFields({ weight: { unit: 'g', grams: 251 }, colour: 'red' }, product)).toEqual(['weight', 'colour']);
+	});
+
+	test('Map Each Column Below: expressions per field; an empty field is left as it is; Extra Fields (JSON) are compared too', async () => {
+		const [product] = products();
+		const parameters = upsert(
+			{ mappingMode: 'defineBelow', value: { sku: '={{ $json.code }}', price: '={{ $json.cost }}', stock: '', name: null } },
+			{ additionalFields: { extraFields: '={{ JSON.stringify({ description: $json.blurb }) }}' } },
+		);
+		const { items, error } = await run([{ code: product.sku, cost: '7.77', blurb: 'From the supplier feed' }], parameters);
+		expect(error).toBeUndefined();
+		expect(items[0].json).toMatchObject({ action: 'updated', changed: ['description', 'price'] });
+		expect(ctx.sb.state.products.get(product.id)).toMatchObject({ price: 7.77, stock: product.stock, description: 'From the supplier feed', name: product.name });
+	});
+
+	test('matching on id updates by id and never creates; matching on name finds the product by its name', async () => {
+		const [first] = products();
+		const byId = await run([{ id: first.id, price: '1.23' }, { id: 'prod_99999', price: '1' }], upsert({ matchingColumns: ['id'] }), { continueOnFail: true });
+		expect(byId.items[0].json).toMatchObject({ action: 'updated', changed: ['price'] });
+		expect(byId.items[1].json.error).toBe('No product has the id "prod_99999"');
+		expect(ctx.sb.state.products.size).toBe(1000);
+
+		await api(ctx.sb, 'POST', '/products', { name: 'Only One Of Me', price: 2 });
+		const byName = await run([{ name: 'Only One Of Me', stock: '40' }], upsert({ matchingColumns: ['name'] }));
+		expect(byName.items[0].json).toMatchObject({ action: 'updated', changed: ['stock'], product: { name: 'Only One Of Me', stock: 40 } });
+	});
+
+	test('a bad value fails its item before any request, naming the field; a new SKU without name and price is not created', async () => {
+		const bad = await run([{ sku: 'X-1', name: 'X', price: 'abc' }], upsert(), { continueOnFail: true });
+		expect(bad.items[0].json.error).toBe('The input field "price" must be a number, got "abc"');
+		expect(await ctx.requests()).toEqual([]);
+
+		const noSku = await run([{ name: 'No SKU', price: '1' }]);
+		expect(noSku.error?.message).toBe('The input field "sku" is empty or missing');
+		expect(await ctx.requests()).toEqual([]);
+
+		const bare = await run([{ sku: 'BARE-1', stock: '3' }], upsert(), { continueOnFail: true });
+		expect(bare.items[0].json.error).toBe('No product has the sku "BARE-1", and creating one needs "name" and "price" (Fields)');
+		expect(writes(await ctx.requests())).toEqual([]);
+	});
+
+	test('input fields that are no product field are not sent (Map Automatically)', async () => {
+		const { items, error } = await run([{ sku: 'FEED-1', name: 'From Feed', price: '3.00', supplier: 'ACME', cost: '1.10' }]);
+		expect(error).toBeUndefined();
+		expect(items[0].json.changed).toEqual(['sku', 'name', 'price']);
+		expect(withSku('FEED-1')).toHaveLength(1);
+	});
+});
+
+describe('hints in the output panel', () => {
+	/** The same node, run where IExecuteFunctions has no addExecutionHints (n8n lines without it). */
+	const v12 = new Storefront().nodeVersions[1.2] as INodeType;
+	const withoutHints: INodeType = {
+		description: { ...v12.description, name: 'storefrontWithoutHints' },
+		methods: v12.methods,
+		async execute(this: IExecuteFunctions) {
+			const without = Object.create(this, { addExecutionHints: { value: undefined } }) as IExecuteFunctions;
+			return await (v12.execute as (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>).call(without);
+		},
+	};
+
+	test('where addExecutionHints is missing the node runs as well and adds nothing', async () => {
+		registerNodeType('harness.storefrontWithoutHints', withoutHints);
+		const row = { sku: 'HINT-1', name: 'Hint', price: '1.00' };
+		const without = await run([row], upsert(), { nodeType: 'harness.storefrontWithoutHints' });
+		expect(without.error).toBeUndefined();
+		expect(without.items[0].json.action).toBe('created');
+		expect(hintsOf(without)).toEqual([]);
+		const withHints = await run([row], upsert(), { nodeType: STOREFRONT_TYPE });
+		expect(withHints.items[0].json.action).toBe('unchanged');
+		expect(hintsOf(withHints)).toEqual(['Created 0, updated 0, unchanged 1']);
+	});
+});
