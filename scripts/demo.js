@@ -30,7 +30,7 @@ const WEBHOOK_PORT = Number(process.env.DEMO_WEBHOOK_PORT || 5679);
 const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
 const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
 const CREDENTIAL_NAME = 'Storefront sandbox';
-const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json'];
+const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json', 'catalog-sync.json'];
 // Imported but left inactive: its chat model needs the user's own model credential (docs/ai-agent.md).
 const AI_EXAMPLE = 'ai-order-assistant.json';
 // Imported but left inactive: active, it would poll the sandbox every minute beside the order-intake webhook flow.
@@ -170,6 +170,8 @@ async function main() {
 		// The service takes one webhook URL per store (its dashboard setting): the order-intake workflow's.
 		const intake = workflows[0];
 		const lowStock = workflows[1];
+		// The catalog-sync example's Form Trigger serves its form under /form/<path> (production, as webhooks are).
+		const catalogForm = `${n8n.webhookUrl}/form/catalog-sync`;
 		const res = await fetch(`${sandbox.adminUrl}/webhook`, {
 			method: 'PUT',
 			headers: { 'content-type': 'application/json' },
@@ -221,6 +223,9 @@ ${processes}
    6. Without webhooks: open ${n8n.url}/workflow/${polling.id} and activate it (its first poll only notes where the
       shop is). A checkout from then on is found within a minute and set to "processing", unless the order-intake
       workflow did that first; the polling trigger also finds the orders placed while n8n was stopped.
+   7. Catalog sync: open ${catalogForm} and upload examples/catalog-sync.csv (7 rows keyed by SKU). The
+      workflow creates the 3 new products, updates the 2 whose price or stock changed and leaves the other 2 alone;
+      its execution hint says "Created 3, updated 2, unchanged 2". The same file again writes nothing.
 ══════════════════════════════════════════════════════════════════════════════`);
 	} catch (error) {
 		console.error(`\n✗ ${/** @type {Error} */ (error).message}`);

@@ -1,8 +1,11 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; the example is read from examples/ */
 // Product › Create or Update (catalog sync) through n8n-core's WorkflowExecute against the sandbox, in the suite's
 // profile (contract, or spec-literal in the unit-spec-literal project): one catalog read per run, a write only where a
 // field differs, one product per SKU (duplicate rows, a create whose answer was lost, two runs at once), the output
 // panel's hints. Request counts are the sandbox's log.
-import type { IDataObject, INodeExecutionData, INodeParameters, INodeType, IExecuteFunctions, IRun } from 'n8n-workflow';
+import { readFileSync } from 'fs';
+import type { IDataObject, INode, INodeExecutionData, INodeParameters, INodeType, IExecuteFunctions, IRun } from 'n8n-workflow';
+import path from 'path';
 
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { changedFields, mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
@@ -275,5 +278,32 @@ describe('hints in the output panel', () => {
 		const withHints = await run([row], upsert(), { nodeType: STOREFRONT_TYPE });
 		expect(withHints.items[0].json.action).toBe('unchanged');
 		expect(hintsOf(withHints)).toEqual(['Created 0, updated 0, unchanged 1']);
+	});
+});
+
+describe('the example examples/catalog-sync.json', () => {
+	const examples = path.join(__dirname, '..', '..', 'examples');
+	const workflow = JSON.parse(readFileSync(path.join(examples, 'catalog-sync.json'), 'utf8')) as { nodes: INode[] };
+	/** The sample file's rows as n8n's Extract from File gives them: every value text (it has no quoted commas). */
+	const [header, ...lines] = readFileSync(path.join(examples, 'catalog-sync.csv'), 'utf8').trim().split('\n');
+	const rows = lines.map((line) => Object.fromEntries(line.split(',').map((value, i) => [header.split(',')[i], value])));
+
+	test("is a CSV upload (n8n's Form Trigger and Extract from File) into Create or Update, whose saved field list is the node's", () => {
+		expect(workflow.nodes.map((n) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', STOREFRONT_TYPE]);
+		const sync = workflow.nodes[2];
+		expect(sync.parameters).toMatchObject({ resource: 'product', operation: 'upsert', columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] } });
+		expect((sync.parameters.columns as IDataObject).schema).toEqual(mapperFields());
+	});
+
+	test("its Create or Update node, fed the sample file's rows: 3 created, 2 updated, 2 unchanged; the same file again writes nothing", async () => {
+		const parameters = workflow.nodes[2].parameters;
+		const first = await ctx.run({ typeVersion: workflow.nodes[2].typeVersion, items: rows, parameters });
+		expect(first.error).toBeUndefined();
+		expect(actions(first.items)).toEqual(['unchanged', 'updated', 'updated', 'unchanged', 'created', 'created', 'created']);
+		expect(hintsOf(first)).toContain('Created 3, updated 2, unchanged 2');
+		await ctx.admin('DELETE', '/requests');
+		const again = await ctx.run({ typeVersion: workflow.nodes[2].typeVersion, items: rows, parameters });
+		expect(tally(again.items)).toEqual({ unchanged: 7 });
+		expect(writes(await ctx.requests())).toEqual([]);
 	});
 });
