@@ -143,7 +143,7 @@ describe('never twice', () => {
 		expect(withSku('LOST-1')).toHaveLength(1);
 		const [first, second] = jsonOf(items);
 		expect(first).toMatchObject({ action: 'created', product: { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id } });
-		expect(String(first.note)).toMatch(/^The answer to the create was lost \(.+\); the product was found by its sku and not created again\.$/);
+		expect(String(first.note)).toMatch(/^The create got no usable answer \(Could not reach the Storefront API .+\); the product was found by its sku and not created again\.$/);
 		expect(second).toMatchObject({ action: 'unchanged', changed: [] });
 		const log = await ctx.requests();
 		expect(writes(log).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
@@ -159,11 +159,21 @@ describe('never twice', () => {
 		];
 		const { items } = await run(rows, upsert(), { continueOnFail: true });
 		const [first, second] = jsonOf(items);
-		expect(first.error).toMatch(/^The create of the product with sku "GONE-1" got no answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/);
-		expect(second.error).toMatch(/^An earlier item's create of the product with sku "GONE-1" got no answer/);
+		expect(first.error).toMatch(/^The create of the product with sku "GONE-1" got no usable answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/);
+		expect(second.error).toMatch(/^An earlier item's create of the product with sku "GONE-1" got no usable answer/);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(withSku('GONE-1')).toHaveLength(0);
 		expect(writes(await ctx.requests()).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
+	});
+
+	test('a create answered 200 without a product is treated like a lost answer: looked up, not sent again', async () => {
+		// The sandbox's 'empty' fault answers 200 with an empty body and stores nothing: the look-up finds no product.
+		await ctx.admin('POST', '/faults', { type: 'empty', method: 'POST', count: 1 });
+		const { items } = await run([{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }], upsert(), { continueOnFail: true });
+		expect(items[0].json.error).toMatch(/^The create of the product with sku "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/);
+		const log = await ctx.requests();
+		expect(writes(log)).toHaveLength(1);
+		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual(['EMPTY-1']);
 	});
 
 	test('two runs at once in one n8n process create each new SKU once: the second reads the catalog after the first wrote', async () => {

@@ -132,7 +132,7 @@ class Sync implements RunSession {
 		if (catalog.isUnsettled(match)) {
 			throw this.fail(
 				itemIndex,
-				`An earlier item's create of the product with ${this.field} "${match}" got no answer, and the product was not found; this item was not sent`,
+				`An earlier item's create of the product with ${this.field} "${match}" got no usable answer, and the product was not found; this item was not sent`,
 				'Run the workflow again later: it then updates the product if it was created, or creates it.',
 			);
 		}
@@ -207,14 +207,14 @@ class Sync implements RunSession {
 		}
 		if (matches.length === 1) {
 			catalog.put(matches[0]);
-			const note = `The answer to the create was lost (${lost.message}); the product was found by its ${this.field} and not created again.`;
+			const note = `The create got no usable answer (${lost.message}); the product was found by its ${this.field} and not created again.`;
 			return { action: 'created', changed, product: matches[0], note };
 		}
 		catalog.markUnsettled(wanted.match);
 		if (matches.length > 1) throw this.ambiguous(wanted.match, matches, itemIndex);
 		throw this.fail(
 			itemIndex,
-			`The create of the product with ${this.field} "${wanted.match}" got no answer (${lost.message}), and no such product is there yet; it was not sent again`,
+			`The create of the product with ${this.field} "${wanted.match}" got no usable answer (${lost.message}), and no such product is there yet; it was not sent again`,
 			'The service may still create it. Run the workflow again later: it then updates the product if it was created, or creates it.',
 		);
 	}
