@@ -94,8 +94,8 @@ it('creates a workflow; the nodes panel finds the Storefront nodes by "storefron
 	expect(await names()).toEqual(
 		expect.arrayContaining(['On order created', 'On order updated', 'On payment completed', 'On product created', 'On inventory low', 'On all events']),
 	);
-	await creator.getByTestId('node-creator-category-item').filter({ hasText: /^Actions \(10\)/ }).click();
-	expect(await names()).toEqual(expect.arrayContaining(['Update order status', 'Get order', 'Get many orders', 'Create product', 'Get store']));
+	await creator.getByTestId('node-creator-category-item').filter({ hasText: /^Actions \(11\)/ }).click();
+	expect(await names()).toEqual(expect.arrayContaining(['Update order status', 'Get order', 'Get many orders', 'Create product', 'Create or update product', 'Get store']));
 	await picture(page, 'quickstart-nodes-panel');
 });
 
