@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: builds the package, then runs every benchmark in bench/ one after the other (never in
 // parallel: they would measure each other) and prints their figures. The ones in a real n8n (n8n, queue,
-// return-all, dedupe, bulk, flashsale) prepare the pinned n8n first; queue and dedupe need Debian's postgresql
+// return-all, dedupe, bulk, flashsale, catalog) prepare the pinned n8n first; queue and dedupe need Debian's postgresql
 // and redis-server.
 // Pick some with their names: npm run bench -- sandbox trigger
 'use strict';
@@ -9,8 +9,8 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const ALL = ['sandbox', 'trigger', 'node', 'poll', 'catchup', 'reconcile', 'n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale'];
-const IN_N8N = ['n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale'];
+const ALL = ['sandbox', 'trigger', 'node', 'poll', 'catchup', 'reconcile', 'n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale', 'catalog'];
+const IN_N8N = ['n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale', 'catalog'];
 const chosen = process.argv.slice(2).filter((name) => ALL.includes(name));
 const run = (args) => spawnSync(args[0], args.slice(1), { cwd: root, stdio: 'inherit' }).status === 0;
 
