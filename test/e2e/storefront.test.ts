@@ -288,6 +288,17 @@ beyondInstall('the other examples', () => {
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
 	});
 
+	it('catalog sync: imports and activates (its form trigger and the Create or Update node are accepted by n8n)', async () => {
+		// Not yet here: submitting the form with examples/catalog-sync.csv and reading the run's hint (unit-tested in
+		// test/node/upsert.test.ts through n8n-core).
+		const sync = await createWorkflow(env, instance.loadExample('catalog-sync.json'));
+		const stored = await env.client.getWorkflow(sync.id);
+		expect(stored.active).toBe(true);
+		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', TYPES.action]);
+		expect(stored.nodes[2].parameters).toMatchObject({ resource: 'product', operation: 'upsert', columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] } });
+		await instance.deactivate(env.client, sync.id);
+	});
+
 	it('analytics summary: imports and activates (its schedule trigger is accepted by n8n)', async () => {
 		const summary = await createWorkflow(env, instance.loadExample('analytics-summary.json'));
 		const stored = await env.client.getWorkflow(summary.id);
