@@ -3,6 +3,7 @@
 // profile (contract, or spec-literal in the unit-spec-literal project): one catalog read per run, a write only where a
 // field differs, one product per SKU (duplicate rows, a create whose answer was lost, two runs at once), the output
 // panel's hints. Request counts are the sandbox's log.
+import { randomUUID } from 'crypto';
 import { readFileSync } from 'fs';
 import type { IDataObject, INode, INodeExecutionData, INodeParameters, INodeType, IExecuteFunctions, IRun } from 'n8n-workflow';
 import path from 'path';
@@ -94,6 +95,24 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		expect(catalogReads(second)).toHaveLength(12);
 		expect(second).toHaveLength(12);
 		expect(hintsOf(again)).toContain('Created 0, updated 0, unchanged 500');
+	});
+
+	test("on a limited plan (Starter's kind of limit, shortened: 50 per 1 s window): 0 failed items, the same requests, the wait said", async () => {
+		await ctx.admin('PUT', '/ratelimit', { window_ms: 1000, limits: { starter: 50 } });
+		try {
+			const apiKey = `sf_test_starter_${randomUUID().slice(0, 8)}`;
+			await ctx.admin('POST', '/keys', { key: apiKey, plan: 'starter' });
+			const input = rows();
+			const result = await ctx.run({ credentials: { baseUrl: ctx.sb.baseUrl, apiKey }, typeVersion: 1.2, items: input as IDataObject[], parameters: upsert(), continueOnFail: true });
+			expect(result.error).toBeUndefined();
+			expect(result.items.filter((item) => item.json.error !== undefined)).toEqual([]);
+			expect(tally(result.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
+			const served = (await ctx.requests()).filter((r) => r.status !== 429);
+			expect(served).toHaveLength(220);
+			expect(hintsOf(result)).toEqual(expect.arrayContaining([expect.stringMatching(/^Waited \d+ s for Storefront's rate limit$/), 'Created 200, updated 10, unchanged 290']));
+		} finally {
+			await ctx.admin('DELETE', '/ratelimit');
+		}
 	});
 
 	test('each output item says what happened beside the product, as the service has it', async () => {
