@@ -196,7 +196,8 @@ describe('never twice', () => {
 	});
 
 	test('two runs at once in one n8n process create each new SKU once: the second reads the catalog after the first wrote', async () => {
-		await ctx.admin('PUT', '/latency', { ms: 5 });
+		// 100 ms a request: the first run's 10 catalog pages alone take a second, which the second run waits out.
+		await ctx.admin('PUT', '/latency', { ms: 100 });
 		const rows = [
 			...products().slice(0, 10).map(asCsvRow),
 			...Array.from({ length: 10 }, (_, n) => ({ sku: `BOTH-${n}`, name: `Both ${n}`, price: '2.00' })),
@@ -208,6 +209,8 @@ describe('never twice', () => {
 			const created = [a, b].map((r) => tally(r.items).created ?? 0).sort();
 			expect(created).toEqual([0, 10]);
 			expect(writes(await ctx.requests()).filter((r) => r.method === 'POST')).toHaveLength(10);
+			const waited = [a, b].map((r) => hintsOf(r).some((hint) => /^Waited \d+ s for another Create or Update run on this API key to finish$/.test(hint)));
+			expect(waited.sort()).toEqual([false, true]);
 		} finally {
 			await ctx.admin('DELETE', '/latency');
 		}
