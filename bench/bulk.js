@@ -37,15 +37,13 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const os = require('node:os');
-const path = require('node:path');
 
 const runtime = require('../dev/n8n/runtime');
-const { N8nClient, runData } = require('../dev/n8n/rest');
+const { runData } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { startSandbox } = require('../sandbox');
 const { numberArg, flag } = require('./args');
+const { runByWebhook, startInN8n } = require('./inN8n');
 
 const REAL_MINUTES = flag('real-minutes');
 const ITEMS = numberArg('items', 500);
@@ -113,20 +111,9 @@ const median = (/** @type {number[]} */ list) => [...list].sort((a, b) => a - b)
 const productId = (/** @type {number} */ i) => `prod_${String(i + 1).padStart(5, '0')}`;
 
 async function main() {
-	runtime.assertInstalled();
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-bulk-'));
 	const products = Math.max(ITEMS, PLANS.starter.items, PLANS.pro.items);
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, quiet: true, sizes: { products, orders: 10, customers: 10 }, latencyMs: LATENCIES[0] });
-	const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error' });
-	/** The sandbox's admin API; fails on anything but a 2xx. @param {string} method @param {string} route @param {any} [body] */
-	const admin = async (method, route, body) => {
-		const res = await sandbox.admin(method, route, body);
-		if (res.status >= 300) throw new Error(`${method} /__admin${route} → ${res.status} ${JSON.stringify(res.body)}`);
-		return res.body;
-	};
+	const { sandbox, n8n, client, admin, stop } = await startInN8n('bulk', { sizes: { products, orders: 10, customers: 10 }, latencyMs: LATENCIES[0] });
 	try {
-		const client = new N8nClient(n8n.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
 		const useKey = (/** @type {string} */ apiKey) =>
 			setup.ensureCredential(client, { name: CREDENTIAL, data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret } });
 		const credential = await useKey(UNLIMITED_KEY);
@@ -150,16 +137,7 @@ async function main() {
 			// A new price for every product in every run (cents apart from the last run's), so that every write changes it.
 			const items = Array.from({ length: count }, (_, i) => ({ id: productId(i), price: Math.round((generation + 1 + (i % 100) / 100) * 100) / 100 }));
 			await admin('DELETE', '/requests');
-			const before = (await client.listExecutions({ workflowId: target.id, limit: 1 })).count;
-			const started = process.hrtime.bigint();
-			const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
-			await res.arrayBuffer();
-			const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-			if (res.status !== 200) throw new Error(`${key}: ${target.url} answered ${res.status}`);
-			let list;
-			while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
-			const execution = await client.getExecution(list.results[0].id);
-			if (execution.status !== 'success') throw new Error(`${key}: execution ${execution.id} ${execution.status}`);
+			const { wallMs, execution } = await runByWebhook(client, target, key, items);
 			const [write] = runData(execution).Write;
 			const out = (write.data?.main[0] ?? []).map((item) => item.json);
 			if (out.length !== count) throw new Error(`${key}: ${out.length} items out of the write node, ${count} expected`);
@@ -263,9 +241,7 @@ async function main() {
 		for (const row of paced) console.log(row);
 		console.log(`\n${summary.join('\n')}`);
 	} finally {
-		await n8n.stop();
-		await sandbox.stop();
-		fs.rmSync(dir, { recursive: true, force: true });
+		await stop();
 	}
 }
 

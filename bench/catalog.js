@@ -26,15 +26,13 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const os = require('node:os');
-const path = require('node:path');
 
 const runtime = require('../dev/n8n/runtime');
-const { N8nClient, runData } = require('../dev/n8n/rest');
+const { runData } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { startSandbox } = require('../sandbox');
 const { numberArg, flag } = require('./args');
+const { runByWebhook, startInN8n } = require('./inN8n');
 
 const PRODUCTS = numberArg('products', 1000);
 const ROWS = numberArg('rows', 500);
@@ -144,20 +142,9 @@ function rowsOf(sandbox) {
 }
 
 async function main() {
-	runtime.assertInstalled();
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-catalog-'));
 	const sizes = { products: PRODUCTS, orders: 10, customers: 10 };
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, quiet: true, sizes, latencyMs: LATENCY });
-	const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error' });
-	/** @param {string} method @param {string} route @param {any} [body] */
-	const admin = async (method, route, body) => {
-		const res = await sandbox.admin(method, route, body);
-		if (res.status >= 300) throw new Error(`${method} /__admin${route} → ${res.status} ${JSON.stringify(res.body)}`);
-		return res.body;
-	};
+	const { sandbox, n8n, client, admin, stop } = await startInN8n('catalog', { sizes, latencyMs: LATENCY });
 	try {
-		const client = new N8nClient(n8n.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
 		const useKey = (/** @type {string} */ apiKey) =>
 			setup.ensureCredential(client, { name: CREDENTIAL, data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret } });
 		const credential = await useKey(UNLIMITED_KEY);
@@ -174,20 +161,13 @@ async function main() {
 		const sync = async (key, rows) => {
 			const target = targets[key];
 			await admin('DELETE', '/requests');
-			const before = (await client.listExecutions({ workflowId: target.id, limit: 1 })).count;
-			const started = process.hrtime.bigint();
-			const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: rows }) });
-			await res.arrayBuffer();
-			const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-			if (res.status !== 200) throw new Error(`${key}: ${target.url} answered ${res.status}`);
-			let list;
-			while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
-			const execution = await client.getExecution(list.results[0].id);
-			if (execution.status !== 'success') throw new Error(`${key}: execution ${execution.id} ${execution.status}`);
+			const { wallMs, execution } = await runByWebhook(client, target, key, rows);
 			const data = runData(execution);
 			const written = WRITE_NODES.flatMap((name) => (data[name]?.[0]?.data?.main[0] ?? []).map((/** @type {any} */ item) => item.json));
 			const failed = written.filter((json) => json.error !== undefined).length;
-			const hints = (data['Create or Update']?.[0]?.hints ?? []).map((/** @type {any} */ h) => h.message);
+			/** @type {any} */
+			const task = data['Create or Update']?.[0];
+			const hints = (task?.hints ?? []).map((/** @type {any} */ h) => h.message);
 			/** @type {Array<{method: string, status: number | string}>} */
 			const log = await admin('GET', '/requests');
 			const count = (/** @type {string} */ method) => log.filter((r) => r.method === method && r.status !== 429).length;
@@ -242,9 +222,7 @@ async function main() {
 		await admin('DELETE', '/ratelimit');
 		await useKey(UNLIMITED_KEY);
 	} finally {
-		await n8n.stop();
-		await sandbox.stop();
-		fs.rmSync(dir, { recursive: true, force: true });
+		await stop();
 	}
 }
 

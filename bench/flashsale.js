@@ -28,15 +28,12 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const os = require('node:os');
-const path = require('node:path');
 
 const runtime = require('../dev/n8n/runtime');
-const { N8nClient } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { startSandbox } = require('../sandbox');
 const { numberArg, stringArg, flag } = require('./args');
+const { startInN8n } = require('./inN8n');
 
 const REAL_MINUTES = flag('real-minutes');
 const ORDERS = numberArg('orders', 100);
@@ -95,26 +92,12 @@ function workflow(headers, credential) {
 }
 
 async function main() {
-	runtime.assertInstalled();
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-flashsale-'));
-	const sandbox = await startSandbox({
-		host: '127.0.0.1',
-		port: 0,
-		quiet: true,
+	const { sandbox, n8n, client, admin, stop } = await startInN8n('flashsale', {
 		sizes: { products: 50, orders: 10, customers: 20 },
 		delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 30_000, concurrency: 20 },
 		latencyMs: LATENCY_MS,
 	});
-	const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error' });
-	/** The sandbox's admin API; fails on anything but a 2xx. @param {string} method @param {string} route @param {any} [body] */
-	const admin = async (method, route, body) => {
-		const res = await sandbox.admin(method, route, body);
-		if (res.status >= 300) throw new Error(`${method} /__admin${route} → ${res.status} ${JSON.stringify(res.body)}`);
-		return res.body;
-	};
 	try {
-		const client = new N8nClient(n8n.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
 		await admin('POST', '/simulate/stock', { product_id: 'prod_00001', stock: 10_000_000 });
 		console.log(
 			`Flash sale in n8n ${n8n.version} (pid ${n8n.child.pid}): ${ORDERS} orders at once on Starter, ${LIMIT} calls per ${WINDOW_MS / 1000} s window, sandbox latency ${LATENCY_MS} ms (load average ${os.loadavg()[0].toFixed(1)})`,
@@ -210,9 +193,7 @@ async function main() {
 		for (const row of rows) console.log(row);
 		console.log(`\n${summary.join('\n')}`);
 	} finally {
-		await n8n.stop();
-		await sandbox.stop();
-		fs.rmSync(dir, { recursive: true, force: true });
+		await stop();
 	}
 }
 

@@ -15,16 +15,14 @@
 'use strict';
 
 const crypto = require('node:crypto');
-const fs = require('node:fs');
 const os = require('node:os');
-const path = require('node:path');
 
 const runtime = require('../dev/n8n/runtime');
 const proc = require('../dev/n8n/proc');
-const { N8nClient, runData } = require('../dev/n8n/rest');
+const { runData } = require('../dev/n8n/rest');
 const setup = require('../dev/n8n/instance');
-const { startSandbox } = require('../sandbox');
 const { numberArg } = require('./args');
+const { startInN8n } = require('./inN8n');
 
 const PRODUCTS = numberArg('products', 10_000);
 const ROUNDS = numberArg('rounds', 5);
@@ -83,14 +81,9 @@ function workflows(credential, baseUrl) {
 const median = (/** @type {number[]} */ list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
 async function main() {
-	runtime.assertInstalled();
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-return-all-'));
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, quiet: true, sizes: { products: PRODUCTS, orders: 10, customers: 10 } });
-	const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error' });
+	const { sandbox, n8n, client, stop } = await startInN8n('return-all', { sizes: { products: PRODUCTS, orders: 10, customers: 10 } });
 	const pid = /** @type {number} */ (n8n.child.pid);
 	try {
-		const client = new N8nClient(n8n.url);
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
 		const credential = await setup.ensureCredential(client, {
 			name: 'Storefront sandbox',
 			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
@@ -157,9 +150,7 @@ async function main() {
 		const node = m('storefront', 'nodeMs') / m('http', 'nodeMs');
 		console.log(`\nstorefront / http: wall ${wall.toFixed(2)}, node time ${node.toFixed(2)} (goal ≤ 1.00: ${wall <= 1 ? 'met' : 'NOT met'}); the HTTP Request node alone ${m('http', 'firstNodeMs')} ms (storefront / it: ${(m('storefront', 'nodeMs') / m('http', 'firstNodeMs')).toFixed(2)}); requests ${m('storefront', 'requests')} vs ${m('http', 'requests')} (ideal ${ideal}); peak RSS ${(m('storefront', 'peakMiB') / m('http', 'peakMiB')).toFixed(2)}, RSS growth ${(m('storefront', 'growthMiB') / m('http', 'growthMiB')).toFixed(2)}`);
 	} finally {
-		await n8n.stop();
-		await sandbox.stop();
-		fs.rmSync(dir, { recursive: true, force: true });
+		await stop();
 	}
 }
 
