@@ -118,10 +118,10 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 	const version = this.getNode().typeVersion;
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const client = await StorefrontClient.create(this, settingsFrom(options, version));
-	const session: RunSession | undefined = op.openSession ? await op.openSession.call(this, client) : undefined;
-	const execute = session
-		? async (itemIndex: number) => await session.execute(itemIndex)
-		: async (itemIndex: number) => await (op.execute as OperationExecute).call(this, client, itemIndex);
+	// Opened just before the items run, so that nothing between can leave it open (it may hold a turn on the account).
+	let session: RunSession | undefined = undefined;
+	const execute = async (itemIndex: number) =>
+		session ? await session.execute(itemIndex) : await (op.execute as OperationExecute).call(this, client, itemIndex);
 
 	const answersModel = answersModelWithError(this);
 	const run = async (itemIndex: number): Promise<Outcome> => {
@@ -155,8 +155,9 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 		}
 	};
 	const concurrency = concurrencyOf(options, version);
-	const recordKey = session ? (itemIndex: number) => session.recordKey(itemIndex) : keyOf;
+	const recordKey = (itemIndex: number) => (session ? session.recordKey(itemIndex) : keyOf(itemIndex));
 	let outcomes: Outcome[];
+	session = op.openSession ? await op.openSession.call(this, client) : undefined;
 	try {
 		outcomes = await runItems(items.length, concurrency, concurrency > 1 ? recordKey : () => undefined, run);
 	} finally {
