@@ -4,6 +4,7 @@
 'use strict';
 
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -42,6 +43,23 @@ async function startInN8n(name, sandboxOptions) {
 }
 
 /**
+ * A JSON POST that waits for its answer however long the run behind it takes (fetch gives up after 5 minutes without
+ * headers, and a sync at the Starter plan's rate answers later than that); resolves with the status.
+ * @param {string} url @param {string} body @returns {Promise<number>}
+ */
+function post(url, body) {
+	return new Promise((resolve, reject) => {
+		const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+			res.resume();
+			res.on('end', () => resolve(res.statusCode ?? 0));
+			res.on('error', reject);
+		});
+		req.on('error', reject);
+		req.end(body);
+	});
+}
+
+/**
  * Posts `{items}` to a workflow's production webhook and waits for the execution it starts, which must succeed.
  * @param {import('../dev/n8n/rest').N8nClient} client @param {{id: string, url: string}} target @param {string} label
  * @param {any[]} items
@@ -49,10 +67,9 @@ async function startInN8n(name, sandboxOptions) {
 async function runByWebhook(client, target, label, items) {
 	const before = (await client.listExecutions({ workflowId: target.id, limit: 1 })).count;
 	const started = process.hrtime.bigint();
-	const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items }) });
-	await res.arrayBuffer();
+	const status = await post(target.url, JSON.stringify({ items }));
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-	if (res.status !== 200) throw new Error(`${label}: ${target.url} answered ${res.status}`);
+	if (status !== 200) throw new Error(`${label}: ${target.url} answered ${status}`);
 	let list;
 	while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
 	const execution = await client.getExecution(list.results[0].id);
