@@ -236,4 +236,14 @@ describe('a wait for the rate limit, where n8n users look', () => {
 		expect(free.error).toBeUndefined();
 		expect(hintsOf(free)).toEqual([]);
 	});
+
+	test("a new key's slow start is not a wait for the rate limit: a plan without one gets no hint, however slow the service", async () => {
+		// Nothing is known of a new key's limit, so its first requests go one, two, three… at a time, each round a
+		// round trip (500 ms here): 8 concurrent items hold back longer than the hint's 1 s without meeting any limit.
+		await ctx.admin('PUT', '/latency', { ms: 500 });
+		const items = Array.from({ length: 8 }, (_, n) => ({ id: `prod_${String(n + 1).padStart(5, '0')}`, price: 50 + n }));
+		const free = await ctx.run({ credentials: await freshKey('business'), typeVersion: 1.2, items, parameters: updatePrice() });
+		expect(free.error).toBeUndefined();
+		expect(hintsOf(free)).toEqual([]);
+	});
 });

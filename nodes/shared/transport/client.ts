@@ -108,7 +108,7 @@ export class StorefrontClient {
 	readonly account: string;
 
 	/** Time this client had a request waiting for Storefront's rate limit (wall time: overlapping waits count once). */
-	rateLimitWaitMs = 0;
+	waitedForLimitMs = 0;
 
 	private readonly waiting = { count: 0, since: 0 };
 
@@ -286,13 +286,14 @@ export class StorefrontClient {
 		return collected;
 	}
 
-	/** The governor's slot for one request, the time it waited counted in `rateLimitWaitMs`. */
+	/** The governor's slot for one request, the time it waited counted in `waitedForLimitMs` when it was for a limit the service has shown. */
 	private async slot(deadline: number, seq: number | undefined): Promise<Ticket> {
 		if (this.waiting.count++ === 0) this.waiting.since = Date.now();
 		try {
 			return await this.governor.acquire(deadline, seq);
 		} finally {
-			if (--this.waiting.count === 0) this.rateLimitWaitMs += Date.now() - this.waiting.since;
+			// A slow start's waits (a fraction of a round trip each, nothing known of the limit yet) are not counted.
+			if (--this.waiting.count === 0 && this.governor.knowsLimit()) this.waitedForLimitMs += Date.now() - this.waiting.since;
 		}
 	}
 

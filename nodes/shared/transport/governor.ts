@@ -157,6 +157,14 @@ export class Governor {
 		this.pump();
 	}
 
+	/**
+	 * Whether a wait now is for a limit the service has shown (its headers, its 429s, a pause), not the slow start of
+	 * a key nothing is known of yet: only the first is "waiting for the rate limit" to a user whose plan may have none.
+	 */
+	knowsLimit(): boolean {
+		return this.limit !== undefined || this.learned !== undefined || this.clock.now() < this.pausedUntil;
+	}
+
 	/** What the governor knows of the limit, in words. */
 	describe(): string {
 		const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;

@@ -184,7 +184,7 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 
 /** "Waited 48 s for Storefront's rate limit": a run held back by the plan's limit says so instead of a silent pause. */
 function rateLimitHint(client: StorefrontClient): string[] {
-	const waited = client.rateLimitWaitMs;
+	const waited = client.waitedForLimitMs;
 	return waited >= 1000 ? [`Waited ${duration(waited)} for Storefront's rate limit`] : [];
 }
 
