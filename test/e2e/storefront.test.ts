@@ -1,8 +1,10 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-restricted-globals -- n8n's internal REST API answers untyped JSON; test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- n8n's internal REST API answers untyped JSON; test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // End to end in a real n8n process against the sandbox over real HTTP. One n8n for the whole file (starting one
 // takes ~10 s). Which n8n line and install path is the matrix cell (environment.ts CELL; scripts/matrix.js runs
 // them all). Needs `npm run build` and `npm run n8n:prepare` first (.ci/run does both).
 import { createHmac, randomUUID } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { api, request } from '../helpers/sandbox';
@@ -288,14 +290,64 @@ beyondInstall('the other examples', () => {
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
 	});
 
-	it('catalog sync: imports and activates (its form trigger and the Create or Update node are accepted by n8n)', async () => {
-		// Not yet here: submitting the form with examples/catalog-sync.csv and reading the run's hint (unit-tested in
-		// test/node/upsert.test.ts through n8n-core).
+	it("catalog sync: the form takes examples/catalog-sync.csv; each row creates, updates or leaves its product, the run's hint says how many; the same file again writes nothing", async () => {
 		const sync = await createWorkflow(env, instance.loadExample('catalog-sync.json'));
 		const stored = await env.client.getWorkflow(sync.id);
-		expect(stored.active).toBe(true);
 		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', TYPES.action]);
 		expect(stored.nodes[2].parameters).toMatchObject({ resource: 'product', operation: 'upsert', columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] } });
+		const formUrl = `${env.webhookUrl}/form/${stored.nodes[0].parameters.options.path}`;
+		// n8n 2.x registers a published workflow's form shortly after the activation call returns.
+		await eventually(async () => ((await fetch(formUrl)).status === 200 ? true : undefined), 'the catalog form to be served');
+
+		const csv = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'catalog-sync.csv'), 'utf8');
+		const rows = csv.trim().split('\n').slice(1).map((line) => {
+			const [sku, name, price, stock] = line.split(',');
+			return { sku, name, price: Number(price), stock: Number(stock) };
+		});
+		// What the rows should do, from the shop as the earlier tests left it.
+		const expected = { created: 0, updated: 0, unchanged: 0 };
+		for (const row of rows) {
+			const [product] = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
+			if (!product) expected.created++;
+			else if (product.name !== row.name || Number(product.price) !== row.price || Number(product.stock) !== row.stock) expected.updated++;
+			else expected.unchanged++;
+		}
+		expect(expected.created).toBeGreaterThan(0);
+
+		const submit = async () => {
+			const before = (await executionsOf(sync.id)).length;
+			await env.sandbox.admin('DELETE', '/requests');
+			const form = new FormData();
+			form.append('field-0', new Blob([csv], { type: 'text/csv' }), 'catalog-sync.csv');
+			const answer = await fetch(formUrl, { method: 'POST', body: form });
+			expect(answer.status).toBe(200);
+			const executions = await instance.waitForExecutions(env.client, sync.id, (l) => l.length === before + 1);
+			const newest = executions.reduce((a: any, b: any) => (Number(b.id) > Number(a.id) ? b : a));
+			const execution = await env.client.getExecution(newest.id);
+			expect(execution.status).toBe('success');
+			const [runOfNode]: any[] = rest.runData(execution)['Create or Update Products'];
+			const log = ((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.path.startsWith('/v1/products'));
+			return {
+				actions: runOfNode.data.main[0].map((item: any) => item.json.action),
+				hints: (runOfNode.hints ?? []).map((hint: any) => hint.message),
+				writes: log.filter((r) => r.method !== 'GET').map((r) => r.method),
+			};
+		};
+		const count = (actions: string[], action: string) => actions.filter((a) => a === action).length;
+
+		const first = await submit();
+		expect({ created: count(first.actions, 'created'), updated: count(first.actions, 'updated'), unchanged: count(first.actions, 'unchanged') }).toEqual(expected);
+		expect(first.writes.sort()).toEqual([...Array(expected.created).fill('POST'), ...Array(expected.updated).fill('PUT')]);
+		expect(first.hints).toContain(`Created ${expected.created}, updated ${expected.updated}, unchanged ${expected.unchanged}`);
+		for (const row of rows) {
+			const withSku = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
+			expect(withSku.map((p) => ({ sku: p.sku, name: p.name, price: Number(p.price), stock: Number(p.stock) }))).toEqual([row]);
+		}
+
+		const again = await submit();
+		expect(again.actions).toEqual(rows.map(() => 'unchanged'));
+		expect(again.writes).toEqual([]);
+		expect(again.hints).toContain(`Created 0, updated 0, unchanged ${rows.length}`);
 		await instance.deactivate(env.client, sync.id);
 	});
 
