@@ -151,6 +151,9 @@ test('UX: every description, hint and notice the editor shows is one or two shor
 			// A notice shows its displayName as its text; a tool description's default is the model's, not the user's.
 			if (option.type === 'notice') shown.push({ where: at, text: String(option.displayName) });
 			for (const key of ['description', 'hint', 'action']) if (typeof option[key] === 'string') shown.push({ where: `${at}.${key}`, text: option[key] as string });
+			// A resource mapper's match field shows its own description (tooltip) and hint.
+			const labels = (option.typeOptions as { resourceMapper?: { matchingFieldsLabels?: Record<string, unknown> } } | undefined)?.resourceMapper?.matchingFieldsLabels ?? {};
+			for (const key of ['description', 'hint']) if (typeof labels[key] === 'string') shown.push({ where: `${at}.matchingFields.${key}`, text: labels[key] as string });
 			for (const nested of ['options', 'values']) if (Array.isArray(option[nested])) collect(at, option[nested] as unknown[]);
 		}
 	};

@@ -32,6 +32,8 @@ const properties: INodeProperties[] = [
 				matchingFieldsLabels: {
 					title: 'Fields to Match On',
 					description: 'The field that finds the product to update: sku, name or id. No product with the value: one is created (not for id).',
+					// Shown under the field; n8n's own default there ("Usually an ID") is wrong for a match on sku.
+					hint: 'The product with this value is updated where a field differs; with none, one is created (not when matching on id)',
 				},
 			},
 		},
