@@ -1,9 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test code: DOM values are untyped here (this project compiles without the DOM lib) */
 // The n8n editor in a real browser (Debian's chromium driven by playwright-core) against a real n8n with this
 // package installed: log in, open the demo workflow, open the Storefront node and the Storefront Trigger, run a
-// Storefront node in the editor, check what renders, and save screenshots to artifacts/browser/. The pictures of
-// README and docs/ (docs/images/) are regenerated here too (and by journey.test.ts), and the suite fails when one is
-// blank, shows an error, or has a notification or pop-over over it. Chromium is required: without it the suite fails.
+// Storefront node in the editor, map Create or Update's fields automatically and run it, check what renders, and save
+// screenshots to artifacts/browser/. The pictures of README and docs/ (docs/images/) are regenerated here too (and by
+// journey.test.ts), and the suite fails when one is blank, shows an error, or has a notification or pop-over over it.
+// Chromium is required: without it the suite fails.
 import type { Locator, Page } from 'playwright-core';
 
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
@@ -64,13 +65,44 @@ async function expectPackageIcons(minimum: number) {
 	for (const state of states) expect(state).toEqual({ src: state.src, ok: true });
 }
 
-/** The demo workflow on the canvas, signed in first when this step runs alone (`jest -t`). */
-async function openDemoWorkflow() {
+/** Signs in when this step runs alone (`jest -t`): the first test signs in otherwise. */
+async function signedIn() {
 	if (!(await page.context().cookies()).some((cookie) => cookie.name === 'n8n-auth')) await signIn(page, env.n8nUrl);
+}
+
+/** The demo workflow on the canvas, signed in first when this step runs alone. */
+async function openDemoWorkflow() {
+	await signedIn();
 	const open = page.getByTestId('ndv-close-button');
 	if (await open.isVisible()) await open.click();
 	await page.goto(`${env.n8nUrl}/workflow/${workflow.id}`);
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+}
+
+/** An inactive "Start (manual) → one Storefront node" workflow; `pinned`: the items Start gives, as a user pins sample data. */
+async function manualWorkflow(name: string, nodeName: string, typeVersion: number, parameters: Record<string, unknown>, pinned?: object[]) {
+	return await createWorkflow(
+		env,
+		{
+			name,
+			nodes: [
+				{ id: 'b-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'b-action',
+					name: nodeName,
+					type: TYPES.action,
+					typeVersion,
+					position: [240, 0],
+					parameters,
+					credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
+				},
+			],
+			connections: { Start: { main: [[{ node: nodeName, type: 'main', index: 0 }]] } },
+			...(pinned ? { pinData: { Start: pinned.map((json) => ({ json })) } } : {}),
+			settings: { executionOrder: 'v1' },
+		},
+		{ activate: false },
+	);
 }
 
 /** `promise`, or a rejection naming `what` after `ms`. */
@@ -180,31 +212,11 @@ it('renders the Storefront Trigger: production webhook URL, the dashboard notice
 it('runs a Storefront node in the editor: order picked from the list, output items beside the parameters', async () => {
 	// A pending order: the one a shop acts on next.
 	const order = [...env.sandbox.state.orders.values()].find((o) => o.status === 'pending')!;
-	const run = await createWorkflow(
-		env,
-		{
-			name: 'Look up an order',
-			nodes: [
-				{ id: 'b-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{
-					id: 'b-get-order',
-					name: 'Get Order',
-					type: TYPES.action,
-					typeVersion: 1,
-					position: [240, 0],
-					parameters: {
-						resource: 'order',
-						operation: 'get',
-						orderId: { __rl: true, mode: 'list', value: order.id, cachedResultName: `${order.id} · ${order.status}` },
-					},
-					credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
-				},
-			],
-			connections: { Start: { main: [[{ node: 'Get Order', type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		},
-		{ activate: false },
-	);
+	const run = await manualWorkflow('Look up an order', 'Get Order', 1, {
+		resource: 'order',
+		operation: 'get',
+		orderId: { __rl: true, mode: 'list', value: order.id, cachedResultName: `${order.id} · ${order.status}` },
+	});
 	await page.goto(`${env.n8nUrl}/workflow/${run.id}`);
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 	await page.getByTestId('execute-workflow-button').click();
@@ -218,6 +230,43 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 	await expectNoNodeError(ndv);
 	await shot('06-storefront-node-run');
 	await picture(page, 'storefront-node-run');
+	await ndv.getByTestId('ndv-close-button').click();
+});
+
+it('Create or Update in the editor: Map Automatically matches on sku; a step run creates the new SKU, updates the changed price and says so in the output panel', async () => {
+	const existing = [...env.sandbox.state.products.values()].find((p) => p.status === 'active')!;
+	const newPrice = Number((Number(existing.price) + 1).toFixed(2));
+	const freshSku = `BROWSER-${Date.now().toString(36).toUpperCase()}`;
+	// Rows as a sheet or CSV gives them.
+	const rows = [
+		{ sku: existing.sku, name: existing.name, price: newPrice, stock: existing.stock },
+		{ sku: freshSku, name: 'Browser Mug', price: 12.5, stock: 3 },
+	];
+	// As the nodes panel adds it: Product › Create or Update, every other parameter at its default.
+	const sync = await manualWorkflow('Catalog sync by hand', 'Sync Products', 1.2, { resource: 'product', operation: 'upsert' }, rows);
+	await signedIn();
+	await page.goto(`${env.n8nUrl}/workflow/${sync.id}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+	const ndv = await openNode('Sync Products');
+	const mapper = ndv.getByTestId('resource-mapper-container');
+	await mapper.getByTestId('mapping-mode-select').click();
+	await page.locator('.el-select-dropdown__item:visible').filter({ hasText: /^Map Automatically/ }).first().click();
+	await expect(mapper.getByTestId('mapping-mode-select').locator('input').inputValue()).resolves.toBe('Map Automatically');
+	// The product fields come from the node (getProductFields); sku is the one to match on unless the user picks another.
+	await expect(mapper.getByTestId('matching-column-select').locator('input').first().inputValue()).resolves.toBe('sku');
+	await expect(mapper.innerText()).resolves.toContain('with none, one is created');
+	await expectNoNodeError(ndv);
+	await shot('08-create-or-update-map-automatically');
+
+	await ndv.getByTestId('node-execute-button').click();
+	const output = ndv.getByTestId('output-panel');
+	await output.getByText('created', { exact: true }).first().waitFor();
+	await expect(output.innerText()).resolves.toContain('updated');
+	await expect(output.getByTestId('node-hint').innerText()).resolves.toContain('Created 1, updated 1, unchanged 0');
+	await shot('09-create-or-update-run');
+	const withSku = (sku: string) => [...env.sandbox.state.products.values()].filter((p) => p.sku === sku);
+	expect(withSku(freshSku).map((p) => ({ name: p.name, price: Number(p.price), stock: Number(p.stock) }))).toEqual([{ name: 'Browser Mug', price: 12.5, stock: 3 }]);
+	expect(withSku(existing.sku).map((p) => Number(p.price))).toEqual([newPrice]);
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
