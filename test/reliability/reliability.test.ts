@@ -139,38 +139,45 @@ const countsLine = (t: ReturnType<typeof tally>) =>
 const latencyLine = (t: ReturnType<typeof tally>) =>
 	`ack latency p50 ${seconds(percentile(t.latencies, 50))}, p95 ${seconds(percentile(t.latencies, 95))}, p99 ${seconds(percentile(t.latencies, 99))}, max ${seconds(Math.max(...t.latencies))}`;
 
+// n8n's default expression engine runs about 11 deliveries a second here, near the sender's 10 s time-out at 50 in
+// flight: 300 deliveries hold that pressure for half a minute. Beside a matrix cell on CI, 1,000 of them were still
+// running after 15 minutes (the recommended engine runs 1,000 in about 40 s).
 describe.each([
-	['n8n defaults', {}],
-	['recommended (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true)', RECOMMENDED],
-])('burst of 1,000 signed deliveries, 50 in flight — %s', (label, n8nEnv) => {
+	['n8n defaults', {}, 300],
+	['recommended (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true)', RECOMMENDED, 1000],
+])('burst of signed deliveries, 50 in flight — %s', (label, n8nEnv, count) => {
 	const environment = useEnvironment('burst', {
 		n8nEnv,
 		// The contract's delivery policy: 10 s to answer, 5 attempts 1 s, 2 s, 4 s, 8 s apart.
 		sandbox: { sizes: { products: 300, orders: 300, customers: 20 }, delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 50 } },
 	});
 
-	it('executes every event exactly once and loses none', async () => {
+	it(`executes each of ${count.toLocaleString('en-US')} events exactly once and loses none`, async () => {
 		const env = environment();
 		const wf = await receivingWorkflow(env);
 		const started = Date.now();
-		const emitted = await env.sandbox.admin('POST', '/simulate/events', { count: 1000 });
+		const emitted = await env.sandbox.admin('POST', '/simulate/events', { count });
 		expect(emitted.status).toBe(201);
 		await env.sandbox.idle();
 		const elapsed = Date.now() - started;
 		const deliveries = (await env.sandbox.admin<Delivery[]>('GET', '/deliveries')).body;
-		// Beside a matrix cell on two cores, n8n's default engine still has hundreds of runs to finish when the last
-		// delivery is acknowledged: more than the default 3 minutes once (a clean-clone run with other tests beside it).
+		// Executions may still be running when the last delivery is acknowledged. If they do not settle, the counts
+		// below say what is missing (a time-out alone would not).
 		const delivered = new Set(deliveries.filter((d) => d.status === 'delivered').map((d) => d.event_id)).size;
-		const executions = await settledExecutions(env, wf.id, delivered, { timeoutMs: 600_000 });
+		const executions = await settledExecutions(env, wf.id, delivered, { timeoutMs: 600_000 }).catch((error: Error) => {
+			const now = executionsOf(env.userFolder, wf.id);
+			say(`burst, ${label}: ${error.message}; ${now.length} executions, ${now.filter((e) => UNFINISHED.includes(e.status)).length} unfinished`);
+			return now;
+		});
 		const t = tally(deliveries, executions);
-		say(`burst, ${label}: ${countsLine(t)}; ${(1000 / (elapsed / 1000)).toFixed(1)} deliveries/s; ${latencyLine(t)}`);
+		say(`burst, ${label}: ${countsLine(t)}; ${(count / (elapsed / 1000)).toFixed(1)} deliveries/s; ${latencyLine(t)}`);
 
 		expect(new Set(deliveries.map((d) => d.type))).toEqual(new Set(KINDS));
-		expect(t.sent).toBe(1000);
-		expect(t.acknowledged).toBe(1000);
+		expect(t.sent).toBe(count);
+		expect(t.acknowledged).toBe(count);
 		expect(t.failed).toBe(0);
-		expect(executions.filter((e) => e.status === 'success')).toHaveLength(1000);
-		expect(t.executed).toBe(1000);
+		expect(executions.filter((e) => e.status === 'success')).toHaveLength(count);
+		expect(t.executed).toBe(count);
 		expect(t.executedTwice).toBe(0);
 		expect(t.lost).toBe(0);
 	});
