@@ -52,8 +52,8 @@ function projectsOf(mode, install, profile = 'contract') {
 	// suite); what does not depend on how n8n got the package runs in the community-package cells.
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['install', 'registry'];
 	if (install === 'custom') return ['install'];
-	// The polling suite waits on n8n's one-minute poll schedule, the catch-up suite on n8n restarts and the service's
-	// retries: once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
+	// The polling suite waits on n8n's poll schedule, the catch-up suite on n8n restarts and the service's retries:
+	// once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
 	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai', 'polling', 'catchup'];
 }
 

@@ -90,6 +90,15 @@ export const quietPollRequests = (count: number) => (SPEC_LITERAL ? Math.ceil(co
 /** Node type ids in this cell (`n8n-nodes-storefront.storefront` or `CUSTOM.storefront`, …). */
 export const TYPES = runtime.typesFor(CELL.install);
 
+/**
+ * The polling suites' Poll Times: three entries, at seconds 0, 20 and 40 of every minute (Custom, a cron expression
+ * each). n8n refuses an interval under a minute; each entry is a minute apart, and together a scheduled poll comes
+ * within 20 s instead of a minute.
+ */
+export const POLL_EVERY_20_S = { item: [0, 20, 40].map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) };
+/** How long a test waits for the next scheduled poll: 20 s, and the poll's own reading on a loaded machine. */
+export const POLL_WAIT_MS = 45_000;
+
 export const OWNER = { email: 'e2e@storefront.example', password: 'E2e-password-1', firstName: 'E2E', lastName: 'Owner' };
 export const CREDENTIAL_NAME = 'Storefront sandbox';
 

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, no-console, @n8n/community-nodes/no-restricted-globals -- test code, not node code: n8n's internal REST API answers untyped JSON; the measured counts are printed; waits between polls */
 // The Storefront Polling Trigger in a real n8n process (the matrix runs this suite in one cell per n8n line: it waits
-// on n8n's poll schedule, whose shortest interval is one minute): activation is a baseline; a scheduled poll reports
+// on n8n's poll schedule, here three polls a minute): activation is a baseline; a scheduled poll reports
 // each kind once in the webhook shape; Fetch Test Event; n8n stopped while 200 orders and 50 status changes are made,
 // then started: all of them once, in order; SIGKILL while a poll is reading: everything once after the restart; the
 // poll after that reports nothing. Queue mode (only main polls) is in the queue suite. On E2E_PROFILE=spec-literal the
@@ -14,6 +14,8 @@ import {
 	CREDENTIAL_NAME,
 	eventually,
 	idOf,
+	POLL_EVERY_20_S,
+	POLL_WAIT_MS,
 	quietPollRequests,
 	recordOf,
 	rest,
@@ -26,8 +28,6 @@ jest.setTimeout(300_000);
 
 const TRIGGER = 'Storefront Polling Trigger';
 const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
-/** n8n's shortest poll interval is a minute, at a random second: a scheduled poll comes within this. */
-const POLL_WAIT_MS = 75_000;
 
 let env: Environment;
 
@@ -63,7 +63,7 @@ async function pollingWorkflow(events = ALL) {
 				type: TYPES.poll,
 				typeVersion: 1,
 				position: [0, 0],
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events, options: {} },
+				parameters: { pollTimes: POLL_EVERY_20_S, events, options: {} },
 				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
 			},
 			{ id: 'poll-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },

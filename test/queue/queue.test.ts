@@ -20,6 +20,8 @@ import {
 	CREDENTIAL_NAME,
 	eventually,
 	instance,
+	POLL_EVERY_20_S,
+	POLL_WAIT_MS,
 	queue,
 	registerWebhook,
 	report,
@@ -166,7 +168,7 @@ describe('queue mode: the polling trigger', () => {
 					type: TYPES.poll,
 					typeVersion: 1,
 					position: [0, 0],
-					parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, events: ['order.created'], options: {} },
+					parameters: { pollTimes: POLL_EVERY_20_S, events: ['order.created'], options: {} },
 					credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
 				},
 			],
@@ -181,11 +183,11 @@ describe('queue mode: the polling trigger', () => {
 		await eventually(
 			async () => ((await env.client.allExecutions({ workflowId: wf.id })).length > 0 ? true : undefined),
 			'the scheduled poll',
-			75_000,
+			POLL_WAIT_MS,
 		);
-		// A process that polls does so every minute (each at its own random second): a minute after the checkout,
-		// every polling process has seen the order and started its own run. One run means one process polls.
-		await new Promise((resolve) => setTimeout(resolve, Math.max(0, checkoutAt + 65_000 - Date.now())));
+		// A process that polls does so every 20 s: 25 s after the checkout, every polling process has seen the order and
+		// started its own run. One run means one process polls.
+		await new Promise((resolve) => setTimeout(resolve, Math.max(0, checkoutAt + 25_000 - Date.now())));
 		const runs = await env.client.allExecutions({ workflowId: wf.id });
 		expect(runs).toHaveLength(1);
 		const items = rest.nodeOutput(await env.client.getExecution(runs[0].id), TRIGGER) ?? [];
