@@ -12,9 +12,11 @@
 // docs/api-contract.md). Prints a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time,
 // wall time) and the queue cell's counts, and writes
 // them to artifacts/matrix.json.
-//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--json-dir DIR] [--record]
+//   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
 //             once the first cells have started: their waits overlap the cells'. Printed, not recorded
+// --then      the same, started after the last cell has started (e.g. browser): the lane that frees first takes it
+//             while the other lane finishes its last, short cell
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database) and
 //             mostly wait (poll intervals, retries, start-up), so two at a time on two cores nearly halve the matrix;
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
@@ -148,6 +150,7 @@ async function main() {
 	const cells = (option('--cells') || ALL.join(',')).split(',');
 	const parallel = Math.max(1, Number(option('--parallel') || 1));
 	const suites = (option('--with') || '').split(',').filter(Boolean);
+	const lastSuites = (option('--then') || '').split(',').filter(Boolean);
 	const jsonDir = option('--json-dir') || fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-matrix-'));
 	fs.mkdirSync(jsonDir, { recursive: true });
 	for (const cell of cells) parseCell(cell);
@@ -161,6 +164,7 @@ async function main() {
 	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; the other suites as soon as a lane is free */
 	const queue = [...cells].sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200)).map((cell) => ({ cell }));
 	queue.splice(Math.min(parallel, queue.length), 0, ...suites.map((suite) => ({ suite })));
+	queue.push(...lastSuites.map((suite) => ({ suite })));
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
 	const results = new Map();
 	let suitesFailed = 0;
