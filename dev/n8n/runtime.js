@@ -12,7 +12,7 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PACKAGE_NAME = require(path.join(ROOT, 'package.json')).name;
-const { DEFAULT_LINE, resolveRuntime } = require('./prepare');
+const { CACHE_ROOT, DEFAULT_LINE, resolveRuntime } = require('./prepare');
 
 /**
  * The ways users install the package: copied into n8n's community-package folder, or into a custom extensions
@@ -147,6 +147,8 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'co
 		PATH: `${path.dirname(nodeBin)}${path.delimiter}${env.PATH || '/usr/bin:/bin'}`,
 		// As in n8n's own images: outside production n8n puts stack traces into its error answers to webhook callers.
 		NODE_ENV: 'production',
+		// Node's on-disk code cache for the modules n8n loads at every start: 15 → 12 CPU-seconds per start here.
+		NODE_COMPILE_CACHE: path.join(CACHE_ROOT, 'node-compile-cache'),
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
