@@ -154,6 +154,9 @@ async function expectOpensTab(link: Locator, url: string) {
 
 it('logs in with the owner account', async () => {
 	await signIn(page, env.n8nUrl);
+	// The home page once its list has loaded: on a busy machine the sidebar comes first, and a picture of it alone
+	// was refused as nearly blank (ink 0.0048, a CI run beside the reliability suite).
+	await page.getByText('Storefront: order intake').first().waitFor();
 	await shot('01-after-login');
 });
 
