@@ -14,11 +14,11 @@
 // them to artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
-//             once the first cells have started: their waits overlap the cells'. Printed, not recorded
+//             once the first cells have started. Printed, not recorded
 // --then      the same, started after the last cell has started (e.g. browser): the lane that frees first takes it
 //             while the other lane finishes its last, short cell
-// --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database) and
-//             mostly wait (poll intervals, retries, start-up), so two at a time on two cores nearly halve the matrix;
+// --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); two
+//             at a time keep two cores 80–87 % busy (.ci/run prints the share);
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
 // --json-dir  also keep each cell's jest JSON there (.ci/run counts them)
 // --record    after a green run, write docs/compatibility.json and regenerate README's "Compatibility" table
@@ -161,7 +161,7 @@ async function main() {
 	// recorded times put it after the reliability suite, the two ran side by side and slowed each other by 40 %
 	// (525 → 745 s and 516 → 744 s in two clean-clone runs here; the whole run 1,932 → 2,348 s).
 	const heavy = (/** @type {string} */ cell) => (parseCell(cell).mode === 'queue' && parseCell(cell).install === 'community' ? 1 : 0);
-	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; the other suites as soon as a lane is free */
+	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; --with suites as soon as a lane is free; --then suites last */
 	const queue = [...cells].sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200)).map((cell) => ({ cell }));
 	queue.splice(Math.min(parallel, queue.length), 0, ...suites.map((suite) => ({ suite })));
 	queue.push(...lastSuites.map((suite) => ({ suite })));
