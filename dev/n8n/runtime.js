@@ -215,13 +215,51 @@ async function waitHealthy(url, { timeoutMs = 180_000, child, paths = ['/healthz
 }
 
 /**
+ * A new user folder starts from a copy of a migrated, never-used n8n database (and the `config` beside it that holds
+ * its encryption key), one per runtime, kept in the runtime's folder: a first start otherwise runs every migration,
+ * 3–4 CPU-seconds of each fresh n8n start here, and the suites start n8n on a new folder dozens of times a run.
+ * The copy is what a first start leaves before anyone uses it, so n8n starts exactly as a first start would go on.
+ * Only for SQLite (queue mode's Postgres is its own database). Built by one plain start the first time it is needed.
+ * @param {ReturnType<typeof resolveRuntime>} rt @param {string} userFolder @param {Record<string, string>} env
+ */
+async function seedDatabase(rt, userFolder, env) {
+	const folder = path.join(userFolder, '.n8n');
+	if (env.DB_TYPE !== 'sqlite' || fs.existsSync(path.join(folder, 'database.sqlite'))) return;
+	const template = path.join(rt.dir, '.new-user-folder');
+	if (!fs.existsSync(template)) {
+		const scratch = fs.mkdtempSync(path.join(rt.dir, '.new-user-folder.partial-'));
+		try {
+			const first = await startN8n({ userFolder: scratch, line: rt.line, installPackage: false, seed: false });
+			await first.stop();
+			const made = path.join(scratch, 'made');
+			fs.mkdirSync(made);
+			// A clean stop leaves the write-ahead log empty or whole; the shared-memory index is rebuilt on open.
+			for (const file of ['config', 'database.sqlite', 'database.sqlite-wal']) {
+				if (fs.existsSync(path.join(scratch, '.n8n', file))) fs.copyFileSync(path.join(scratch, '.n8n', file), path.join(made, file));
+			}
+			// Two first starts at once: the first rename wins, the other's copy is dropped.
+			try {
+				fs.renameSync(made, template);
+			} catch (error) {
+				if (!fs.existsSync(template)) throw error;
+			}
+		} finally {
+			fs.rmSync(scratch, { recursive: true, force: true });
+		}
+	}
+	fs.mkdirSync(folder, { recursive: true });
+	for (const file of fs.readdirSync(template)) fs.copyFileSync(path.join(template, file), path.join(folder, file));
+}
+
+/**
  * Start an n8n process of the prepared runtime of `line` (default: the pinned 2.x) with this package installed
  * the `install` way. `command` is n8n's: `start` (main process), or `webhook` / `worker` for queue mode, which
  * pass their own `readyPaths` (and `env`) as their health endpoints differ.
  * @param {{port?: number, userFolder: string, logFile?: string, echo?: boolean, logLevel?: string,
  *   env?: Record<string, string>, timeoutMs?: number, installPackage?: boolean, line?: string, install?: string,
- *   command?: string, args?: string[], readyPaths?: string[], registry?: Registry}} o
+ *   command?: string, args?: string[], readyPaths?: string[], registry?: Registry, seed?: boolean}} o
  * `registry` (dev/n8n/registry.js): n8n runs where the public npm registry is the local one (install "registry").
+ * `seed: false` starts a new user folder with n8n's own first start (see seedDatabase).
  */
 async function startN8n(o) {
 	const rt = resolveRuntime(o.line);
@@ -236,6 +274,7 @@ async function startN8n(o) {
 		...(o.registry ? o.registry.env(o.userFolder) : {}),
 		...(o.env || {}),
 	};
+	if (o.seed !== false) await seedDatabase(rt, o.userFolder, env);
 	const args = [rt.n8nBin, o.command || 'start', ...(o.args || [])];
 	const command = o.registry ? o.registry.command(rt.nodeBin, args) : { file: rt.nodeBin, args };
 	const started = Date.now();
