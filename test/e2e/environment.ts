@@ -3,7 +3,7 @@
 // browser suite. Which n8n and how the package is installed is the compatibility-matrix cell, chosen by
 // E2E_N8N_LINE (2 = the pinned 2.41.x on Node 24, default; 1 = the pinned 1.123.x), E2E_INSTALL (community =
 // ~/.n8n/nodes/node_modules, default; custom = a custom extensions folder) and E2E_N8N_MODE (single = one n8n on
-// SQLite, default; queue = n8n's queue mode from dev/n8n/queue.js: main + webhook processor + 2 workers on
+// SQLite, default; queue = n8n's queue mode from dev/n8n/queue.js: main + webhook processor + workers on
 // Postgres and Redis, production webhooks delivered to the webhook processor). scripts/matrix.js runs every cell.
 // E2E_INSTALL=registry: the package is not copied; n8n installs it by name through Community Nodes from a local npm
 // registry that its processes take for the public one (dev/n8n/registry.js), as users install it.
@@ -11,7 +11,7 @@
 // `<resource>_id` keys, no updated_at, {data, meta} lists, {data} records, {message} errors, 200 on create, oldest
 // first) is how the sandbox's /v1 API answers; the helpers below read its bodies. The admin API, `sandbox.state` and
 // webhook payloads keep `id` on both.
-import { randomUUID } from 'crypto';
+import { randomBytes, randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -99,6 +99,14 @@ export const POLL_EVERY_20_S = { item: [0, 20, 40].map((second) => ({ mode: 'cus
 /** How long a test waits for the next scheduled poll: 20 s, and the poll's own reading on a loaded machine. */
 export const POLL_WAIT_MS = 45_000;
 
+/**
+ * No workflow in the suites has a Code node, the only node that needs n8n 2.x's JavaScript task runner, so their n8n
+ * processes start none: "external" mode waits for a runner that would connect by itself and launches no process.
+ * That saves the runner's start (1.2–1.5 CPU-seconds) at each of the suites' n8n and worker starts. The demo, the dev
+ * loop and the browser suites keep n8n's default (a runner per process). n8n 1.123 starts no runner by default.
+ */
+const WITHOUT_TASK_RUNNER = { N8N_RUNNERS_MODE: 'external', N8N_RUNNERS_AUTH_TOKEN: randomBytes(16).toString('hex') };
+
 export const OWNER = { email: 'e2e@storefront.example', password: 'E2e-password-1', firstName: 'E2E', lastName: 'Owner' };
 export const CREDENTIAL_NAME = 'Storefront sandbox';
 
@@ -139,7 +147,7 @@ export interface EnvironmentOptions {
 	/** Extra environment for n8n (e.g. N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE). */
 	n8nEnv?: Record<string, string>;
 	mode?: Mode;
-	/** Queue mode: how many webhook processors and workers (default 1 and 2). */
+	/** Queue mode: how many webhook processors and workers (default 1 and 1). */
 	webhooks?: number;
 	workers?: number;
 	/** Sandbox data sizes and webhook delivery policy (attempts, baseDelayMs, timeoutMs, concurrency), over this
@@ -201,7 +209,9 @@ export async function startEnvironment(
 	label: string,
 	options: EnvironmentOptions = {},
 ): Promise<Environment> {
-	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers, sandbox: sandboxOptions = {}, install = CELL.install } = options;
+	// Queue mode: one worker unless a suite asks for more (the e2e and AI Agent suites need a worker, not two; the queue
+	// and registry suites, which count what each worker does, ask for two).
+	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers = 1, sandbox: sandboxOptions = {}, install = CELL.install } = options;
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of [
 		'dist/nodes/Storefront/Storefront.node.js',
@@ -234,7 +244,7 @@ export async function startEnvironment(
 			line: CELL.line,
 			install,
 			registry: published?.registry,
-			env: { ...n8nEnv, ...extraEnv },
+			env: { ...WITHOUT_TASK_RUNNER, ...n8nEnv, ...extraEnv },
 		});
 	let stopN8n: (() => Promise<void>) | undefined;
 	let single: Awaited<ReturnType<typeof runtime.startN8n>> | undefined;
@@ -250,7 +260,7 @@ export async function startEnvironment(
 				line: CELL.line,
 				install,
 				registry: published?.registry,
-				env: n8nEnv,
+				env: { ...WITHOUT_TASK_RUNNER, ...n8nEnv },
 				logLevel,
 				webhooks,
 				workers,
