@@ -566,7 +566,7 @@ describe('queue mode: a flash sale on the Starter plan', () => {
 	it('100 orders at once through Trigger → Get → Update Status on two workers: no execution fails, every order is set once', async () => {
 		// Each worker has its own rate governor; they coordinate only through the service's headers and 429s.
 		const before = topology.executionsByWorker();
-		const sale = await runFlashSale(env, { orders: 100, limit: 20, windowMs: 6_000, headers: true });
+		const sale = await runFlashSale(env, { orders: 100, limit: 20, windowMs: 3_000, headers: true });
 		const after = topology.executionsByWorker();
 		const perWorker = Object.fromEntries(Object.entries(after).map(([worker, ids]) => [worker, ids.length - (before[worker]?.length ?? 0)]));
 		console.log(`queue mode, two workers: ${sale.summary}; executions per worker ${JSON.stringify(perWorker)}`);
