@@ -601,7 +601,7 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 });
 
 describe('flash sale on the Starter plan: 100 orders at once, Trigger → Get → Update Status, n8n defaults, one process', () => {
-	// The plan's rate in 6 s windows (20 a window): 200 calls need ten windows, as 500 orders do in real minutes (the
+	// The plan's rate in 3 s windows (20 a window): 200 calls need ten windows, as 500 orders do in real minutes (the
 	// window's length only sets how long the test waits; bench/flashsale.js measures 12 s and true one-minute windows).
 	const environment = useEnvironment('flashsale', {
 		sandbox: { sizes: { products: 50, orders: 10, customers: 20 }, delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 20 } },
