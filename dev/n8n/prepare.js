@@ -239,14 +239,23 @@ function prepare({ line = DEFAULT_LINE, log = (text) => console.log(`[n8n:prepar
 	return { ...rt, reused: false, seconds: (Date.now() - started) / 1000 };
 }
 
+/** Runtimes this process has verified, by line: verifying starts the runtime's Node twice (0.17 CPU-seconds here),
+ * and the suites ask for the runtime at every n8n start and every read of n8n's database (hundreds a cell). */
+/** @type {Map<string, ReturnType<typeof describe>>} */
+const verified = new Map();
+
 /**
- * A prepared runtime, without installing anything (tests and scripts that run after `prepare`).
+ * A prepared runtime, without installing anything (tests and scripts that run after `prepare`); verified once per
+ * process.
  * @param {string} [line]
  */
 function resolveRuntime(line = DEFAULT_LINE) {
+	const known = verified.get(line);
+	if (known) return known;
 	const rt = describe(line);
 	const problem = verify(rt);
 	if (problem) throw new Error(`${rt.name} runtime is not ready (${problem}): run \`npm run n8n:prepare -- --line ${line}\` first.`);
+	verified.set(line, rt);
 	return rt;
 }
 
