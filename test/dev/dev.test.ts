@@ -3,7 +3,7 @@
 // linked) with its own user folder and a free port: it builds, links dist/ into the user folder's custom nodes and
 // starts the pinned n8n 2.41.1 with hot reload; an edit of the copy's node sources must then reach what the running
 // n8n serves to the editor (/types/nodes.json), from the same n8n process; Ctrl-C must leave no process behind.
-// Needs the prepared runtime (`npm run n8n:prepare`; .ci/run runs this suite in the matrix's lanes, after the runtimes are prepared).
+// Needs the prepared runtime (`npm run n8n:prepare`; .ci/run runs this suite in the matrix's lanes, after preparing it).
 import { spawn, type ChildProcess } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
