@@ -22,14 +22,18 @@ class N8nApiError extends Error {
 const filterQuery = (filter) => (filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '');
 
 class N8nClient {
-	/** @param {string} baseUrl e.g. http://127.0.0.1:5678 */
-	constructor(baseUrl) {
+	/**
+	 * @param {string} baseUrl e.g. http://127.0.0.1:5678
+	 * @param {{version?: string}} [o] the instance's n8n version when the caller knows it (an n8n without its editor
+	 *   has no /rest/settings to ask)
+	 */
+	constructor(baseUrl, { version } = {}) {
 		this.baseUrl = baseUrl.replace(/\/$/, '');
 		this.cookie = '';
 		// n8n binds the auth cookie to the browser id sent along with the login.
 		this.browserId = crypto.randomUUID();
 		/** @type {number | undefined} */
-		this.majorVersion = undefined;
+		this.majorVersion = version === undefined ? undefined : Number(version.split('.')[0]);
 	}
 
 	/**
@@ -67,14 +71,17 @@ class N8nClient {
 	}
 
 	/**
-	 * Create the owner on a fresh instance, or log in when it already exists (a second `npm start`).
+	 * Create the owner on a fresh instance, or log in when it already exists (a second `npm start`): n8n refuses a
+	 * second setup with 400 "Instance owner already setup" (1.x and 2.x). Asks no /rest/settings, which an n8n without
+	 * its editor does not serve.
 	 * @param {{email: string, password: string, firstName: string, lastName: string}} owner
 	 */
 	async ensureOwner(owner) {
-		const settings = await this.settings();
-		if (settings.userManagement?.showSetupOnFirstLoad) {
+		try {
 			await this.request('POST', '/owner/setup', owner);
 			return { created: true };
+		} catch (error) {
+			if (!(error instanceof N8nApiError && error.status === 400 && /already setup/.test(error.message))) throw error;
 		}
 		await this.login(owner.email, owner.password);
 		return { created: false };

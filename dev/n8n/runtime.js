@@ -188,24 +188,35 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'co
 	};
 }
 
+/** @typedef {string | {path: string, status: number}} ReadyPath a path that answers 200, or the status it answers once ready */
+
 /**
- * Wait until every path in `paths` answers 200 in turn. GET /healthz/readiness says so only once the database
- * is migrated (plain /healthz answers as soon as the port is open); n8n 1.x answers it before its REST routes
- * exist, so the main process also waits for /rest/settings. Fails early if the process exits.
- * @param {string} url
- * @param {{timeoutMs?: number, child?: import('node:child_process').ChildProcess, paths?: string[]}} [o]
+ * What a main process answers once it is ready. GET /healthz/readiness says so only once the database is migrated
+ * (plain /healthz answers as soon as the port is open); n8n 1.x answers it before its REST routes exist, so the main
+ * process also waits for /rest/settings. Without the editor (N8N_DISABLE_UI) there is no /rest/settings: GET
+ * /rest/login answers 404 until the REST routes exist and 401 (nobody logged in) from then on, on both lines.
  */
-async function waitHealthy(url, { timeoutMs = 180_000, child, paths = ['/healthz/readiness', '/rest/settings'] } = {}) {
+const MAIN_READY = ['/healthz/readiness', '/rest/settings'];
+const HEADLESS_MAIN_READY = ['/healthz/readiness', { path: '/rest/login', status: 401 }];
+
+/**
+ * Wait until every path in `paths` answers as it does when ready, in turn. Fails early if the process exits.
+ * @param {string} url
+ * @param {{timeoutMs?: number, child?: import('node:child_process').ChildProcess, paths?: ReadyPath[]}} [o]
+ */
+async function waitHealthy(url, { timeoutMs = 180_000, child, paths = MAIN_READY } = {}) {
 	const deadline = Date.now() + timeoutMs;
 	let last = '';
 	let next = 0;
 	while (Date.now() < deadline) {
 		if (child && child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode} during start`);
+		const ready = paths[next];
+		const { path: readyPath, status } = typeof ready === 'string' ? { path: ready, status: 200 } : ready;
 		try {
-			const res = await fetch(`${url}${paths[next]}`);
-			if (res.ok && ++next === paths.length) return;
-			if (res.ok) continue;
-			last = `${paths[next]} ${res.status}`;
+			const res = await fetch(`${url}${readyPath}`);
+			if (res.status === status && ++next === paths.length) return;
+			if (res.status === status) continue;
+			last = `${readyPath} ${res.status}`;
 		} catch (error) {
 			last = /** @type {Error} */ (error).message;
 		}
@@ -258,7 +269,7 @@ async function seedDatabase(rt, userFolder, env) {
  * pass their own `readyPaths` (and `env`) as their health endpoints differ.
  * @param {{port?: number, userFolder: string, logFile?: string, echo?: boolean, logLevel?: string,
  *   env?: Record<string, string>, timeoutMs?: number, installPackage?: boolean, line?: string, install?: string,
- *   command?: string, args?: string[], readyPaths?: string[], registry?: Registry, seed?: boolean}} o
+ *   command?: string, args?: string[], readyPaths?: ReadyPath[], registry?: Registry, seed?: boolean}} o
  * `registry` (dev/n8n/registry.js): n8n runs where the public npm registry is the local one (install "registry").
  * `seed: false` starts a new user folder with n8n's own first start (see seedDatabase).
  */
@@ -315,7 +326,7 @@ async function startN8n(o) {
 		log?.end();
 	};
 	try {
-		await waitHealthy(url, { timeoutMs: o.timeoutMs, child, paths: o.readyPaths });
+		await waitHealthy(url, { timeoutMs: o.timeoutMs, child, paths: o.readyPaths ?? (o.env?.N8N_DISABLE_UI === 'true' ? HEADLESS_MAIN_READY : MAIN_READY) });
 	} catch (error) {
 		await stop(2000);
 		const message = /** @type {Error} */ (error).message;

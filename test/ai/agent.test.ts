@@ -34,7 +34,7 @@ let modelCredential: { id: string; name: string };
 beforeAll(async () => {
 	model = await startScriptedModel();
 	// 600 orders: more than 50 pending, so a list tool's default page is full.
-	env = await startEnvironment('ai', { sandbox: { sizes: { orders: 600 } } });
+	env = await startEnvironment('ai', { editor: false, sandbox: { sizes: { orders: 600 } } });
 	const created = await env.client.createCredential({
 		name: 'Scripted model',
 		type: 'openAiApi',

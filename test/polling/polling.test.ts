@@ -32,7 +32,7 @@ const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.cre
 let env: Environment;
 
 beforeAll(async () => {
-	env = await startEnvironment('polling', { sandbox: { sizes: { products: 300, orders: 150, customers: 40 } } });
+	env = await startEnvironment('polling', { editor: false, sandbox: { sizes: { products: 300, orders: 150, customers: 40 } } });
 	// The oracle is the sandbox's webhook events with contract row 16's data, which the polling trigger's items mirror on
 	// every profile: the spec-literal profile's webhooks send the record instead (no previous_status, no payment_id).
 	await env.sandbox.admin('PUT', '/compat', { event_data: 'contract' });

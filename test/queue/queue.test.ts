@@ -45,6 +45,7 @@ beforeAll(async () => {
 	// webhook processor takes about 11 deliveries a second, and the duplicate rounds below take minutes longer.
 	env = await startEnvironment('queue', {
 		mode: 'queue',
+		editor: false,
 		webhooks: 2,
 		workers: 2,
 		n8nEnv: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
