@@ -13,7 +13,7 @@ import * as fs from 'fs';
 
 import { api } from '../helpers/sandbox';
 import { CREDENTIAL_NAME, eventually, registerWebhook, startEnvironment, createWorkflow, TYPES, type Environment } from '../e2e/environment';
-import { executionsOf, type ExecutionRecord } from '../reliability/n8n-db';
+import { executionsOf, stopDatabaseReader, type ExecutionRecord } from '../reliability/n8n-db';
 import { PROFILE, SPEC_LITERAL } from '../helpers/profile';
 
 jest.setTimeout(600_000);
@@ -32,6 +32,7 @@ const say = (line: string) => {
 
 beforeAll(async () => {
 	env = await startEnvironment('catchup', {
+		editor: false,
 		// The info level: the catch-up says in n8n's log what it read.
 		n8nEnv: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true', N8N_LOG_LEVEL: 'info' },
 		// The contract's delivery policy (5 attempts, ten in flight) at half its spacing: 0.5, 1, 2 and 4 s apart (7.5 s
@@ -43,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	if (report.length) process.stdout.write(`\nCatch-up summary\n${report.map((l) => `  ${l}`).join('\n')}\n`);
 	await env?.stop();
+	await stopDatabaseReader();
 }, 60_000);
 
 /** What a change is, from an event's type and data: the test's own reading of "the same change", apart from the node's. */
@@ -76,7 +78,7 @@ async function settled(workflowId: string, atLeast = 0) {
 	let sameSince = Date.now();
 	return await eventually(
 		async () => {
-			const all = executionsOf(env.userFolder, workflowId);
+			const all = await executionsOf(env.userFolder, workflowId);
 			if (all.length !== last) [last, sameSince] = [all.length, Date.now()];
 			const done = all.every((e) => !['new', 'running', 'waiting'].includes(e.status));
 			return done && all.length >= atLeast && Date.now() - sameSince > 4_000 ? all : undefined;
@@ -178,7 +180,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 
 		// The restart: n8n reads from shortly before the newest change that ran (five minutes): the 16 changes, again.
 		await env.sandbox.admin('DELETE', '/requests');
-		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		await env.restart();
 		const after = await settled(wf.id, executionsBefore + 1);
 		const catchUps = after.slice(executionsBefore);
@@ -194,7 +196,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 
 	test('downtime longer than the service retries: 200 orders created and 50 status changes while n8n is stopped, then a start: each of the 250 runs once; late retries run nothing more', async () => {
 		const from = env.sandbox.events.length;
-		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		const movers = unchangedOrders(50, sinceStart);
 		expect(movers).toHaveLength(50);
 		const { downMs } = await env.restart(60_000, {}, async () => {
@@ -235,7 +237,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 
 	test('SIGKILL while deliveries flow, then a start: no change lost (also those n8n acknowledged while starting), none twice', async () => {
 		const from = env.sandbox.events.length;
-		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		const flowing = (async () => {
 			await checkouts(60);
 			await changeStatuses(unchangedOrders(20, sinceStart));
@@ -278,7 +280,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 			);
 		}
 		const from = env.sandbox.events.length;
-		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		const logFrom = logText().length;
 		let startedAt = 0;
 		await env.restart(60_000, {}, async () => {
@@ -305,7 +307,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 		const answersAgainAt = Date.now();
 		const created = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
 		const executions = await eventually(async () => {
-			const all = executionsOf(env.userFolder, wf.id).slice(executionsBefore);
+			const all = (await executionsOf(env.userFolder, wf.id)).slice(executionsBefore);
 			return created.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
 		}, 'the orders made while n8n was down to run', 120_000);
 		const { runs, twice } = runsOf(await settled(wf.id, executionsBefore + executions.length));
@@ -330,7 +332,7 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 		await checkouts(1);
 		await env.sandbox.idle();
 		const failed = await eventually(async () => {
-			const list = executionsOf(env.userFolder, wf.id, TRIGGER);
+			const list = await executionsOf(env.userFolder, wf.id, TRIGGER);
 			return list.length ? list : undefined;
 		}, 'the failed execution');
 		const execution = await env.client.getExecution(failed[0].id);
@@ -355,7 +357,7 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 			refused += answers.filter((a) => a.status === 401).length;
 		}
 		await new Promise((resolve) => setTimeout(resolve, 3_000));
-		const after = executionsOf(env.userFolder, wf.id, TRIGGER);
+		const after = await executionsOf(env.userFolder, wf.id, TRIGGER);
 		const warningsAfter = logText().slice(before).split('\n').filter((l) => l.includes('refused a delivery'));
 		say(`wrong secret: 1 refused delivery, then ${refused} forgeries answered 401: failed executions ${after.length}, warnings in n8n's log ${warningsAfter.length}`);
 		expect(refused).toBe(300);
@@ -402,7 +404,7 @@ describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
 		const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 }, { typeVersion: 1.4 });
 		await eventually(() => (new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText()) ? true : undefined), 'the baseline in the log');
 		const from = env.sandbox.events.length;
-		const executionsBefore = executionsOf(env.userFolder, wf.id).length;
+		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		await checkouts(5);
 		await env.sandbox.idle();
 		// The tunnel or proxy in front of n8n goes down: every attempt fails until the service gives up.
@@ -472,7 +474,7 @@ describe('the user edits the workflow', () => {
 			await checkouts(1);
 			const [fresh] = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
 			const executions = await eventually(async () => {
-				const all = executionsOf(env.userFolder, wf.id);
+				const all = await executionsOf(env.userFolder, wf.id);
 				return runsOf(all).runs.has(fresh) ? all : undefined;
 			}, 'the new order to run', 60_000);
 			const { runs } = runsOf(await settled(wf.id, executions.length));
@@ -529,8 +531,8 @@ describe("n8n's nodes beside the trigger", () => {
 			const oneAtATime = async (change: () => Promise<void>) => {
 				await change();
 				runs++;
-				await eventually(() => {
-					const all = executionsOf(env.userFolder, wf.id);
+				await eventually(async () => {
+					const all = await executionsOf(env.userFolder, wf.id);
 					return all.length >= runs && all.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? true : undefined;
 				}, `run ${runs} to end`);
 			};
@@ -538,7 +540,7 @@ describe("n8n's nodes beside the trigger", () => {
 			const orders = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created').map((e) => String((e.data as any).order_id));
 			for (const order of orders) await oneAtATime(async () => await changeStatuses([order]));
 			const executions = await settled(wf.id, 20);
-			const received = executionsOf(env.userFolder, wf.id, 'Received').flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data)));
+			const received = (await executionsOf(env.userFolder, wf.id, 'Received')).flatMap((e) => e.items.map(({ json }) => changeOf(String(json.type), json.data)));
 			const failed = executions.filter((e) => e.status !== 'success');
 			say(`Remove Duplicates, scope ${scope}, after the trigger: ${orders.length} orders then their ${orders.length} status changes, one at a time; passed by it ${received.length} (updates ${received.filter((c) => c.startsWith('order.updated')).length}); failed executions ${failed.length}`);
 			expect(orders).toHaveLength(10);

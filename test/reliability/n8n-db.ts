@@ -2,7 +2,9 @@
 // n8n's own record of what ran: its SQLite database, read with the runtime's sqlite3 (built for the runtime's Node,
 // so it runs in a child process of that Node) while n8n keeps running. n8n's REST list pages 100 executions at a
 // time and leaves out their data; the reliability counts need every execution with the event it ran for.
-import { execFileSync } from 'child_process';
+// One reader process per test file answers every read: a process per read cost 0.1 CPU-seconds before its first
+// row (Node and sqlite3 starting), and the catch-up suite reads about 300 times a cell while it waits.
+import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
 import * as path from 'path';
 
 import { CELL } from '../e2e/environment';
@@ -26,51 +28,113 @@ export interface ExecutionRecord {
 	nodeMs: number | null;
 }
 
+// Reads one request a line from stdin ({id, file, workflowId, nodeName}) and answers one line ({id, error?,
+// executions}); a new connection per read, as n8n may have been restarted on the file since. An execution's data is
+// parsed again only when its status, end or data changed: a suite waiting for runs to settle reads the same hundreds
+// of finished executions many times. It ends with its stdin, so also when the test process that started it dies.
 const SCRIPT = `
 const sqlite3 = require('sqlite3');
 const flatted = require('flatted');
-const [file, workflowId, nodeName] = process.argv.slice(1);
-const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
-db.all(
-  'SELECT e.id, e.status, e.createdAt, e.startedAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
-  [workflowId],
-  (error, rows) => {
-    if (error) { console.error(error.message); process.exit(1); }
-    const out = rows.map((row) => {
-      let items = [];
-      let passedNothing = false;
-      let nodeMs = null;
-      try {
-        const data = flatted.parse(row.data);
-        const runs = data.resultData.runData[nodeName] || [];
-        // After a crash n8n rebuilds a crashed execution's run data from its event log, with a stand-in item
-        // ({isArtificialRecoveredEventItem: true}) for each node that had finished: not the node's real output.
-        items = runs
-          .flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })))
-          .filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
-        if (runs.length && typeof runs[0].executionTime === 'number') nodeMs = runs[0].executionTime;
-        passedNothing = runs.length > 0 && runs.every((run) => run.executionStatus === 'success' && ((run.data && run.data.main && run.data.main[0]) || []).length === 0);
-        // An execution that never ran (n8n died first), or crashed, still holds the trigger's items in its start stack.
-        if (!items.length && data.executionData) {
-          const start = (data.executionData.nodeExecutionStack || []).find((entry) => entry.node && entry.node.name === nodeName) || (data.executionData.nodeExecutionStack || [])[0];
-          items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
-        }
-      } catch {}
-      return { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing, nodeMs };
-    });
-    process.stdout.write(JSON.stringify(out));
-    db.close();
-  },
-);`;
+const parsed = new Map();
+const answer = (id, error, executions) => process.stdout.write(JSON.stringify({ id, error, executions }) + '\\n');
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, file, workflowId, nodeName } = JSON.parse(line);
+  const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => error && answer(id, error.message));
+  db.all(
+    'SELECT e.id, e.status, e.createdAt, e.startedAt, e.stoppedAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
+    [workflowId],
+    (error, rows) => {
+      db.close();
+      if (error) return answer(id, error.message);
+      const out = rows.map((row) => {
+        const key = [file, nodeName, row.id].join(' ');
+        const version = [row.status, row.stoppedAt, row.data].join(' ');
+        const known = parsed.get(key);
+        if (known && known.version === version) return known.record;
+        let items = [];
+        let passedNothing = false;
+        let nodeMs = null;
+        try {
+          const data = flatted.parse(row.data);
+          const runs = data.resultData.runData[nodeName] || [];
+          // After a crash n8n rebuilds a crashed execution's run data from its event log, with a stand-in item
+          // ({isArtificialRecoveredEventItem: true}) for each node that had finished: not the node's real output.
+          items = runs
+            .flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })))
+            .filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
+          if (runs.length && typeof runs[0].executionTime === 'number') nodeMs = runs[0].executionTime;
+          passedNothing = runs.length > 0 && runs.every((run) => run.executionStatus === 'success' && ((run.data && run.data.main && run.data.main[0]) || []).length === 0);
+          // An execution that never ran (n8n died first), or crashed, still holds the trigger's items in its start stack.
+          if (!items.length && data.executionData) {
+            const start = (data.executionData.nodeExecutionStack || []).find((entry) => entry.node && entry.node.name === nodeName) || (data.executionData.nodeExecutionStack || [])[0];
+            items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
+          }
+        } catch {}
+        const record = { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing, nodeMs };
+        parsed.set(key, { version, record });
+        return record;
+      });
+      answer(id, undefined, out);
+    },
+  );
+});`;
 
-/** Every execution of `workflowId` in n8n's database, with what `nodeName` (default: the trigger) output. */
-export function executionsOf(userFolder: string, workflowId: string, nodeName = 'Storefront Trigger'): ExecutionRecord[] {
+interface Reader {
+	child: ChildProcessWithoutNullStreams;
+	pending: Map<number, { resolve: (executions: ExecutionRecord[]) => void; reject: (error: Error) => void }>;
+	nextId: number;
+}
+let reader: Reader | undefined;
+
+function startReader(): Reader {
 	const rt = prepare.resolveRuntime(CELL.line);
-	const out = execFileSync(rt.nodeBin, ['-e', SCRIPT, path.join(userFolder, '.n8n', 'database.sqlite'), workflowId, nodeName], {
-		cwd: rt.dir,
-		encoding: 'utf8',
-		maxBuffer: 256 * 1024 * 1024,
+	const child = spawn(rt.nodeBin, ['-e', SCRIPT], { cwd: rt.dir, stdio: 'pipe' });
+	const started: Reader = { child, pending: new Map(), nextId: 1 };
+	const failAll = (error: Error) => {
+		for (const { reject } of started.pending.values()) reject(error);
+		started.pending.clear();
+		if (reader === started) reader = undefined;
+	};
+	let buffered = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8');
+	child.stdout.on('data', (chunk: string) => {
+		buffered += chunk;
+		for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+			const { id, error, executions } = JSON.parse(buffered.slice(0, end)) as { id: number; error?: string; executions?: ExecutionRecord[] };
+			buffered = buffered.slice(end + 1);
+			const waiting = started.pending.get(id);
+			started.pending.delete(id);
+			if (error) waiting?.reject(new Error(`reading n8n's database: ${error}`));
+			else waiting?.resolve(executions ?? []);
+		}
 	});
-	return JSON.parse(out) as ExecutionRecord[];
+	child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+	child.on('error', failAll);
+	child.on('exit', (code, signal) => failAll(new Error(`the database reader ended (${signal ?? code}): ${stderr.slice(-2000)}`)));
+	// Idle, it keeps no test process alive; it ends when its stdin closes (stopDatabaseReader, or this process ending).
+	for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as Array<{ unref(): void }>) handle.unref();
+	return started;
 }
 
+/** Every execution of `workflowId` in n8n's database, with what `nodeName` (default: the trigger) output. */
+export async function executionsOf(userFolder: string, workflowId: string, nodeName = 'Storefront Trigger'): Promise<ExecutionRecord[]> {
+	reader ??= startReader();
+	const { child, pending } = reader;
+	const id = reader.nextId++;
+	const file = path.join(userFolder, '.n8n', 'database.sqlite');
+	return await new Promise((resolve, reject) => {
+		pending.set(id, { resolve, reject });
+		child.stdin.write(`${JSON.stringify({ id, file, workflowId, nodeName })}\n`);
+	});
+}
+
+/** Ends the reader (its stdin closed) and waits for it: for the suites' afterAll. */
+export async function stopDatabaseReader() {
+	const stopping = reader;
+	reader = undefined;
+	if (!stopping || stopping.child.exitCode !== null || stopping.child.signalCode !== null) return;
+	const exited = new Promise((resolve) => stopping.child.once('exit', resolve));
+	stopping.child.stdin.end();
+	await exited;
+}

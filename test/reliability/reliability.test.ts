@@ -19,7 +19,7 @@ import {
 import { runFlashSale } from '../helpers/flashsale';
 import { api, resend, type SentDelivery } from '../helpers/sandbox';
 import { percentile } from '../helpers/stats';
-import { executionsOf, type ExecutionRecord } from './n8n-db';
+import { executionsOf, stopDatabaseReader, type ExecutionRecord } from './n8n-db';
 
 
 // Generous: n8n's default engine handles about 10 deliveries/s on 2 cores, and far fewer when the machine is busy.
@@ -40,11 +40,13 @@ afterAll(() => {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-/** One environment (sandbox + n8n) for the enclosing describe block, started before its tests and stopped after. */
+afterAll(stopDatabaseReader);
+
+/** One environment (sandbox + n8n without its editor) for the enclosing describe block, started before its tests and stopped after. */
 function useEnvironment(label: string, options: EnvironmentOptions) {
 	const holder: { env?: Environment } = {};
 	beforeAll(async () => {
-		holder.env = await startEnvironment(label, options);
+		holder.env = await startEnvironment(label, { editor: false, ...options });
 	}, 300_000);
 	afterAll(async () => holder.env?.stop(), 60_000);
 	return () => holder.env as Environment;
@@ -86,7 +88,7 @@ async function settledExecutions(env: Environment, workflowId: string, atLeast: 
 	let last = -1;
 	return eventually(
 		async () => {
-			const all = executionsOf(env.userFolder, workflowId);
+			const all = await executionsOf(env.userFolder, workflowId);
 			const done = all.filter((e) => !UNFINISHED.includes(e.status) || e.createdAt < unfinishedBefore);
 			const stable = done.length === all.length && all.length === last && all.length >= atLeast;
 			last = all.length;
@@ -164,8 +166,8 @@ describe.each([
 		// Executions may still be running when the last delivery is acknowledged. If they do not settle, the counts
 		// below say what is missing (a time-out alone would not).
 		const delivered = new Set(deliveries.filter((d) => d.status === 'delivered').map((d) => d.event_id)).size;
-		const executions = await settledExecutions(env, wf.id, delivered, { timeoutMs: 600_000 }).catch((error: Error) => {
-			const now = executionsOf(env.userFolder, wf.id);
+		const executions = await settledExecutions(env, wf.id, delivered, { timeoutMs: 600_000 }).catch(async (error: Error) => {
+			const now = await executionsOf(env.userFolder, wf.id);
 			say(`burst, ${label}: ${error.message}; ${now.length} executions, ${now.filter((e) => UNFINISHED.includes(e.status)).length} unfinished`);
 			return now;
 		});
@@ -593,7 +595,7 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 		expect(finalStatuses.filter((o) => o.status === 'processing')).toHaveLength(updated.length);
 
 		// In n8n's execution record every output item, error items included, is paired with its own input item.
-		const [execution] = executionsOf(env.userFolder, wf.id, 'Mark Processing');
+		const [execution] = await executionsOf(env.userFolder, wf.id, 'Mark Processing');
 		expect(execution.items).toHaveLength(200);
 		expect(execution.items.map((item) => item.pairedItem)).toEqual(ids.map((_, item) => ({ item })));
 		expect(execution.items.map((item) => item.json.id ?? null).filter(Boolean)).toEqual(updated.map((item) => item.id));
