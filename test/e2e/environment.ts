@@ -109,7 +109,7 @@ const WITHOUT_TASK_RUNNER = { N8N_RUNNERS_MODE: 'external', N8N_RUNNERS_AUTH_TOK
 
 /**
  * `editor: false`: n8n serves no editor (N8N_DISABLE_UI, a setting n8n documents for headless instances). Its start
- * then skips rewriting the editor's 40 MB of scripts into the user folder, about 4.5 of 13 CPU-seconds a 2.41.1
+ * then skips rewriting the editor's 40 MB of scripts into the user folder, about 5 of 13 CPU-seconds a 2.41.1
  * start and 2 of 7 a 1.123.81 start here; webhooks, triggers, polls, executions and the REST API are unchanged.
  * For the suites that start n8n again and again and never read what only the editor is served (node and credential
  * types, /rest/settings).
