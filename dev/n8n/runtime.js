@@ -193,10 +193,13 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'co
 /**
  * What a main process answers once it is ready. GET /healthz/readiness says so only once the database is migrated
  * (plain /healthz answers as soon as the port is open); n8n 1.x answers it before its REST routes exist, so the main
- * process also waits for /rest/settings. Without the editor (N8N_DISABLE_UI) there is no /rest/settings: GET
- * /rest/login answers 404 until the REST routes exist and 401 (nobody logged in) from then on, on both lines.
+ * process also waits for /rest/settings, and then for the node and credential types the editor loads: n8n adds their
+ * routes after /rest/settings and after starting its event bus (both lines), and GET /types/nodes.json answers 404
+ * until then and 401 (nobody logged in) from then on. Asked straight after /rest/settings, it answered 404 once in
+ * CI (1.123.81, the registry suite's restart). Without the editor (N8N_DISABLE_UI) there is no /rest/settings: GET
+ * /rest/login answers 404 until the REST routes exist and 401 from then on, on both lines.
  */
-const MAIN_READY = ['/healthz/readiness', '/rest/settings'];
+const MAIN_READY = ['/healthz/readiness', '/rest/settings', { path: '/types/nodes.json', status: 401 }];
 const HEADLESS_MAIN_READY = ['/healthz/readiness', { path: '/rest/login', status: 401 }];
 
 /**
