@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 // The compatibility matrix: a real n8n for each n8n line × install path, each cell in its own n8n process with its
-// own user folder and database. The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
+// own user folder and database (a cell's catch-up suite in a jest process and n8n of its own, beside the cell's other
+// suites). The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
 // (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling and catch-up
 // suites; the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
 // checks (the `install` project), and the registry cells the registry suite (n8n installs the package by name from a
@@ -14,7 +15,8 @@
 // them to artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
-//             once the first cells have started. Printed, not recorded
+//             once the first cells have started, never beside a job they must not run beside (APART). Printed, not
+//             recorded
 // --then      the same, started after the last cell has started (e.g. browser): the lane that frees first takes it
 //             while the other lane finishes its last, short cell
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); two
@@ -106,26 +108,39 @@ async function runSuite(project, jsonDir) {
 }
 
 /**
- * Runs one cell's suites in a jest process of its own, its output kept in a log file and printed whole at the end.
+ * Runs one cell's suites, its output kept in log files and printed whole at the end. The catch-up suite, which mostly
+ * waits (n8n stopped, restarted, the service's retries: about 90 CPU-seconds in 200 s), runs in a jest process of its
+ * own beside the cell's other suites, with its own n8n, sandbox and report file.
  * @param {string} cell @param {string} jsonDir
  */
 async function runCell(cell, jsonDir) {
 	const { line, install, mode, profile } = parseCell(cell);
 	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
-	const report = path.join(jsonDir, `${id}.report.json`);
-	fs.rmSync(report, { force: true });
 	const projects = projectsOf(mode, install, profile);
+	const groups = [projects.filter((p) => p !== 'catchup'), projects.filter((p) => p === 'catchup')].filter((group) => group.length > 0);
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
-	const run = await runJest(projects, id, jsonDir, { E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report });
-	const { passed, failed, seconds } = run;
+	const runs = await Promise.all(
+		groups.map(async (group, i) => {
+			const groupId = i === 0 ? id : `${id}-${group.join('-')}`;
+			const report = path.join(jsonDir, `${groupId}.report.json`);
+			fs.rmSync(report, { force: true });
+			const run = await runJest(group, groupId, jsonDir, { E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report });
+			/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
+			let info = {};
+			try {
+				info = JSON.parse(fs.readFileSync(report, 'utf8'));
+			} catch {}
+			return { ...run, info };
+		}),
+	);
+	const passed = runs.reduce((sum, run) => sum + run.passed, 0);
+	const failed = runs.reduce((sum, run) => sum + run.failed, 0);
+	const seconds = Math.max(...runs.map((run) => run.seconds));
 	console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`);
-	process.stdout.write(run.log());
-	/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
-	let info = {};
-	try {
-		info = JSON.parse(fs.readFileSync(report, 'utf8'));
-	} catch {}
+	for (const run of runs) process.stdout.write(run.log());
+	// The first group's facts win (its n8n start-up is the cell's).
+	const info = Object.assign({}, ...runs.map((run) => run.info).reverse());
 	return {
 		info,
 		row: {
@@ -168,11 +183,39 @@ async function main() {
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
 	const results = new Map();
 	let suitesFailed = 0;
+	// Jobs that never run side by side: a lane whose next job would run beside one it must not takes the next that may,
+	// or waits for a job to end. The reliability suite beside the queue-mode cell slowed both by 40 % (above); the
+	// browser suite's chromium and editor are kept away from the reliability suite's bursts and flash sales, whose
+	// counts are measured on a machine no busier than the cells make it.
+	const APART = [
+		[(/** @type {string} */ job) => job.includes('/') && heavy(job) === 1, (/** @type {string} */ job) => job === 'reliability'],
+		[(/** @type {string} */ job) => job === 'reliability', (/** @type {string} */ job) => job === 'browser'],
+	];
+	const apart = (/** @type {string} */ a, /** @type {string} */ b) => APART.some(([x, y]) => (x(a) && y(b)) || (x(b) && y(a)));
+	/** @type {Set<string>} */
+	const running = new Set();
+	/** @type {Array<() => void>} lanes waiting for a job to end */
+	let waiting = [];
 	await Promise.all(
 		Array.from({ length: Math.min(parallel, queue.length) }, async () => {
-			for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-				if (job.cell) results.set(job.cell, await runCell(job.cell, jsonDir));
-				else if (job.suite) suitesFailed += (await runSuite(job.suite, jsonDir)).failed;
+			while (queue.length > 0) {
+				const at = queue.findIndex((job) => ![...running].some((other) => apart(job.cell ?? job.suite ?? '', other)));
+				if (at < 0) {
+					await new Promise((resolve) => waiting.push(() => resolve(undefined)));
+					continue;
+				}
+				const [job] = queue.splice(at, 1);
+				const name = job.cell ?? job.suite ?? '';
+				running.add(name);
+				try {
+					if (job.cell) results.set(job.cell, await runCell(job.cell, jsonDir));
+					else if (job.suite) suitesFailed += (await runSuite(job.suite, jsonDir)).failed;
+				} finally {
+					running.delete(name);
+					const wake = waiting;
+					waiting = [];
+					for (const resolve of wake) resolve();
+				}
 			}
 		}),
 	);
