@@ -17,8 +17,8 @@
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
 //             once the first cells have started, never beside a job they must not run beside (APART). Printed, not
 //             recorded
-// --then      the same, started after the last cell has started (e.g. browser): the lane that frees first takes it
-//             while the other lane finishes its last, short cell
+// --then      the same, last in the queue (e.g. browser), and ahead of the cells still waiting once the --with
+//             suites have ended
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); two
 //             at a time keep two cores 80–87 % busy (.ci/run prints the share);
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
@@ -199,7 +199,14 @@ async function main() {
 	await Promise.all(
 		Array.from({ length: Math.min(parallel, queue.length) }, async () => {
 			while (queue.length > 0) {
-				const at = queue.findIndex((job) => ![...running].some((other) => apart(job.cell ?? job.suite ?? '', other)));
+				// Once the --with suites have ended, the --then suites go ahead of the cells still waiting: the browser suite
+				// (about 180 s) is longer than the short cells left by then (15–140 s), and started after them it ran alone
+				// for its last 90 s while the other lane had nothing left.
+				const withEnded = suites.length > 0 && !suites.some((suite) => running.has(suite) || queue.some((job) => job.suite === suite));
+				const first = (/** @type {{cell?: string, suite?: string}} */ job) => withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
+				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) => ![...running].some((other) => apart(job.cell ?? job.suite ?? '', other));
+				const pick = queue.find((job) => first(job) && allowed(job)) ?? queue.find(allowed);
+				const at = pick === undefined ? -1 : queue.indexOf(pick);
 				if (at < 0) {
 					await new Promise((resolve) => waiting.push(() => resolve(undefined)));
 					continue;
