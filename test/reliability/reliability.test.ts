@@ -605,9 +605,9 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 describe('flash sale on the Starter plan: 100 orders at once, Trigger → Get → Update Status, n8n defaults, one process', () => {
 	// The plan's rate in short windows (20 a window): 200 calls need ten windows, as 500 orders do in real minutes
 	// (bench/flashsale.js measures 12 s and true one-minute windows). With the headers, 6 s windows: in 3 s windows one
-	// run here, its n8n starved of CPU beside two cells and their catch-up suites, had 3 calls refused. A call released
-	// in one window that reaches the service only after that window ended is counted in the next, which no answer has
-	// shown yet; longer windows leave a starved process more room. Without the headers, 3 s: their bound counts windows.
+	// run here, its n8n starved of CPU beside two cells and their catch-up suites, had 3 calls refused. The likely cause
+	// (not observed): a call released in one window that reaches the service only after that window ended is counted
+	// in the next, which no answer has shown yet; longer windows leave a starved process more room. Without the headers, 3 s: their bound counts windows.
 	const environment = useEnvironment('flashsale', {
 		sandbox: { sizes: { products: 50, orders: 10, customers: 20 }, delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 20 } },
 	});
