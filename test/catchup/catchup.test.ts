@@ -322,7 +322,7 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 });
 
 describe('refused deliveries are visible (node version 1.3)', () => {
-	contractCellsOnly('a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 300 forgeries add none', async () => {
+	contractCellsOnly('a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 100 forgeries add none', async () => {
 		const wf = await catchUpWorkflow();
 		// The service signs with a secret the credentials do not hold (a rotation done in the dashboard only).
 		const configured = env.sandbox.webhookSecret;
@@ -347,10 +347,12 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 		expect(logText()).not.toContain(configured);
 
 		// A flood of forgeries, 20 at a time: still the one failed execution, and at most one more warning a minute.
+		// 100 of them: test/trigger/catchUp.test.ts holds the bounds over 10,000 in a minute, and n8n 1.123.81 builds an
+		// expression isolate for every webhook request (its credentials' resolution), about 0.2 CPU-seconds each here.
 		const body = JSON.stringify({ id: 'evt_forged', type: 'order.created', created_at: new Date().toISOString(), data: {} });
 		const forged = `sha256=${createHmac('sha256', 'whsec_forger').update(body).digest('hex')}`;
 		let refused = 0;
-		for (let i = 0; i < 300; i += 20) {
+		for (let i = 0; i < 100; i += 20) {
 			const answers = await Promise.all(
 				Array.from({ length: 20 }, () => fetch(wf.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': forged }, body })),
 			);
@@ -360,7 +362,7 @@ describe('refused deliveries are visible (node version 1.3)', () => {
 		const after = await executionsOf(env.userFolder, wf.id, TRIGGER);
 		const warningsAfter = logText().slice(before).split('\n').filter((l) => l.includes('refused a delivery'));
 		say(`wrong secret: 1 refused delivery, then ${refused} forgeries answered 401: failed executions ${after.length}, warnings in n8n's log ${warningsAfter.length}`);
-		expect(refused).toBe(300);
+		expect(refused).toBe(100);
 		expect(after).toHaveLength(1);
 		expect(warningsAfter.length).toBeLessThanOrEqual(3);
 		await env.sandbox.admin('POST', '/webhook/rotate', { secret: configured });
