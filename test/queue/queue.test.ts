@@ -110,6 +110,10 @@ async function deliver(url: string, { body, signature }: { body: string; signatu
 /** The same production path on every webhook processor (each serves every active workflow's webhooks). */
 const onEachProcessor = (url: string) => topology.webhooks.map((p) => url.replace(topology.webhookUrl, p.url));
 
+/** psql's command and arguments for one query of the topology's Postgres, unaligned rows without headers. */
+const psql = (query: string) =>
+	[path.join(queue.postgresBinDir(), 'psql'), ['-h', '127.0.0.1', '-p', String(topology.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAq', '-c', query]] as const;
+
 /**
  * n8n's own record, read from its Postgres by one psql query: each row as an object. The suite waits on it rather
  * than on the main process's REST API, whose list pages 100 executions a request and takes one more request for each
@@ -117,11 +121,7 @@ const onEachProcessor = (url: string) => topology.webhooks.map((p) => url.replac
  * the workers and webhook processors need.
  */
 async function fromDatabase(query: string): Promise<any[]> {
-	const { stdout } = await execFileAsync(
-		path.join(queue.postgresBinDir(), 'psql'),
-		['-h', '127.0.0.1', '-p', String(topology.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAq', '-c', `SELECT row_to_json(r) FROM (${query}) r`],
-		{ maxBuffer: 1024 * 1024 * 1024 },
-	);
+	const { stdout } = await execFileAsync(...psql(`SELECT row_to_json(r) FROM (${query}) r`), { maxBuffer: 1024 * 1024 * 1024 });
 	return stdout
 		.split('\n')
 		.filter(Boolean)
@@ -261,10 +261,7 @@ describe('queue mode: the nodes', () => {
 		const calls = log.filter((r: any) => r.path.startsWith(`/v1/orders/${order.id}`));
 		expect(calls.map((r: any) => `${r.method} ${r.status}`).sort()).toEqual(['GET 200', 'PUT 200']);
 		// …which only the shared N8N_ENCRYPTION_KEY can give: in Postgres the credential is ciphertext.
-		const psql = path.join(queue.postgresBinDir(), 'psql');
-		const stored = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(topology.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAc', 'SELECT data FROM credentials_entity'], {
-			encoding: 'utf8',
-		});
+		const stored = spawnSync(...psql('SELECT data FROM credentials_entity'), { encoding: 'utf8' });
 		expect(stored.status).toBe(0);
 		expect(stored.stdout.trim().length).toBeGreaterThan(0);
 		expect(stored.stdout).not.toContain(env.sandbox.apiKey);
