@@ -4,7 +4,7 @@
 const crypto = require('crypto');
 const { PLANS, DEFAULT_SIZES, EVENT_KINDS } = require('./catalog');
 const { ApiError, validationError } = require('./errors');
-const { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, errorPayload } = require('./compat');
+const { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, errorPayload, objectEventData } = require('./compat');
 const { sendJson, sendEmpty, sendRaw, readJson } = require('./http');
 const { isPlainObject, isHttpUrl } = require('./state');
 const { rateLimitSettings } = require('./ratelimit');
@@ -101,7 +101,10 @@ const ROUTES = {
 		if (body.kinds !== undefined && (!Array.isArray(body.kinds) || !body.kinds.length || body.kinds.some((k) => !EVENT_KINDS.includes(k))))
 			details.push({ field: 'kinds', message: `must be a non-empty list of ${EVENT_KINDS.join(', ')}` });
 		if (details.length) throw validationError(details);
-		const events = sb.state.sampleEvents(body.count, body.kinds ?? EVENT_KINDS).map(([type, data]) => sb.webhooks.emit(type, data));
+		// Under compat event_data 'object' keyed by `id` as real events are (a sample payment: its order's paid_at, null if unpaid).
+		const view = (type, data) =>
+			sb.compat.event_data === 'object' ? objectEventData(type, data, sb.state.orders.get(data.order_id)?.paid_at) : data;
+		const events = sb.state.sampleEvents(body.count, body.kinds ?? EVENT_KINDS).map(([type, data]) => sb.webhooks.emit(type, view(type, data)));
 		return [201, { count: events.length, ids: events.map((e) => e.id) }];
 	},
 	'POST /simulate/checkout': (sb, body) => [201, sb.state.checkout(body)],

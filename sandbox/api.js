@@ -86,7 +86,7 @@ const ROUTES = [
 	[/^\/orders\/([^/]+)$/, { GET: (sb, [id]) => json(200, singleBody(sb.compat, 'order', sb.state.getOrder(id))) }],
 	[
 		/^\/orders\/([^/]+)\/status$/,
-		{ PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'order', sb.state.setOrderStatus(id, body))) },
+		{ PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'order', sb.state.setOrderStatus(id, body, sb.compat.order_transitions === 'any'))) },
 	],
 	[
 		/^\/customers$/,

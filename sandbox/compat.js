@@ -1,8 +1,9 @@
 'use strict';
 // Compatibility modes (admin PUT /__admin/compat): the sandbox can answer like a service that decided the
-// contract's "not shown" points differently, one tolerated alternative at a time (contract rows 1, 4, 5, 6, 10, 17,
-// 21). The default of every setting is the contract's own decision. A profile (PUT /__admin/profile) sets them all
-// at once: 'spec-literal' is the other plausible reading of every point, as a service built from the spec alone.
+// contract's "not shown" points differently, one tolerated alternative at a time (contract rows 1, 4, 5, 6, 10, 12,
+// 16, 17, 21). The default of every setting is the contract's own decision. A profile (PUT /__admin/profile) sets
+// them all at once: 'spec-literal' is the other plausible reading of every point, as a service built from the spec
+// alone.
 const http = require('http');
 const { validationError } = require('./errors');
 
@@ -19,6 +20,7 @@ const DEFAULT_COMPAT = Object.freeze({
 	create_status: 201,
 	event_data: 'contract',
 	unique_sku: true,
+	order_transitions: 'contract',
 });
 
 const CHOICES = {
@@ -36,10 +38,32 @@ const CHOICES = {
 	create_status: [201, 200],
 	// 'record': events other than order.created carry the record as a list shows it (the spec shows only order.created's
 	// data): order.updated the order without previous_status, payment.completed the paid order, no payment_id.
-	event_data: ['contract', 'record'],
+	// 'object': every event's data is the contract's with its own resource's id under `id` (objectEventData).
+	event_data: ['contract', 'record', 'object'],
 	// false: a SKU another product has is accepted (the spec states no unique rule; the contract decided one).
 	unique_sku: [true, false],
+	// 'any': PUT /orders/{id}/status moves an order from any status to any other known one (contract row 12 refuses
+	// the moves it does not list with 409); an unknown status is still 422 and the same status still a no-op.
+	order_transitions: ['contract', 'any'],
 };
+
+/** The key of an event's own resource id in the contract's event data (row 16). */
+const OWN_ID = {
+	'order.created': 'order_id',
+	'order.updated': 'order_id',
+	'payment.completed': 'payment_id',
+	'product.created': 'product_id',
+	'inventory.low': 'product_id',
+};
+
+/**
+ * An event's data under event_data 'object' (as Stripe-like APIs send): the contract's data with its own resource's id
+ * under `id`, first; a payment also gets `paidAt` as `paid_at`.
+ */
+function objectEventData(type, data, paidAt) {
+	const { [OWN_ID[type]]: id, ...rest } = data;
+	return type === 'payment.completed' ? { id, ...rest, paid_at: paidAt ?? null } : { id, ...rest };
+}
 
 /**
  * Named sets of every compat setting plus the rate-limit headers switch: the contract's decisions, and the spec read
@@ -187,4 +211,4 @@ function errorPayload(compat, err) {
 }
 const json = (value) => ({ type: 'application/json', text: JSON.stringify(value) });
 
-module.exports = { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, listJson, idKey, recordView, singleBody, errorPayload };
+module.exports = { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, listJson, idKey, recordView, singleBody, errorPayload, objectEventData };

@@ -9,7 +9,7 @@ const { State } = require('./state');
 const { Webhooks } = require('./webhooks');
 const { RateLimiter } = require('./ratelimit');
 const { Faults } = require('./faults');
-const { PROFILES, recordView } = require('./compat');
+const { PROFILES, recordView, objectEventData } = require('./compat');
 const { handleApi } = require('./api');
 const { handleAdmin, isLatency, MAX_LATENCY_MS } = require('./admin');
 const { sendJson } = require('./http');
@@ -51,9 +51,17 @@ async function startSandbox(opts = {}) {
 		lowStockThreshold: opts.lowStockThreshold,
 		data: snapshot,
 		// Contract row 16's decision, or (compat event_data 'record') the record itself as the API shows it, read when the
-		// event happens: events other than order.created then carry no previous_status, payment_id or method.
+		// event happens: events other than order.created then carry no previous_status, payment_id or method. Under
+		// 'object', row 16's data keyed by its own `id` (a payment's record is the paid order: its paid_at).
 		emit: (type, data, [resource, record] = []) =>
-			webhooks.emit(type, record && sb.compat.event_data === 'record' ? { ...recordView(sb.compat, resource, record) } : data),
+			webhooks.emit(
+				type,
+				sb.compat.event_data === 'object'
+					? objectEventData(type, data, record?.paid_at)
+					: record && sb.compat.event_data === 'record'
+						? { ...recordView(sb.compat, resource, record) }
+						: data,
+			),
 	});
 	const keyList = opts.keys ?? snapshot?.keys ?? catalog.DEFAULT_KEYS;
 	for (const { plan } of keyList) if (!(plan in catalog.PLANS)) throw new Error(`Unknown plan "${plan}"`);

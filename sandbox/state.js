@@ -301,7 +301,8 @@ class State {
 		};
 	}
 
-	setOrderStatus(id, body) {
+	/** `anyTransition` (compat order_transitions 'any'): any other known status is allowed, not only row 12's moves. */
+	setOrderStatus(id, body, anyTransition = false) {
 		const order = this.getOrder(id);
 		requireObjectBody(body);
 		const details = Object.keys(body)
@@ -318,7 +319,7 @@ class State {
 		}
 		const previous = order.status;
 		if (next === previous) return order; // idempotent: a retried PUT changes nothing and emits nothing
-		if (!ORDER_TRANSITIONS[previous].includes(next)) {
+		if (!anyTransition && !ORDER_TRANSITIONS[previous].includes(next)) {
 			const allowed = ORDER_TRANSITIONS[previous];
 			throw new ApiError(
 				409,
@@ -332,6 +333,8 @@ class State {
 		const customer = this.customers.get(order.customer_id);
 		if (customer && NON_REVENUE_STATUSES.includes(next) && !NON_REVENUE_STATUSES.includes(previous)) {
 			customer.total_spent = round2(customer.total_spent - order.total);
+		} else if (customer && NON_REVENUE_STATUSES.includes(previous) && !NON_REVENUE_STATUSES.includes(next)) {
+			customer.total_spent = round2(customer.total_spent + order.total); // out of a final status: only under 'any'
 		}
 		this.changed();
 		this.emit('order.updated', { ...this.orderEventData(order), previous_status: previous }, ['order', order]);

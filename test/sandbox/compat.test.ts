@@ -22,6 +22,7 @@ afterEach(async () => {
 		create_status: 201,
 		event_data: 'contract',
 		unique_sku: true,
+		order_transitions: 'contract',
 	});
 });
 
@@ -313,6 +314,21 @@ describe('record shapes', () => {
 		expect(created.status).toBe(201);
 		expect((await api(sb, 'PUT', `/products/${other.id}`, { sku: taken.sku })).status).toBe(200);
 		expect([...sb.state.products.values()].filter((p) => p.sku === taken.sku)).toHaveLength(3);
+	});
+
+	test('order_transitions any: out of a final status too, the customer\'s total_spent following; other values → 422; no profile then', async () => {
+		expect((await sb.admin('PUT', '/compat', { order_transitions: 'free' })).body.error.details).toEqual([
+			{ field: 'order_transitions', message: 'must be one of: contract, any' },
+		]);
+		await compat({ order_transitions: 'any' });
+		expect((await sb.admin('GET', '/profile')).body.profile).toBeNull();
+		const order = (await sb.admin('POST', '/simulate/checkout', {})).body as { id: string; customer_id: string; total: number };
+		const spent = () => sb.state.customers.get(order.customer_id)!.total_spent;
+		const before = spent();
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'cancelled' })).status).toBe(200);
+		expect(spent()).toBeCloseTo(before - order.total, 2);
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'pending' })).status).toBe(200);
+		expect(spent()).toBeCloseTo(before, 2);
 	});
 
 	test('event_data record: events other than order.created carry the record as a list shows it (no previous_status, no payment_id)', async () => {

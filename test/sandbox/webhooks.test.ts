@@ -152,6 +152,95 @@ test('inventory.low when stock crosses the threshold: admin stock, PUT /products
 	expect(rx.received.every((r) => verify(r))).toBe(true);
 });
 
+/** The `data` of the delivered events of one type, in the order they were emitted (delivery order is not guaranteed). */
+function deliveredData(type: string) {
+	const byId = new Map(rx.received.map((r) => JSON.parse(r.raw.toString('utf8'))).map((e) => [e.id, e]));
+	expect(rx.received.every((r) => verify(r))).toBe(true);
+	return sb.events.filter((e) => e.type === type).map((e) => byId.get(e.id).data);
+}
+
+test('compat order_transitions any: pending → processing → shipped → processing, one order.updated each; unknown and same status as under the contract', async () => {
+	expect((await sb.admin('PUT', '/compat', { order_transitions: 'any' })).body.order_transitions).toBe('any');
+	const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
+	const stamps = [order.updated_at];
+	for (const status of ['processing', 'shipped', 'processing']) {
+		const res = await api(sb, 'PUT', `/orders/${order.id}/status`, { status });
+		expect(res.status).toBe(200);
+		expect(res.json).toMatchObject({ id: order.id, status });
+		stamps.push(res.json.updated_at);
+	}
+	// Each change sets updated_at to the time of the change, as every other change does (never earlier).
+	expect([...stamps].sort()).toEqual(stamps);
+	// The same status again: 200, no change, no event; an unknown status: 422 invalid_status.
+	expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+	const unknown = await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'lost' });
+	expect(unknown.status).toBe(422);
+	expect(unknown.json.error.code).toBe('invalid_status');
+	await sb.idle();
+	const updates = deliveredData('order.updated');
+	expect(updates.map((d) => [d.order_id, d.previous_status, d.status])).toEqual([
+		[order.id, 'pending', 'processing'],
+		[order.id, 'processing', 'shipped'],
+		[order.id, 'shipped', 'processing'],
+	]);
+});
+
+test('compat order_transitions contract (the default): shipped → processing is refused, 409 invalid_transition, no event', async () => {
+	const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
+	for (const status of ['processing', 'shipped']) expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status })).status).toBe(200);
+	const back = await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' });
+	expect(back.status).toBe(409);
+	expect(back.json.error).toEqual({
+		code: 'invalid_transition',
+		message: `Cannot change order ${order.id} from "shipped" to "processing" (allowed: delivered)`,
+	});
+	expect(sb.state.orders.get(order.id)!.status).toBe('shipped');
+	await sb.idle();
+	expect(deliveredData('order.updated').map((d) => d.status)).toEqual(['processing', 'shipped']);
+});
+
+test('compat event_data object: every event\'s data keyed by its own id (payment.completed the payment, orders and products by id)', async () => {
+	expect((await sb.admin('PUT', '/compat', { event_data: 'object' })).body.event_data).toBe('object');
+	const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
+	expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+	const paid = await sb.admin('POST', '/simulate/payment', { order_id: order.id, method: 'paypal' });
+	expect(paid.status).toBe(200);
+	const product = (await api(sb, 'POST', '/products', { name: 'Object Mug', price: 4, sku: 'OBJ-1', stock: 12 })).json;
+	await sb.admin('POST', '/simulate/stock', { product_id: product.id, stock: 2 });
+	await sb.idle();
+	const orderData = { store_id: 'store_001', total: order.total, currency: 'USD', items: order.items };
+	expect(onlyEvent('order.created').data).toEqual({ id: order.id, ...orderData, status: 'pending' });
+	expect(onlyEvent('order.updated').data).toEqual({ id: order.id, ...orderData, status: 'processing', previous_status: 'pending' });
+	const payment = onlyEvent('payment.completed').data;
+	expect(payment.id).toMatch(/^pay_/);
+	expect(payment).toEqual({
+		id: paid.body.payment.payment_id,
+		order_id: order.id,
+		store_id: 'store_001',
+		amount: order.total,
+		currency: 'USD',
+		method: 'paypal',
+		paid_at: paid.body.order.paid_at,
+	});
+	expect(onlyEvent('product.created').data).toMatchObject({ id: product.id, name: 'Object Mug', sku: 'OBJ-1', stock: 12 });
+	expect(onlyEvent('product.created').data).not.toHaveProperty('product_id');
+	expect(deliveredData('inventory.low').find((d) => d.id === product.id)).toEqual({
+		id: product.id,
+		store_id: 'store_001',
+		name: 'Object Mug',
+		sku: 'OBJ-1',
+		stock: 2,
+		threshold: 5,
+	});
+	// Simulated events too.
+	const from = sb.events.length;
+	expect((await sb.admin('POST', '/simulate/events', { count: 5 })).status).toBe(201);
+	for (const e of sb.events.slice(from)) {
+		expect(e.data.id).toMatch(/^(ord|pay|prod)_/);
+		expect(e.data).not.toHaveProperty(e.type === 'payment.completed' ? 'payment_id' : e.type.startsWith('order.') ? 'order_id' : 'product_id');
+	}
+});
+
 test('checkout validation writes nothing: unknown product, too little stock, bad quantity, unknown customer', async () => {
 	const p = [...sb.state.products.values()].find((x) => x.status === 'active' && x.stock > 0)!;
 	const orders = sb.state.orders.size;
