@@ -22,6 +22,7 @@ import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_RECONCILE_MINUTES } from './options';
 import { receive } from './receive';
+import { DEFAULT_REMEMBER_HOURS } from './retention';
 import { startReading } from './reconcile';
 
 export class StorefrontTrigger implements INodeType {
@@ -102,10 +103,18 @@ export class StorefrontTrigger implements INodeType {
 							'Whether to add the request headers to each item under "headers" (without the signature, cookie and authorization headers)',
 					},
 					{
+						displayName: 'Leave Out Superseded Changes',
+						name: 'leaveOutSuperseded',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to drop a late status change whose order has another status by now (the service retried it after an outage). Off: it runs, marked "superseded" with the "current_status".',
+					},
+					{
 						displayName: 'Reconcile Every (Minutes)',
 						name: 'reconcileEveryMinutes',
 						type: 'number',
-						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 2 },
+						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
 						default: DEFAULT_RECONCILE_MINUTES,
 						description:
 							'How often, while the workflow is active, to run the changes whose delivery never arrived (0: never). Needs Catch Up After Downtime.',
@@ -118,6 +127,15 @@ export class StorefrontTrigger implements INodeType {
 						default: 15,
 						description:
 							'Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. Careful: the service\'s late retries after an outage are refused too.',
+					},
+					{
+						displayName: 'Remember Events For (Hours)',
+						name: 'rememberHours',
+						type: 'number',
+						typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
+						default: DEFAULT_REMEMBER_HOURS,
+						description:
+							'How long a delivered or caught-up change is remembered, so that the service\'s late retries of it are dropped. At least as long as the service retries a delivery.',
 					},
 				],
 			},

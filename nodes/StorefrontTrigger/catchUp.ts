@@ -7,7 +7,8 @@
 // it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (./sharedClaims).
 import type { IDataObject } from 'n8n-workflow';
 
-import { isObject, recordId, type StorefrontClient } from '../shared/transport';
+import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
+import type { Claim } from './sharedClaims';
 import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
@@ -50,35 +51,44 @@ const MAX_LEAD_MS = 5 * 60_000;
 /**
  * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
  * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
- * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the key is built
- * from the record's id and what changed alone.
+ * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the claim is built
+ * from the record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what
+ * changed alone.
  *  - order.created, product.created, payment.completed: once per order or product (an order is paid once).
- *  - order.updated: the order and its new status. The contract's transitions never return to a status (row 12), so an
- *    order reaches each status once. Only an update that says it kept the status (previous_status equal to status)
- *    has no key and is claimed by its event id; one that does not say (no previous_status) is taken as the change to
- *    its status, so a second such update of an order in the same status runs once with it (docs/trigger.md).
+ *  - order.updated with previous_status (a delivery): the change from that status to this one, so an order that
+ *    returns to a status runs again; it notes that the order reached the status, and finds a reading's run of it.
+ *  - order.updated without it (a reading, or a service that sends the order as it is): the order reaching its status,
+ *    however: it ran if any change to that status ran. A return to a status is lost where nothing tells it apart.
+ *  Only an update that says it kept the status (previous_status equal to status) has no claim: its event id is
+ *  claimed (docs/trigger.md, Catch Up After Downtime).
  * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
  */
-export function changeKey(type: unknown, data: unknown): string | undefined {
+export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
 	if (!isObject(data)) return undefined;
-	const record = data;
-	const order = recordId(record, 'order');
-	const product = recordId(record, 'product');
+	const order = eventRecordId(data, 'order');
 	switch (type) {
 		case 'order.created':
 		case 'payment.completed':
-			return order && `${type}/${order}`;
+			return order ? { key: `${type}/${order}` } : undefined;
 		case 'order.updated': {
-			const { status, previous_status: previous } = record;
+			const { status, previous_status: previous } = data;
 			if (!order || typeof status !== 'string' || status === previous) return undefined;
-			return `${type}/${order}/${status}`;
+			const reached = `${type}/${order}/${status}`;
+			const readOnly = `${reached}/read`;
+			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };
+			return { key: `${type}/${order}/${previous}/${status}`, notes: [reached], probes: [readOnly] };
 		}
-		case 'product.created':
-			return product && `${type}/${product}`;
+		case 'product.created': {
+			const product = eventRecordId(data, 'product');
+			return product ? { key: `${type}/${product}` } : undefined;
+		}
 		default:
 			return undefined;
 	}
 }
+
+/** The key a change is claimed by (its claim's first value), or undefined: see changeClaim. */
+export const changeKey = (type: unknown, data: unknown, read = false) => changeClaim(type, data, read)?.key;
 
 type Floors = Partial<Record<EventKind, number>>;
 
@@ -112,6 +122,16 @@ export function catchUpCursor(staticData: IDataObject, floor: number): number {
 	return typeof seen === 'number' && Number.isFinite(seen) ? Math.max(floor, seen - CATCH_UP_MARGIN_MS) : floor;
 }
 
+/** `statuses` with the statuses of `orders` (the newest MAX_STATUSES kept). */
+function remembered(statuses: Array<[string, string]>, orders: Iterable<IDataObject>): Array<[string, string]> {
+	const kept = new RecentMap(statuses, MAX_STATUSES);
+	for (const order of orders) {
+		const id = recordId(order, 'order');
+		if (id !== undefined && typeof order.status === 'string') kept.set(id, order.status);
+	}
+	return kept.entries();
+}
+
 /** Of the Events parameter's values ("*": all), the kinds a reading reports. */
 const readableKinds = (kinds: string[]) => CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
 
@@ -123,31 +143,65 @@ const readableKinds = (kinds: string[]) => CATCH_UP_KINDS.filter((k) => kinds.in
 export interface ReadMemory {
 	readTo: Partial<Record<Resource, number>>;
 	statuses: Array<[string, string]>;
+	/** When a reading first saw each status change it found by comparison ("<order>/<status>", epoch ms). */
+	firstSeen: Array<[string, number]>;
 }
 
-export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [] });
-
-/** Changes remembered per trigger node as started or run in this n8n: more than a busy shop changes in CATCH_UP_MARGIN_MS. */
-const KNOWN_CHANGES = 5_000;
-const known = new Map<string, RecentMap<true>>();
+export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstSeen: [] });
 
 /**
- * Notes that the change `key` ran, was found run, or was started by a reconciliation of the node `scope` (workflow id +
- * node id) in this n8n: reconciliations of this n8n do not start it again. What other n8n processes ran is found by
- * the claim in n8n's database, in the run a reconciliation starts.
+ * Changes remembered per trigger node as run (or found run) in this n8n, so that its readings do not start them again:
+ * for as long as claims are kept (the node's Remember Events For), at most KNOWN_CHANGES (about 100 bytes each).
  */
-export function noteKnown(scope: string, key: string): void {
+const KNOWN_CHANGES = 100_000;
+const known = new Map<string, Map<string, number>>();
+
+/**
+ * Notes that the changes `keys` ran, or were found run, in a run of the node `scope` (workflow id + node id) in this
+ * n8n, at `now`: readings of this n8n do not start them again. What other n8n processes ran is found by the claim in
+ * n8n's database, in the run a reading starts, and learnt from that run's end (./reconcile).
+ */
+export function noteKnown(scope: string, keys: string[], now: number): void {
 	let changes = known.get(scope);
-	if (!changes) known.set(scope, (changes = new RecentMap<true>([], KNOWN_CHANGES)));
-	changes.set(key, true);
+	if (!changes) known.set(scope, (changes = new Map()));
+	for (const key of keys) {
+		changes.delete(key);
+		changes.set(key, now);
+	}
+	for (const key of changes.keys()) {
+		if (changes.size <= KNOWN_CHANGES) break;
+		changes.delete(key);
+	}
 }
 
-/** The key a change is claimed and known by: changeKey, else the event's id. */
-export const claimKey = (event: IDataObject) => changeKey(event.type, event.data) ?? String(event.id);
+/** Whether the change `key` is known to have run in the last `withinMs` (see noteKnown). */
+export function isKnown(scope: string, key: string, now: number, withinMs: number): boolean {
+	const at = known.get(scope)?.get(key);
+	return at !== undefined && now - at < withinMs;
+}
+
+/**
+ * A run a reading started for `events` did not claim them (it never started, or failed first): the memory forgets
+ * what those readings learnt of their orders, so that the next reading reports the same changes again.
+ */
+export function unread(memory: ReadMemory, events: PolledEvent[]): void {
+	const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
+	for (const { type, data } of events) {
+		const id = String(data.order_id);
+		if (type === 'order.updated' && typeof data.previous_status === 'string') statuses.set(id, data.previous_status);
+		else if (type === 'order.created' || type === 'order.updated') statuses.delete(id);
+	}
+	memory.statuses = statuses.entries();
+}
+
+/** The key a reading's change is claimed and known by: changeKey, else the event's id. */
+export const claimKey = (event: IDataObject) => changeKey(event.type, event.data, true) ?? String(event.id);
 
 export interface CatchUp {
-	/** The changes found, oldest first, in the webhook events' shape; none of them known to the memory. */
+	/** The changes found, oldest first, in the webhook events' shape; none of them known to have run. */
 	events: PolledEvent[];
+	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
+	young: number;
 	requests: number;
 	/** Kinds read for the first time: their baseline was taken, nothing of theirs reported. */
 	baselined: EventKind[];
@@ -155,8 +209,8 @@ export interface CatchUp {
 
 /** What one reading is for, and how it goes. */
 export interface Reading {
-	/** Workflow id + node id: whose known changes are skipped. */
-	scope: string;
+	/** Whether a change (its claim key) is known to have run or to be running: it is left out. */
+	skip: (key: string) => boolean;
 	/** The node's static data: the baselines, and where the newest change that ran was. */
 	staticData: IDataObject;
 	/** The Events parameter's values ("*": all). */
@@ -175,12 +229,14 @@ export interface Reading {
  * trigger that remembers what `memory` holds: an order changed since then reports its current status
  * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
  */
-export async function findChanges(client: StorefrontClient, { scope, staticData, kinds, memory, now, graceMs, beforeRequest }: Reading): Promise<CatchUp> {
+export async function findChanges(client: StorefrontClient, { skip, staticData, kinds, memory, now, graceMs, beforeRequest }: Reading): Promise<CatchUp> {
 	const wanted = readableKinds(kinds);
 	const floors: Floors = { ...floorsIn(staticData, wanted) };
 	const baselined = wanted.filter((kind) => typeof floors[kind] !== 'number');
 	const found: Array<{ at: number; event: PolledEvent }> = [];
 	let requests = 0;
+	let young = 0;
+	const firstSeen = new RecentMap(memory.firstSeen, MAX_STATUSES);
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
@@ -204,7 +260,12 @@ export async function findChanges(client: StorefrontClient, { scope, staticData,
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values()) newest = Math.max(newest, timeOf(record.paid_at) || 0);
 		for (const kind of ofList) if (baselined.includes(kind)) floors[kind] = newest + 1;
-		if (since === undefined) continue;
+		if (since === undefined) {
+			// A baseline still learns the statuses it read: on a service without updated_at, the next reading finds a
+			// change of these orders by comparing with them.
+			if (resource === 'orders') memory.statuses = remembered(memory.statuses, read.records.values());
+			continue;
+		}
 		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
 		const fresh = { cursor: since, atCursor: [] as string[], sorted: true };
 		const orders = { ...fresh, statuses: memory.statuses };
@@ -216,10 +277,19 @@ export async function findChanges(client: StorefrontClient, { scope, staticData,
 		const before = new Map(memory.statuses);
 		for (const e of detected.events) {
 			if (e.at < (floors[e.event.type] as number)) continue;
+			// Seen by comparing statuses (no updated_at): dated when a reading first saw it, so that it outgrows the grace.
+			const seen = e.compared ? `${String(e.event.data.order_id)}/${String(e.event.data.status)}` : undefined;
+			if (seen !== undefined) {
+				e.at = firstSeen.get(seen) ?? now;
+				e.event.created_at = new Date(e.at).toISOString();
+			}
 			if (e.at <= now - graceMs) {
+				if (seen !== undefined) firstSeen.delete(seen);
 				found.push(e);
 				continue;
 			}
+			if (seen !== undefined) firstSeen.set(seen, e.at);
+			if (seen !== undefined) young++;
 			// Left to its delivery for now: the memory keeps what it knew of the order, so the next reading reports the
 			// change again (an order it would otherwise know, and never report as created).
 			const id = String(e.event.data.order_id);
@@ -230,8 +300,7 @@ export async function findChanges(client: StorefrontClient, { scope, staticData,
 		memory.statuses = statuses.entries();
 	}
 	if (baselined.length) staticData[FLOORS_KEY] = floors;
-	const oldestFirst = found.sort(byTime);
-	const changes = known.get(scope);
-	const unknown = oldestFirst.map((e) => e.event).filter((event) => !changes?.has(claimKey(event)));
-	return { events: unknown, requests, baselined };
+	memory.firstSeen = firstSeen.entries();
+	const unknown = found.sort(byTime).map((e) => e.event).filter((event) => !skip(claimKey(event)));
+	return { events: unknown, young, requests, baselined };
 }

@@ -7,11 +7,12 @@
 // executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { changeKey, noteKnown, noteSeen } from './catchUp';
-import { catchesUp, DELIVERY_KEY, scopeOf, type Options } from './options';
+import { changeClaim, noteKnown, noteSeen } from './catchUp';
+import { catchesUp, DELIVERY_KEY, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
 import { refusedRun } from './refusals';
 import { claimRun } from './seenEvents';
-import { claimShared, sharedStore, type SharedStore } from './sharedClaims';
+import { markSuperseded } from './superseded';
+import { claimShared, sharedStore, type Claim, type SharedStore } from './sharedClaims';
 
 export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
@@ -23,7 +24,7 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 	const byChange = catchesUp(options, context.getNode().typeVersion);
 	const staticData = byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
 	const scope = scopeOf(context);
-	const shared = claim ? sharedStore(context, scope) : undefined;
+	const shared = claim ? sharedStore(context, scope, rememberMs(options)) : undefined;
 	const now = Date.now();
 	// The items' claims go out together, so a reading's run asks n8n's database once (one batch) rather than once per
 	// change; the in-memory steps before it still take the items in order.
@@ -34,26 +35,27 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 			if (staticData) noteSeen(staticData, created_at, now);
 			if (!claim || typeof delivery !== 'string' || typeof id !== 'string') return true;
 			if (!claimRun(scope, id, delivery, now)) return false;
-			const claimed = (byChange && changeKey(type, data)) || id;
+			const claimed: Claim = (byChange && changeClaim(type, data, item.json[SOURCE_FIELD] === 'catchUp')) || { key: id };
 			const runs = !shared || (await claimInDatabase(context, shared, claimed, delivery));
-			// Ran here or elsewhere, it is not started again by this n8n's readings.
-			if (byChange) noteKnown(scope, claimed);
+			// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
+			if (byChange) noteKnown(scope, [claimed.key, ...(claimed.notes ?? [])], now);
 			return runs;
 		}),
 	);
-	return [items.flatMap((item, index) => (goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : []))];
+	const passed = items.flatMap((item, index) => (goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : []));
+	return [byChange && claim ? await markSuperseded(context, passed, options.leaveOutSuperseded === true, now) : passed];
 }
 
 /**
  * The shared-database claim of one event; true when the run goes on. Should n8n's database not answer, the event
  * runs (and a warning says why): dropping it would lose it, and the in-memory checks have already passed.
  */
-async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, id: string, delivery: string) {
+async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, claim: Claim, delivery: string) {
 	try {
-		return await claimShared(store, id, delivery);
+		return await claimShared(store, claim, delivery);
 	} catch (error) {
 		context.logger.warn(
-			`Storefront Trigger: could not check event ${id} for duplicates in n8n's database, so it runs: ${(error as Error).message}`,
+			`Storefront Trigger: could not check event ${claim.key} for duplicates in n8n's database, so it runs: ${(error as Error).message}`,
 		);
 		return true;
 	}

@@ -12,9 +12,9 @@ export interface StoreRow {
 	count(): Promise<number>;
 	/**
 	 * Records values: inserts the row when there is none (a unique-key violation when another insert won), else adds
-	 * them and rewrites it. Resolves to those of the values the row had.
+	 * them and rewrites it, keeping its last `keepLast` values when given. Resolves to those of the values the row had.
 	 */
-	record(values: string[]): Promise<Set<string>>;
+	record(values: string[], keepLast?: number): Promise<Set<string>>;
 	/** Takes values out of the row (read, then rewrite). */
 	remove(values: string[]): Promise<void>;
 	/** Deletes the row. */
@@ -49,8 +49,14 @@ const LEASE_JITTER_MS = 2_500;
 const SLOW_LEASES = 20;
 /** A claim waits at most this long for the lock, then goes on without it (and says so). */
 export const MAX_WAIT_MS = 30_000;
-/** How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step. */
+/**
+ * How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step, while a turn
+ * may come (a holder keeps the lock half a second at most); after BACK_OFF_AFTER_MS of waiting, twice as long each
+ * second more, up to MAX_POLL_MS (a holder that died: the wait is a lease).
+ */
 const POLL_MS = 10;
+const BACK_OFF_AFTER_MS = 1_000;
+const MAX_POLL_MS = 160;
 /** Once the row is seen to be someone else's, claims of this process go on without the lock for this long. */
 const FOREIGN_FOR_MS = 10 * 60_000;
 
@@ -89,6 +95,12 @@ export interface Acquired {
 function foreign(key: string, timing: LockTiming): Acquired {
 	foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
 	return { unlocked: 'foreign row', waitedMs: 0 };
+}
+
+/** A waiter's pause before its next count, after `waitedMs` of waiting. */
+function pauseAfter(waitedMs: number, timing: LockTiming): number {
+	const doublings = waitedMs < BACK_OFF_AFTER_MS ? 0 : Math.floor((waitedMs - BACK_OFF_AFTER_MS) / 1_000) + 1;
+	return Math.min(MAX_POLL_MS, POLL_MS * 2 ** doublings) * (0.5 + timing.random());
 }
 
 /**
@@ -156,7 +168,7 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 			continue;
 		}
 		if (timing.now() - started >= MAX_WAIT_MS) return { unlocked: 'timed out', waitedMs: timing.now() - started };
-		await timing.sleep(POLL_MS * (0.5 + timing.random()));
+		await timing.sleep(pauseAfter(timing.now() - started, timing));
 	}
 }
 

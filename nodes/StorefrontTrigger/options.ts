@@ -2,6 +2,8 @@
 // behaviour change for saved workflows is a new node version, so each default is tied to the version that brought it.
 import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { DEFAULT_REMEMBER_HOURS } from './retention';
+
 /** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
 const DEDUPLICATING_VERSION = 1.2;
 
@@ -18,6 +20,8 @@ export type Options = {
 	dropDuplicates?: boolean;
 	includeHeaders?: boolean;
 	rejectOlderThanMinutes?: number;
+	rememberHours?: number;
+	leaveOutSuperseded?: boolean;
 };
 
 /** Whether duplicate events are dropped outside test runs. */
@@ -27,9 +31,18 @@ export const dropsDuplicates = (options: Options, typeVersion: number) => option
 export const catchesUp = (options: Options, typeVersion: number) =>
 	dropsDuplicates(options, typeVersion) && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
 
-/** Minutes between two reconciliations; 0: none. */
-export const reconcileMinutes = (options: Options, typeVersion: number) =>
-	options.reconcileEveryMinutes ?? (typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
+/**
+ * Minutes between two reconciliations; 0: none. The editor takes whole minutes; a workflow's JSON may say less, down
+ * to MIN_RECONCILE_MINUTES (the suites' quick schedules), never a reading every second.
+ */
+export const reconcileMinutes = (options: Options, typeVersion: number) => {
+	const minutes = options.reconcileEveryMinutes ?? (typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
+	return minutes > 0 ? Math.max(MIN_RECONCILE_MINUTES, minutes) : 0;
+};
+const MIN_RECONCILE_MINUTES = 0.25;
+
+/** How long claimed events and changes are remembered ("Remember Events For"), in ms. */
+export const rememberMs = (options: Options) => Math.max(1, options.rememberHours ?? DEFAULT_REMEMBER_HOURS) * 3_600_000;
 
 /** Whose remembered ids and claims apply: this trigger node of this workflow. */
 export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>

@@ -7,13 +7,13 @@
 // What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
 // its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import { randomUUID } from 'crypto';
-import type { IDataObject, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
-import { claimKey, findChanges, newMemory, noteKnown } from './catchUp';
-import { catchesUp, DELIVERY_KEY, reconcileMinutes, scopeOf, SOURCE_FIELD, type Options } from './options';
+import { claimKey, findChanges, isKnown, newMemory, noteKnown, unread } from './catchUp';
+import { catchesUp, DELIVERY_KEY, reconcileMinutes, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
 
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
 const ACTIVATION_WAIT_MS = 5_000;
@@ -35,6 +35,11 @@ const DELIVERY_GRACE_MS = 30_000;
  */
 export const FREE_REQUESTS = 2;
 export const REQUEST_SPACING_MS = 6_000;
+/**
+ * A change a reading started a run for is not started again while that run may still be going: until it ends, for this
+ * long at most (a run that never started — a worker or Redis down — never ends; the next reading finds it again).
+ */
+const RUNNING_FOR_MS = 10 * 60_000;
 /** After a failed reading: 5 s, doubling, at most this long, until one succeeds. */
 const FIRST_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 5 * 60_000;
@@ -55,13 +60,17 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	const { typeVersion } = ctx.getNode();
 	if (ctx.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
 	const workflow = ctx.getWorkflow();
+	const node = ctx.getNode().name;
 	const reconciler = await Reconciler.create(ctx, {
 		kinds: ctx.getNodeParameter('events', []) as string[],
 		scope: scopeOf(ctx),
+		rememberMs: rememberMs(options),
 		about: `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`,
-		start: (events) => {
+		start: async (events) => {
 			const token = randomUUID();
-			ctx.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))]);
+			const done = ctx.helpers.createDeferredPromise<IRun>();
+			ctx.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))], undefined, done);
+			return claimedIn(await done.promise, node);
 		},
 	});
 	const first = reconciler.read(0);
@@ -96,21 +105,40 @@ function scheduleOf(minutes: number): string {
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;
 }
 
+/**
+ * Whether the run a reading started claimed its changes (each ran there or was found run elsewhere): its trigger step
+ * ran. n8n's summary of a queue-mode run may carry no node data: it ran if it succeeded or failed at a later node.
+ */
+function claimedIn(run: IRun | undefined, node: string): boolean {
+	if (!run) return false;
+	const { runData, lastNodeExecuted } = run.data.resultData;
+	const step = runData[node]?.[0];
+	if (step) return !step.error;
+	return run.status === 'success' || (run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node);
+}
+
 interface ReadingOptions {
 	/** The Events parameter's values ("*": all). */
 	kinds: string[];
 	/** Workflow id + node id: whose claims and known changes. */
 	scope: string;
+	/** How long changes known to have run are remembered (Remember Events For). */
+	rememberMs: number;
 	/** 'workflow "Orders" (id 12)', for the log. */
 	about: string;
-	/** Starts one run with the changes found (what emit() does, in the shape the trigger's execute() reads). */
-	start: (events: PolledEvent[]) => void;
+	/**
+	 * Starts one run with the changes found (what emit() does, in the shape the trigger's execute() reads); resolves once
+	 * it ended, with whether it claimed them.
+	 */
+	start: (events: PolledEvent[]) => Promise<boolean>;
 }
 
 class Reconciler {
-	private running = false;
+	private reading = false;
 	private stopped = false;
 	private readonly memory = newMemory();
+	/** Changes of runs this reconciler started that have not ended yet: when each started, and the change. */
+	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	private readonly staticData: IDataObject;
 
 	private constructor(
@@ -136,14 +164,14 @@ class Reconciler {
 	 * Resolves with the outcome of its first attempt; when that failed, it goes on trying in the background.
 	 */
 	async read(graceMs: number, paced = false): Promise<Error | undefined> {
-		if (this.running || this.stopped) return undefined;
-		this.running = true;
+		if (this.reading || this.stopped) return undefined;
+		this.reading = true;
 		let first: (outcome: Error | undefined) => void = () => {};
 		const outcome = new Promise<Error | undefined>((resolve) => (first = resolve));
 		void this.attempts(graceMs, paced, (result) => {
 			first(result);
 			first = () => {};
-		}).finally(() => (this.running = false));
+		}).finally(() => (this.reading = false));
 		return await outcome;
 	}
 
@@ -155,8 +183,13 @@ class Reconciler {
 	private async attempts(graceMs: number, paced: boolean, report: (outcome: Error | undefined) => void): Promise<void> {
 		for (let attempt = 0; !this.stopped; attempt++) {
 			try {
-				await this.once(graceMs, paced);
+				const young = await this.once(graceMs, paced);
 				report(undefined);
+				// Changes left to their deliveries are read again once they outgrow the grace, not an interval later.
+				if (young > 0) {
+					await this.wait(graceMs);
+					if (!this.stopped) await this.once(graceMs, paced);
+				}
 				return;
 			} catch (error) {
 				report(error as Error);
@@ -176,26 +209,43 @@ class Reconciler {
 		for (let waited = 0; waited < ms && !this.stopped; waited += 1_000) await sleep(Math.min(1_000, ms - waited));
 	}
 
-	private async once(graceMs: number, paced: boolean): Promise<void> {
-		const { scope, kinds, about } = this.options;
+	/** One reading; resolves to the number of changes it left for later (too young). */
+	private async once(graceMs: number, paced: boolean): Promise<number> {
+		const { scope, kinds, about, rememberMs } = this.options;
 		let sent = 0;
 		const pace = async () => {
 			if (paced && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
 			if (this.stopped) throw new Error('deactivated');
 		};
-		const found = await findChanges(this.client, { scope, staticData: this.staticData, kinds, memory: this.memory, now: Date.now(), graceMs, beforeRequest: pace });
-		if (this.stopped) return;
+		const now = Date.now();
+		const lapsed = [...this.running].filter(([, { at }]) => now - at >= RUNNING_FOR_MS);
+		for (const [key] of lapsed) this.running.delete(key);
+		unread(this.memory, lapsed.map(([, { event }]) => event));
+		const skip = (key: string) => this.running.has(key) || isKnown(scope, key, now, rememberMs);
+		const found = await findChanges(this.client, { skip, staticData: this.staticData, kinds, memory: this.memory, now, graceMs, beforeRequest: pace });
+		if (this.stopped) return 0;
 		if (found.baselined.length) {
 			this.ctx.logger.info(
 				`Storefront Trigger: catch-up baseline for ${about} (${found.baselined.join(', ')}) in ${found.requests} requests; changes from now on are caught up after downtime`,
 			);
 		}
-		for (const event of found.events) noteKnown(scope, claimKey(event));
-		if (found.events.length) this.options.start(found.events);
+		if (found.events.length) {
+			// Known once its run claimed them, wherever it ran (a queue worker); until it ends, not started again.
+			const keys = found.events.map(claimKey);
+			found.events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
+			const ended = (claimed: boolean) => {
+				const mine = keys.filter((key) => this.running.get(key)?.at === now);
+				for (const key of mine) this.running.delete(key);
+				if (claimed) noteKnown(scope, keys, Date.now());
+				else unread(this.memory, found.events.filter((_, i) => mine.includes(keys[i])));
+			};
+			void this.options.start(found.events).then(ended, () => ended(false));
+		}
 		const log = found.events.length ? this.ctx.logger.info : this.ctx.logger.debug;
 		log.call(
 			this.ctx.logger,
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ${found.events.length} changes not known to have run${found.events.length ? ', one run started for them' : ''}`,
 		);
+		return found.young;
 	}
 }

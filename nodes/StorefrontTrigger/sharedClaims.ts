@@ -8,17 +8,11 @@ import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcesse
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Throttle } from '../shared/clock';
+import { MAX_ROW_VALUES, turnPeriod } from './retention';
 import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
 
-/**
- * Values the trigger node's row holds at most (n8n trims the oldest): about 40 KB, read and written whole by every
- * call, so its size is the check's cost (bench/dedupe.js). A claim under the lock records one value, the event; one
- * without it three (the event, the delivery's token and the run marker).
- */
-export const SHARED_VALUES_LIMIT = 1_500;
-/** Event ids remembered in n8n's database per trigger node: the last 1,500, at least the last 500 (claims without the lock). */
-export const SHARED_EVENT_IDS_LIMIT = SHARED_VALUES_LIMIT;
-const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: SHARED_VALUES_LIMIT };
+/** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./retention). */
+const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
 const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
 
@@ -28,6 +22,18 @@ const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
  * Duplicate Events).
  */
 const HEAD_START_READS = 6;
+
+/**
+ * What a run claims for one change (./changeKeys): `key` and `ranIf` are recorded, and any of them found there means
+ * the change ran; `notes` are recorded and decide nothing (what another kind of claim looks for); `probes` are looked
+ * for (found: the change ran) and taken out again when this claim put them there, under the lock.
+ */
+export interface Claim {
+	key: string;
+	ranIf?: string[];
+	notes?: string[];
+	probes?: string[];
+}
 
 /** The values a delivery of `id` with the token `token` records (exported for the benchmark's pre-filled rows). */
 export const claimValues = (id: string, token: string) => ({
@@ -45,26 +51,32 @@ export interface Recorded {
 /** The node's values in n8n's database, as this package uses them. */
 export interface SharedStore {
 	/**
-	 * Records `values`, and `unlockedOnly` too when the call cannot be made under the lock; resolves to those of them
-	 * the store had before this call (it has them all afterwards).
+	 * Records `values`, and `unlockedOnly` too when the call cannot be made under the lock; `probes` are looked for and,
+	 * under the lock, taken out again where this call added them. Resolves to those of them the store had before.
 	 */
-	record(values: string[], unlockedOnly?: string[]): Promise<Recorded>;
+	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	readRow(): Promise<void>;
 }
 
 /**
- * Claims the run of event `id` for the delivery `token` against the shared store: true when this run goes on,
- * false when another delivery of the event got there first. Without the lock it builds on one fact: values disappear
- * only through a replacement, never appear without a write that added them. So it records the event with this
- * delivery's token (the event there: a redelivery), reads the token back (gone: another n8n was writing at the same
- * moment, so give its claim a head start of reads, which write nothing), and the one call that first records the run
- * marker runs the event: a run is dropped only where a value proves that another got there first.
+ * Claims the run of a change (or of event `id`) for the delivery `token` against the shared store: true when this run
+ * goes on, false when another delivery or reading of it got there first. Without the lock it builds on one fact:
+ * values disappear only through a replacement, never appear without a write that added them. So it records the
+ * change with this delivery's token (the change there: it ran), reads the token back (gone: another n8n was writing at
+ * the same moment, so give its claim a head start of reads, which write nothing), and the one call that first records
+ * the run marker runs it: a run is dropped only where a value proves that another got there first.
  */
-export async function claimShared(store: SharedStore, id: string, token: string): Promise<boolean> {
-	const values = claimValues(id, token);
-	const first = await store.record([values.event], [values.delivery]);
-	if (first.had.has(values.event)) return false;
+export async function claimShared(store: SharedStore, claim: string | Claim, token: string): Promise<boolean> {
+	const { key, ranIf = [], notes = [], probes = [] } = typeof claim === 'string' ? { key: claim } : claim;
+	const values = claimValues(key, token);
+	const decisive = [values.event, ...ranIf.map((id) => `event:${id}`), ...probes.map((id) => `event:${id}`)];
+	const first = await store.record(
+		[values.event, ...[...ranIf, ...notes].map((id) => `event:${id}`)],
+		[values.delivery],
+		probes.map((id) => `event:${id}`),
+	);
+	if (decisive.some((value) => first.had.has(value))) return false;
 	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
 	if (first.exclusive) return true;
 	const back = await store.record([values.delivery]);
@@ -83,6 +95,8 @@ export interface StoreAccess {
 	lock?: StoreRow;
 	/** Names the lock in this process (what is known about its row): the workflow. */
 	lockKey: string;
+	/** How long claims are kept (./retention); absent: only the row's cap bounds it. */
+	retentionMs?: number;
 	timing?: LockTiming;
 	/** Told when a batch of calls went on without the lock, and why. */
 	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
@@ -94,6 +108,7 @@ export interface StoreAccess {
 // that turns many executions' claims into a few database round trips.
 interface Waiter {
 	values: string[];
+	probes: string[];
 	resolve: (recorded: Recorded) => void;
 	reject: (error: unknown) => void;
 }
@@ -101,6 +116,7 @@ interface Batch {
 	access: StoreAccess;
 	values: Set<string>;
 	unlockedOnly: Set<string>;
+	probes: Set<string>;
 	waiters: Waiter[];
 }
 const queued = new Map<string, Batch>();
@@ -130,14 +146,20 @@ async function flush(scope: string): Promise<void> {
 					if (lock.unlocked) access.onUnlocked?.(lock.unlocked, lock.waitedMs);
 				}
 				const exclusive = lock.release !== undefined;
-				const had = await access.data.record(exclusive ? [...batch.values] : [...batch.values, ...batch.unlockedOnly]);
+				if (exclusive && access.retentionMs) await turnPeriod(scope, access.data, access.retentionMs, timing.now());
+				const probes = [...batch.probes].filter((value) => !batch.values.has(value));
+				const had = await access.data.record([...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes]);
 				// Answered as if the callers had come one after the other: a value two of them recorded was there for the
 				// later one (a catch-up's item and a delivery of one change, say, claiming at the same moment).
 				const before = new Set(had);
 				for (const waiter of batch.waiters) {
-					waiter.resolve({ had: new Set(waiter.values.filter((value) => before.has(value))), exclusive });
+					waiter.resolve({ had: new Set([...waiter.values, ...waiter.probes].filter((value) => before.has(value))), exclusive });
 					for (const value of waiter.values) before.add(value);
 				}
+				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
+				// they stay, and a later claim may take them for a change that ran).
+				const added = probes.filter((value) => !had.has(value));
+				if (exclusive && added.length) await access.data.remove(added);
 			} catch (error) {
 				for (const waiter of batch.waiters) waiter.reject(error);
 			}
@@ -158,13 +180,14 @@ async function flush(scope: string): Promise<void> {
 /** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
 const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
 
-function batched(scope: string, access: StoreAccess, values: string[], unlockedOnly: string[]): Promise<Recorded> {
+function batched(scope: string, access: StoreAccess, values: string[], unlockedOnly: string[], probes: string[]): Promise<Recorded> {
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
-		if (batch === undefined) queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), waiters: [] }));
+		if (batch === undefined) queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), probes: new Set(), waiters: [] }));
 		for (const value of values) batch.values.add(value);
 		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
-		batch.waiters.push({ values: [...values, ...unlockedOnly], resolve, reject });
+		for (const value of probes) batch.probes.add(value);
+		batch.waiters.push({ values: [...values, ...unlockedOnly], probes, resolve, reject });
 		if (!inFlight.has(scope)) void flush(scope);
 	});
 }
@@ -174,7 +197,7 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<void> | undefined;
 	return {
-		record: async (values, unlockedOnly = []) => await batched(scope, access, values, unlockedOnly),
+		record: async (values, unlockedOnly = [], probes = []) => await batched(scope, access, values, unlockedOnly, probes),
 		readRow: async () => {
 			reading ??= access.data.count().then(
 				() => void (reading = undefined),
@@ -207,7 +230,10 @@ function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, option
 	const helpers = context.helpers;
 	return {
 		count: async () => await helpers.getProcessedDataCount(scope, options),
-		record: async (values) => new Set((await helpers.checkProcessedAndRecord(values, scope, options)).processed.map(String)),
+		record: async (values, keepLast) => {
+			const recorded = await helpers.checkProcessedAndRecord(values, scope, keepLast === undefined ? options : { ...options, maxEntries: keepLast });
+			return new Set(recorded.processed.map(String));
+		},
 		remove: async (values) => await helpers.removeProcessed(values, scope, options),
 		clear: async () => await helpers.clearAllProcessedItems(scope, options),
 	};
@@ -259,7 +285,7 @@ export function workflowRowUser(context: IExecuteFunctions): string | undefined 
  * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
  * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
  */
-export function sharedStore(context: IExecuteFunctions, scope: string): SharedStore | undefined {
+export function sharedStore(context: IExecuteFunctions, scope: string, retentionMs: number): SharedStore | undefined {
 	const helpers = context.helpers;
 	const needed = ['checkProcessedAndRecord', 'getProcessedDataCount', 'removeProcessed', 'clearAllProcessedItems'] as const;
 	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
@@ -269,12 +295,13 @@ export function sharedStore(context: IExecuteFunctions, scope: string): SharedSt
 		// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 		data: {
 			count: async () => await asNodeError(context, data.count),
-			record: async (values) => await asNodeError(context, async () => await data.record(values)),
+			record: async (values, keepLast) => await asNodeError(context, async () => await data.record(values, keepLast)),
 			remove: data.remove,
 			clear: data.clear,
 		},
 		lock: rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined,
 		lockKey: String(context.getWorkflow().id ?? ''),
+		retentionMs,
 		onUnlocked: (why, waitedMs) => {
 			if (why === 'shared row') {
 				if (toldSharedRow.has(scope)) return;

@@ -73,6 +73,13 @@ export interface TriggerHarness {
 	}>;
 	/** Deactivation: n8n calls the closeFunction trigger() returned. */
 	close(): Promise<void>;
+	/**
+	 * Ends a run trigger() started without run(): as n8n does when it ran elsewhere (a queue worker: `outcome` is that
+	 * run) or never started (an Error: Redis or the workers down).
+	 */
+	settle(started: IWebhookResponseData, outcome: IRun | Error): void;
+	/** The whole record of the last run(). */
+	lastExecution(): IRun | undefined;
 }
 
 export interface HarnessOptions {
@@ -86,6 +93,12 @@ export interface HarnessOptions {
 	workflowId?: string;
 	/** Nodes after the trigger, each connected to the one before, and their types (run() runs them too). */
 	after?: { nodes: INode[]; types: Record<string, INodeType> };
+}
+
+/** The promise n8n hands emit() to settle once the run has ended. */
+interface Settled {
+	resolve(run: IRun): void;
+	reject(error: Error): void;
 }
 
 let harnesses = 0;
@@ -176,6 +189,7 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 	const staticData: IDataObject = {};
 	const after = options.after?.nodes ?? [];
 	let lastRun: IRun | undefined;
+	const ends = new WeakMap<IWebhookResponseData, Settled>();
 	const workflow = new Workflow({
 		id: options.workflowId ?? `wf-trigger-test-${++harnesses}`,
 		name: 'Storefront trigger test',
@@ -254,7 +268,12 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			await closeFunction?.();
 			const runs: IWebhookResponseData[] = [];
 			const additionalData = buildAdditionalData({ storefrontApi: credentials });
-			const emit = (data: INodeExecutionData[][]) => void runs.push({ workflowData: data });
+			// n8n's emit: what the run will get, and the promise n8n settles when that run has ended (run() or settle()).
+			const emit = (data: INodeExecutionData[][], _response?: unknown, done?: Settled) => {
+				const started: IWebhookResponseData = { workflowData: data };
+				if (done) ends.set(started, done);
+				runs.push(started);
+			};
 			const context = new core.TriggerContext(workflow, node, additionalData, 'trigger', activation, emit);
 			const warnings: string[] = [];
 			const read = nextReading();
@@ -279,6 +298,8 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 			await closeFunction?.();
 			closeFunction = undefined;
 		},
+		settle: (started, outcome) => void (outcome instanceof Error ? ends.get(started)?.reject(outcome) : ends.get(started)?.resolve(outcome)),
+		lastExecution: () => lastRun,
 		output: (name) => lastRun?.data.resultData.runData[name]?.[0]?.data?.main?.[0] ?? [],
 		async run(result, runMode = mode, { onError } = {}) {
 			node.onError = onError;
@@ -296,13 +317,16 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 				updatedAt: new Date(),
 			} as IWorkflowBase);
 			const done = new Promise<IRun>((resolve) => hooks.addHandler('workflowExecuteAfter', (run) => resolve(run)));
-			const additionalData = { ...baseAdditionalData(), hooks, executionId, setExecutionStatus: () => {} };
+			// The run's requests (a late change's check of its order) authenticate as in n8n: the full credentials helper.
+			const { credentialsHelper } = buildAdditionalData({ storefrontApi: credentials });
+			const additionalData = { ...baseAdditionalData(), credentialsHelper, hooks, executionId, setExecutionStatus: () => {} };
 			const runExecutionData = createRunExecutionData({
 				executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
 			});
 			await new core.WorkflowExecute(additionalData as IWorkflowExecuteAdditionalData, runMode, runExecutionData).processRunExecutionData(workflow);
 			const run = await done;
 			lastRun = run;
+			ends.get(result)?.resolve(run);
 			if (run.data.resultData.error) throw run.data.resultData.error;
 			return run.data.resultData.runData[node.name]?.[0]?.data?.main?.[0] ?? [];
 		},

@@ -8,7 +8,6 @@ import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { rememberEvent, SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
 import { DELIVERY_KEY } from '../../nodes/StorefrontTrigger/options';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
-import { SHARED_EVENT_IDS_LIMIT, SHARED_VALUES_LIMIT } from '../../nodes/StorefrontTrigger/sharedClaims';
 import { sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type HarnessOptions, type Outcome } from '../helpers/webhook';
 
@@ -526,19 +525,37 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 		expect(await again.run((await again.deliver(signed(payload))).result)).toEqual([]);
 	});
 
-	it(`remembers the last ${SHARED_EVENT_IDS_LIMIT} event ids of a trigger, and bounds its database row`, async () => {
-		const node = anotherProcess('wf-shared-limit');
-		const ids = Array.from({ length: SHARED_EVENT_IDS_LIMIT + 1 }, (_, i) => `evt_limit_${i}`);
-		for (const id of ids) expect(await node.run((await node.deliver(signed(event('order.created', { id })))).result)).toHaveLength(1);
-		const row = store.rows.get('wf-shared-limit|n:trigger-node-id') ?? [];
-		expect(row).toHaveLength(SHARED_VALUES_LIMIT); // one value per id: every claim had the lock
-		await sleep(50); // the lock is released just after the last answer
-		expect(store.rows.has('wf-shared-limit|')).toBe(false); // and released it
-		const later = (id: string) => anotherProcess('wf-shared-limit').deliver(signed(event('order.created', { id })));
-		const checker = anotherProcess('wf-shared-limit');
-		expect(await checker.run((await later(ids[0])).result)).toHaveLength(1); // the oldest was forgotten
-		expect(await checker.run((await later(ids[ids.length - 1])).result)).toEqual([]); // the newest was not
-	}, 30_000); // 1,501 runs through WorkflowExecute: seconds on a busy machine
+	it('remembers claimed event ids for Remember Events For (72 hours by default), however many: a redelivery after 2,000 newer ones, or a day later, is dropped; past the time, they are forgotten', async () => {
+		let now = Date.parse('2026-11-20T00:00:00Z');
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+		const rowOf = () => store.rows.get('wf-shared-retention|n:trigger-node-id') ?? [];
+		const redelivered = async (id: string) => {
+			const process = anotherProcess('wf-shared-retention');
+			return await process.run((await process.deliver(signed(event('order.created', { id })))).result);
+		};
+		try {
+			const node = anotherProcess('wf-shared-retention');
+			const ids = Array.from({ length: 2_000 }, (_, i) => `evt_keep_${i}`);
+			for (const id of ids) {
+				expect(await node.run((await node.deliver(signed(event('order.created', { id })))).result)).toHaveLength(1);
+				now += 1_000;
+			}
+			expect(rowOf().length).toBeGreaterThanOrEqual(2_000); // one value per id (every claim had the lock), and a marker
+			expect(await redelivered(ids[0])).toEqual([]); // after 1,999 newer claims (n8n's row used to keep 1,500)
+			now += 24 * 3_600_000;
+			expect(await redelivered(ids[0])).toEqual([]); // a day later
+			now = Date.parse('2026-11-20T00:00:00Z') + 72 * 3_600_000 + 60_000;
+			expect(await redelivered(ids[1])).toEqual([]); // 72 hours later: still remembered
+			now += 24 * 3_600_000;
+			const fresh = anotherProcess('wf-shared-retention');
+			expect(await fresh.run((await fresh.deliver(signed(event('order.created', { id: 'evt_keep_new' })))).result)).toHaveLength(1);
+			expect(rowOf().length).toBeLessThan(100); // the claims older than 72 hours (and a period) were dropped
+			expect(await redelivered(ids[2])).toHaveLength(1); // so this one is forgotten
+			expect(await redelivered('evt_keep_new')).toEqual([]); // and the new one is not
+		} finally {
+			clock.mockRestore();
+		}
+	}, 60_000); // 2,000 runs through WorkflowExecute: seconds on a busy machine
 
 	it('a retry from the executions list and a test run always run, whatever the database says', async () => {
 		const payload = event('order.created');

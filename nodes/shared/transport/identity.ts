@@ -13,8 +13,8 @@ export function idFields(resource: string): string[] {
 }
 
 /** The record's id as a string, or undefined when it has none under any accepted name. */
-export function recordId(record: IDataObject, resource: string): string | undefined {
-	for (const field of idFields(resource)) {
+export function recordId(record: IDataObject, resource: string, fields = idFields(resource)): string | undefined {
+	for (const field of fields) {
 		const value = record[field];
 		if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) {
 			return String(value);
@@ -22,6 +22,12 @@ export function recordId(record: IDataObject, resource: string): string | undefi
 	}
 	return undefined;
 }
+
+/**
+ * The id of the record an event is about: `<resource>_id` first, then `id`. An event's data may be another object that
+ * names the record (a payment `{id: "pay_…", order_id}`), while a record's own `<resource>_id` is its id.
+ */
+export const eventRecordId = (data: IDataObject, resource: string) => recordId(data, resource, [...idFields(resource)].reverse());
 
 /** `"id" or "order_id"`: the fields named in errors and warnings about records without an id. */
 export function idFieldNames(resource: string): string {

@@ -3,5 +3,5 @@
 export * from './client';
 export { isObject, unwrapList, unwrapSingle } from './envelope';
 export { gotNoAnswer, serviceMessage } from './errors';
-export { idFieldNames, recordId } from './identity';
+export { eventRecordId, idFieldNames, recordId } from './identity';
 export { nextPageNumber, type Page } from './pagination';

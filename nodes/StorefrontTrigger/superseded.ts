@@ -1,0 +1,39 @@
+// A late status change: the service's retry of an order.updated after an outage may arrive after the order changed
+// again — after the catch-up ran its current status. Run last, it would make "on hold" the workflow's last word on
+// an order that is processing. So a delivery of an order.updated that is late (created more than LATE_AFTER_MS before
+// its run) is checked against the order as it is now (one request): a status it no longer has marks the item
+// `superseded: true` with `current_status`, and "Leave Out Superseded Changes" drops it (docs/trigger.md).
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
+import { timeOf } from '../shared/changes/read';
+import { SOURCE_FIELD } from './options';
+
+/** A delivery this much younger than its run is not checked: the order has rarely changed again so soon. */
+export const LATE_AFTER_MS = 60_000;
+
+const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
+	type === 'order.updated' && isObject(data) && typeof data.status === 'string' && now - timeOf(created_at) > LATE_AFTER_MS;
+
+/**
+ * Marks the late order.updated deliveries among `items` whose order has another status now; returns the items that go
+ * on (without the superseded ones when `leaveOut`). An order that cannot be read leaves its item as it is (and says so).
+ */
+export async function markSuperseded(context: IExecuteFunctions, items: INodeExecutionData[], leaveOut: boolean, now: number) {
+	const late = items.filter(({ json }) => json[SOURCE_FIELD] !== 'catchUp' && isLate(json, now));
+	if (late.length === 0) return items;
+	const client = await StorefrontClient.create(context);
+	for (const item of late) {
+		const data = item.json.data as IDataObject;
+		const id = eventRecordId(data, 'order');
+		if (id === undefined) continue;
+		try {
+			const order = await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id });
+			const current = order.status;
+			if (typeof current === 'string' && current !== data.status) item.json = { ...item.json, superseded: true, current_status: current };
+		} catch (error) {
+			context.logger.warn(`Storefront Trigger: could not read order ${id} to check whether its late change to "${String(data.status)}" is superseded: ${(error as Error).message}`);
+		}
+	}
+	return leaveOut ? items.filter(({ json }) => json.superseded !== true) : items;
+}
