@@ -22,8 +22,8 @@ import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_RECONCILE_MINUTES } from './options';
 import { receive } from './receive';
-import { DEFAULT_REMEMBER_HOURS } from './retention';
 import { startReading } from './reconcile';
+import { DEFAULT_REMEMBER_HOURS } from './retention';
 
 export class StorefrontTrigger implements INodeType {
 	description: INodeTypeDescription = {

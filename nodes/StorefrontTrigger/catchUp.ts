@@ -8,11 +8,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
-import type { Claim } from './sharedClaims';
 import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
+import type { Claim } from './sharedClaims';
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
@@ -229,7 +229,8 @@ export interface Reading {
  * trigger that remembers what `memory` holds: an order changed since then reports its current status
  * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
  */
-export async function findChanges(client: StorefrontClient, { skip, staticData, kinds, memory, now, graceMs, beforeRequest }: Reading): Promise<CatchUp> {
+export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
+	const { skip, staticData, kinds, memory, now, graceMs, beforeRequest } = reading;
 	const wanted = readableKinds(kinds);
 	const floors: Floors = { ...floorsIn(staticData, wanted) };
 	const baselined = wanted.filter((kind) => typeof floors[kind] !== 'number');

@@ -11,8 +11,8 @@ import { changeClaim, noteKnown, noteSeen } from './catchUp';
 import { catchesUp, DELIVERY_KEY, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
 import { refusedRun } from './refusals';
 import { claimRun } from './seenEvents';
-import { markSuperseded } from './superseded';
 import { claimShared, sharedStore, type Claim, type SharedStore } from './sharedClaims';
+import { markSuperseded } from './superseded';
 
 export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
@@ -35,15 +35,19 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 			if (staticData) noteSeen(staticData, created_at, now);
 			if (!claim || typeof delivery !== 'string' || typeof id !== 'string') return true;
 			if (!claimRun(scope, id, delivery, now)) return false;
-			const claimed: Claim = (byChange && changeClaim(type, data, item.json[SOURCE_FIELD] === 'catchUp')) || { key: id };
+			const read = item.json[SOURCE_FIELD] === 'catchUp';
+			const claimed: Claim = (byChange && changeClaim(type, data, read)) || { key: id };
 			const runs = !shared || (await claimInDatabase(context, shared, claimed, delivery));
 			// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
 			if (byChange) noteKnown(scope, [claimed.key, ...(claimed.notes ?? [])], now);
 			return runs;
 		}),
 	);
-	const passed = items.flatMap((item, index) => (goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : []));
-	return [byChange && claim ? await markSuperseded(context, passed, options.leaveOutSuperseded === true, now) : passed];
+	const passed = items.flatMap((item, index) =>
+		goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : [],
+	);
+	if (!byChange || !claim) return [passed];
+	return [await markSuperseded(context, passed, options.leaveOutSuperseded === true, now)];
 }
 
 /**
@@ -55,7 +59,8 @@ async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, c
 		return await claimShared(store, claim, delivery);
 	} catch (error) {
 		context.logger.warn(
-			`Storefront Trigger: could not check event ${claim.key} for duplicates in n8n's database, so it runs: ${(error as Error).message}`,
+			`Storefront Trigger: could not check event ${claim.key} for duplicates in n8n's database, so it runs: ` +
+				(error as Error).message,
 		);
 		return true;
 	}

@@ -42,7 +42,8 @@ export const reconcileMinutes = (options: Options, typeVersion: number) => {
 const MIN_RECONCILE_MINUTES = 0.25;
 
 /** How long claimed events and changes are remembered ("Remember Events For"), in ms. */
-export const rememberMs = (options: Options) => Math.max(1, options.rememberHours ?? DEFAULT_REMEMBER_HOURS) * 3_600_000;
+export const rememberMs = (options: Options) =>
+	Math.max(1, options.rememberHours ?? DEFAULT_REMEMBER_HOURS) * 3_600_000;
 
 /** Whose remembered ids and claims apply: this trigger node of this workflow. */
 export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>

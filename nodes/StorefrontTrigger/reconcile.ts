@@ -69,7 +69,8 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 		start: async (events) => {
 			const token = randomUUID();
 			const done = ctx.helpers.createDeferredPromise<IRun>();
-			ctx.emit([events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }))], undefined, done);
+			const items = events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }));
+			ctx.emit([items], undefined, done);
 			return claimedIn(await done.promise, node);
 		},
 	});
@@ -114,7 +115,8 @@ function claimedIn(run: IRun | undefined, node: string): boolean {
 	const { runData, lastNodeExecuted } = run.data.resultData;
 	const step = runData[node]?.[0];
 	if (step) return !step.error;
-	return run.status === 'success' || (run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node);
+	if (run.status === 'success') return true;
+	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
 interface ReadingOptions {
@@ -222,7 +224,8 @@ class Reconciler {
 		for (const [key] of lapsed) this.running.delete(key);
 		unread(this.memory, lapsed.map(([, { event }]) => event));
 		const skip = (key: string) => this.running.has(key) || isKnown(scope, key, now, rememberMs);
-		const found = await findChanges(this.client, { skip, staticData: this.staticData, kinds, memory: this.memory, now, graceMs, beforeRequest: pace });
+		const { client, memory, staticData } = this;
+		const found = await findChanges(client, { skip, staticData, kinds, memory, now, graceMs, beforeRequest: pace });
 		if (this.stopped) return 0;
 		if (found.baselined.length) {
 			this.ctx.logger.info(
@@ -234,10 +237,11 @@ class Reconciler {
 			const keys = found.events.map(claimKey);
 			found.events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
 			const ended = (claimed: boolean) => {
-				const mine = keys.filter((key) => this.running.get(key)?.at === now);
-				for (const key of mine) this.running.delete(key);
+				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
+				const mine = found.events.filter((_, i) => this.running.get(keys[i])?.at === now);
+				for (const event of mine) this.running.delete(claimKey(event));
 				if (claimed) noteKnown(scope, keys, Date.now());
-				else unread(this.memory, found.events.filter((_, i) => mine.includes(keys[i])));
+				else unread(this.memory, mine);
 			};
 			void this.options.start(found.events).then(ended, () => ended(false));
 		}

@@ -5,7 +5,8 @@
 // number of values it dropped, each written as bits (one value per bit that is set), since a hashed value cannot be
 // read back, only found. A marker's position then is where it was written less what later periods dropped. A claim is
 // kept between the full time and a third more (docs/trigger.md, Drop Duplicate Events: Retention). Only a process that
-// holds the lock does this, so no other write moves the row meanwhile; each n8n process that claims pays four calls for it once a period.
+// holds the lock does this, so no other write moves the row meanwhile; each n8n process that claims pays four calls
+// for it once a period.
 import type { StoreRow } from './claimLock';
 
 export const DEFAULT_REMEMBER_HOURS = 72;
@@ -22,13 +23,16 @@ const BITS = 21;
 export const MAX_ROW_VALUES = 300_000;
 
 const mark = (period: number) => `period:${period}`;
-const bitValues = (period: number, what: 'at' | 'cut') => Array.from({ length: BITS }, (_, i) => `period:${period}:${what}:${i}`);
-const encode = (period: number, what: 'at' | 'cut', n: number) => bitValues(period, what).filter((_, i) => Math.floor(n / 2 ** i) % 2 === 1);
+const bitValues = (period: number, what: 'at' | 'cut') =>
+	Array.from({ length: BITS }, (_, i) => `period:${period}:${what}:${i}`);
+const encode = (period: number, what: 'at' | 'cut', n: number) =>
+	bitValues(period, what).filter((_, i) => Math.floor(n / 2 ** i) % 2 === 1);
 const decode = (period: number, what: 'at' | 'cut', had: Set<string>) =>
 	bitValues(period, what).reduce((sum, value, i) => sum + (had.has(value) ? 2 ** i : 0), 0);
 
 /** The period a claim made at `now` belongs to, for a retention of `retentionMs`. */
-export const periodOf = (now: number, retentionMs: number) => Math.floor(now / Math.max(1, Math.floor(retentionMs / PERIODS)));
+export const periodOf = (now: number, retentionMs: number) =>
+	Math.floor(now / Math.max(1, Math.floor(retentionMs / PERIODS)));
 
 /** Per node (process memory): the period whose marker this process knows to be in the row. */
 const marked = new Map<string, number>();

@@ -24,9 +24,9 @@ const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
 const HEAD_START_READS = 6;
 
 /**
- * What a run claims for one change (./changeKeys): `key` and `ranIf` are recorded, and any of them found there means
- * the change ran; `notes` are recorded and decide nothing (what another kind of claim looks for); `probes` are looked
- * for (found: the change ran) and taken out again when this claim put them there, under the lock.
+ * What a run claims for one change (changeClaim, ./catchUp): `key` and `ranIf` are recorded, and any of them found
+ * there means the change ran; `notes` are recorded and decide nothing (what another kind of claim looks for);
+ * `probes` are looked for (found: the change ran) and taken out again when this claim put them there, under the lock.
  */
 export interface Claim {
 	key: string;
@@ -70,12 +70,9 @@ export interface SharedStore {
 export async function claimShared(store: SharedStore, claim: string | Claim, token: string): Promise<boolean> {
 	const { key, ranIf = [], notes = [], probes = [] } = typeof claim === 'string' ? { key: claim } : claim;
 	const values = claimValues(key, token);
-	const decisive = [values.event, ...ranIf.map((id) => `event:${id}`), ...probes.map((id) => `event:${id}`)];
-	const first = await store.record(
-		[values.event, ...[...ranIf, ...notes].map((id) => `event:${id}`)],
-		[values.delivery],
-		probes.map((id) => `event:${id}`),
-	);
+	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
+	const decisive = [values.event, ...ran, ...probed];
+	const first = await store.record([values.event, ...ran, ...noted], [values.delivery], probed);
 	if (decisive.some((value) => first.had.has(value))) return false;
 	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
 	if (first.exclusive) return true;
@@ -153,7 +150,8 @@ async function flush(scope: string): Promise<void> {
 				// later one (a catch-up's item and a delivery of one change, say, claiming at the same moment).
 				const before = new Set(had);
 				for (const waiter of batch.waiters) {
-					waiter.resolve({ had: new Set([...waiter.values, ...waiter.probes].filter((value) => before.has(value))), exclusive });
+					const asked = [...waiter.values, ...waiter.probes];
+					waiter.resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
 					for (const value of waiter.values) before.add(value);
 				}
 				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
@@ -180,10 +178,18 @@ async function flush(scope: string): Promise<void> {
 /** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
 const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
 
-function batched(scope: string, access: StoreAccess, values: string[], unlockedOnly: string[], probes: string[]): Promise<Recorded> {
+function batched(
+	scope: string,
+	access: StoreAccess,
+	values: string[],
+	unlockedOnly: string[],
+	probes: string[],
+): Promise<Recorded> {
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
-		if (batch === undefined) queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), probes: new Set(), waiters: [] }));
+		if (batch === undefined) {
+			queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), probes: new Set(), waiters: [] }));
+		}
 		for (const value of values) batch.values.add(value);
 		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
 		for (const value of probes) batch.probes.add(value);
@@ -231,7 +237,8 @@ function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, option
 	return {
 		count: async () => await helpers.getProcessedDataCount(scope, options),
 		record: async (values, keepLast) => {
-			const recorded = await helpers.checkProcessedAndRecord(values, scope, keepLast === undefined ? options : { ...options, maxEntries: keepLast });
+			const trimmed = keepLast === undefined ? options : { ...options, maxEntries: keepLast };
+			const recorded = await helpers.checkProcessedAndRecord(values, scope, trimmed);
 			return new Set(recorded.processed.map(String));
 		},
 		remove: async (values) => await helpers.removeProcessed(values, scope, options),

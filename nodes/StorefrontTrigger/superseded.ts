@@ -13,13 +13,22 @@ import { SOURCE_FIELD } from './options';
 export const LATE_AFTER_MS = 60_000;
 
 const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
-	type === 'order.updated' && isObject(data) && typeof data.status === 'string' && now - timeOf(created_at) > LATE_AFTER_MS;
+	type === 'order.updated' &&
+	isObject(data) &&
+	typeof data.status === 'string' &&
+	now - timeOf(created_at) > LATE_AFTER_MS;
 
 /**
  * Marks the late order.updated deliveries among `items` whose order has another status now; returns the items that go
- * on (without the superseded ones when `leaveOut`). An order that cannot be read leaves its item as it is (and says so).
+ * on (without the superseded ones when `leaveOut`). An order that cannot be read leaves its item as it is (and says
+ * so).
  */
-export async function markSuperseded(context: IExecuteFunctions, items: INodeExecutionData[], leaveOut: boolean, now: number) {
+export async function markSuperseded(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+	leaveOut: boolean,
+	now: number,
+): Promise<INodeExecutionData[]> {
 	const late = items.filter(({ json }) => json[SOURCE_FIELD] !== 'catchUp' && isLate(json, now));
 	if (late.length === 0) return items;
 	const client = await StorefrontClient.create(context);
@@ -30,9 +39,15 @@ export async function markSuperseded(context: IExecuteFunctions, items: INodeExe
 		try {
 			const order = await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id });
 			const current = order.status;
-			if (typeof current === 'string' && current !== data.status) item.json = { ...item.json, superseded: true, current_status: current };
+			if (typeof current === 'string' && current !== data.status) {
+				item.json = { ...item.json, superseded: true, current_status: current };
+			}
 		} catch (error) {
-			context.logger.warn(`Storefront Trigger: could not read order ${id} to check whether its late change to "${String(data.status)}" is superseded: ${(error as Error).message}`);
+			const change = `its late change to "${String(data.status)}"`;
+			context.logger.warn(
+				`Storefront Trigger: could not read order ${id} to check whether ${change} is superseded: ` +
+					(error as Error).message,
+			);
 		}
 	}
 	return leaveOut ? items.filter(({ json }) => json.superseded !== true) : items;

@@ -27,6 +27,16 @@ let workflows = 0;
  * The trigger of one workflow; `restarted()`: the same workflow in a restarted n8n — this one deactivated, a fresh copy
  * of the node's modules (nothing in memory), the static data n8n saved, and n8n's database (the claims) as it was.
  */
+/** The trigger as another n8n process loads it: its own module instances, so its own memory. */
+function freshNodeType(): INodeType {
+	let fresh: typeof StorefrontTrigger | undefined;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+	});
+	return new fresh!();
+}
+
 function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] = ['*'], workflowId = `wf-catch-up-${++workflows}`, nodeType: INodeType = new StorefrontTrigger()) {
 	const harness = createTriggerHarness({
 		nodeType,
@@ -38,23 +48,13 @@ function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] 
 	return Object.assign(harness, {
 		restarted() {
 			void harness.close();
-			let fresh: typeof StorefrontTrigger | undefined;
-			jest.isolateModules(() => {
-				// eslint-disable-next-line @typescript-eslint/no-require-imports
-				fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
-			});
-			const next = trigger(typeVersion, options, events, workflowId, new fresh!());
+			const next = trigger(typeVersion, options, events, workflowId, freshNodeType());
 			Object.assign(next.staticData(), JSON.parse(JSON.stringify(harness.staticData())));
 			return next;
 		},
 		/** Another n8n process of the same workflow (a queue worker): its own memory, the same database. */
 		worker() {
-			let fresh: typeof StorefrontTrigger | undefined;
-			jest.isolateModules(() => {
-				// eslint-disable-next-line @typescript-eslint/no-require-imports
-				fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
-			});
-			return createTriggerHarness({ nodeType: new fresh!(), typeVersion, workflowId, parameters: { events, options } as never, credentials: { ...ctx.credentials, webhookSecret: SECRET } as never });
+			return createTriggerHarness({ nodeType: freshNodeType(), typeVersion, workflowId, parameters: { events, options } as never, credentials: { ...ctx.credentials, webhookSecret: SECRET } as never });
 		},
 	});
 }

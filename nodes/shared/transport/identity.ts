@@ -27,7 +27,8 @@ export function recordId(record: IDataObject, resource: string, fields = idField
  * The id of the record an event is about: `<resource>_id` first, then `id`. An event's data may be another object that
  * names the record (a payment `{id: "pay_…", order_id}`), while a record's own `<resource>_id` is its id.
  */
-export const eventRecordId = (data: IDataObject, resource: string) => recordId(data, resource, [...idFields(resource)].reverse());
+export const eventRecordId = (data: IDataObject, resource: string) =>
+	recordId(data, resource, [...idFields(resource)].reverse());
 
 /** `"id" or "order_id"`: the fields named in errors and warnings about records without an id. */
 export function idFieldNames(resource: string): string {
