@@ -5,7 +5,7 @@
 //   off  option Drop Duplicate Events turned off (dropDuplicates: false): no duplicate checking at all
 //   on   default options (Drop Duplicate Events on, Remember Events For 72 h): when a run starts, execute() claims the
 //        event in n8n's database through the deduplication helper (this.helpers.checkProcessedAndRecord, ../nodes/
-//        StorefrontTrigger/sharedClaims.ts) under its lock across processes (claimLock.ts: the workflow's row
+//        shared/claims/sharedClaims.ts) under its lock across processes (claimLock.ts: the workflow's row
 //        inserted, then deleted), one call per batch of events, each reading and rewriting the node's whole
 //        `processed_data` row: its cost grows with the number of claims the row remembers
 // at 0 remembered ids and at K remembered ids (by default 1,500 — the row the trigger kept before Remember Events For,
@@ -84,6 +84,7 @@ const MARKER_SLACK = 100;
 const MARKER_BITS = 32;
 
 const DIST = path.join(runtime.ROOT, 'dist', 'nodes', 'StorefrontTrigger');
+const CLAIMS_DIST = path.join(runtime.ROOT, 'dist', 'nodes', 'shared', 'claims');
 
 /** @type {Record<string, {label: string}>} */
 const SETUPS = {
@@ -103,14 +104,14 @@ const ENGINES = {
  *   claimValues: (id: string, token: string) => Record<string, string>}}
  */
 function builtCheck() {
-	const claims = path.join(DIST, 'sharedClaims.js');
-	const retention = path.join(DIST, 'retention.js');
+	const claims = path.join(CLAIMS_DIST, 'sharedClaims.js');
+	const retention = path.join(CLAIMS_DIST, 'retention.js');
 	// The run's first step (claim.js, since the trigger was split into steps) claims through claimShared, which turns
 	// the retention's periods (turnPeriod).
 	const step = path.join(DIST, 'claim.js');
 	const read = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
 	if (!read(step).includes('claimShared') || !read(claims).includes('turnPeriod') || !fs.existsSync(retention)) {
-		throw new Error(`${path.relative(runtime.ROOT, DIST)} has no shared duplicate check with a retention (claim.js → claimShared, retention.js): run \`npm run build\` first.`);
+		throw new Error(`${path.relative(runtime.ROOT, path.dirname(DIST))} has no shared duplicate check with a retention (claim.js → claimShared, retention.js): run \`npm run build\` first.`);
 	}
 	const built = require(claims);
 	const kept = require(retention);

@@ -4,7 +4,7 @@
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists
 // from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and starts
 // one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first runs
-// it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (./sharedClaims).
+// it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (../shared/claims/sharedClaims).
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
@@ -12,7 +12,7 @@ import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-import type { Claim } from './sharedClaims';
+import type { Claim } from '../shared/claims/sharedClaims';
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and

@@ -2,7 +2,7 @@
 // with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
 // goes on unless the same delivery or change got there first: in this running n8n (free: after a crash n8n re-runs
 // accepted executions itself while the service redelivers them), then in n8n's database, which every n8n shares
-// (another webhook processor or worker in queue mode, this n8n before a restart; ./sharedClaims). With the catch-up on,
+// (another webhook processor or worker in queue mode, this n8n before a restart; ../shared/claims/sharedClaims). With the catch-up on,
 // the change itself is claimed (changeKey), so a delivery and a reading that report it run it once. A retry from the
 // executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
@@ -11,8 +11,16 @@ import { changeClaim, noteKnown, noteSeen } from './catchUp';
 import { catchesUp, DELIVERY_KEY, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
 import { refusedRun } from './refusals';
 import { claimRun } from './seenEvents';
-import { claimShared, sharedStore, type Claim, type SharedStore } from './sharedClaims';
+import { claimShared, sharedStore, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
 import { markSuperseded } from './superseded';
+
+/** What the store's warnings say of the trigger's claims. */
+const CLAIM_WORDS = {
+	node: 'Storefront Trigger',
+	claims: 'events',
+	risk: 'two n8n processes could both run a redelivered event',
+	doc: 'docs/trigger.md, Drop Duplicate Events',
+};
 
 export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
@@ -24,7 +32,7 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 	const byChange = catchesUp(options, context.getNode().typeVersion);
 	const staticData = byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
 	const scope = scopeOf(context);
-	const shared = claim ? sharedStore(context, scope, rememberMs(options)) : undefined;
+	const shared = claim ? sharedStore(context, scope, rememberMs(options), CLAIM_WORDS) : undefined;
 	const now = Date.now();
 	// The items' claims go out together, so a reading's run asks n8n's database once (one batch) rather than once per
 	// change; the in-memory steps before it still take the items in order.

@@ -2,7 +2,7 @@
 // behaviour change for saved workflows is a new node version, so each default is tied to the version that brought it.
 import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { DEFAULT_REMEMBER_HOURS } from './retention';
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
 
 /** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
 const DEDUPLICATING_VERSION = 1.2;

@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; the schedules' outcome counts are printed */
-// The shared-database claim (nodes/StorefrontTrigger/sharedClaims.ts, with its lock ./claimLock.ts) against every kind
+// The shared-database claim (nodes/shared/claims/sharedClaims.ts, with its lock ./claimLock.ts) against every kind
 // of interleaving n8n's deduplication helper allows: each call of each n8n process is a read of the row and, later, a
 // write of the whole row, and the test decides — from a seeded random generator — which pending read, write or wait
 // happens next. Each simulated process has its own batching and lock state, as each n8n process has. Thousands of
@@ -10,8 +10,8 @@
 // Asserted in every schedule: every event runs at least once (a claim never loses an event). Counted: schedules in
 // which a copy ran twice — for the claim with its lock, for the claim without it (what happens when the lock cannot be
 // had) and for a single check-and-record call (what n8n's Remove Duplicates node does).
-import { claimShared, claimValues, storeOver, type SharedStore } from '../../nodes/StorefrontTrigger/sharedClaims';
-import { acquireLock, LEASE_MS, MAX_WAIT_MS, type LockTiming, type StoreRow } from '../../nodes/StorefrontTrigger/claimLock';
+import { claimShared, claimValues, storeOver, type SharedStore } from '../../nodes/shared/claims/sharedClaims';
+import { acquireLock, LEASE_MS, MAX_WAIT_MS, type LockTiming, type StoreRow } from '../../nodes/shared/claims/claimLock';
 import { InMemoryDeduplicator } from '../helpers/deduplication';
 
 const workflow = { id: 'wf-schedules', active: true };

@@ -4,7 +4,7 @@
 // does not change for a whole lease means the holder died holding it; a row that is not this lock's (more values, no
 // marker: a Remove Duplicates node's) is left alone, and then, or after MAX_WAIT_MS, the claim goes on without the
 // lock, so a lock never stops events (docs/trigger.md, Drop Duplicate Events: Why a lock).
-import { realClock, type Clock } from '../shared/clock';
+import { realClock, type Clock } from '../clock';
 
 /** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the node's. */
 export interface StoreRow {

@@ -1,13 +1,14 @@
-// "Drop Duplicate Events" across n8n processes and restarts: which events and changes already started a run, kept in
-// n8n's own database (every n8n of an instance shares it) through the one store n8n gives a node for that, the
-// deduplication helper of its Remove Duplicates node. That helper reads a row and writes it back whole without a lock,
-// so overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
+// Claims across n8n processes and restarts — the Storefront Trigger's "Drop Duplicate Events" (which events and
+// changes already started a run) and Create or Update's creates (which SKUs a run is creating) — kept in n8n's own
+// database (every n8n of an instance shares it) through the one store n8n gives a node for that, the deduplication
+// helper of its Remove Duplicates node. That helper reads a row and writes it back whole without a lock, so
+// overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
 // across processes (./claimLock), where one call decides it exactly; without the lock, claimShared's slower protocol
 // never loses an event (docs/trigger.md, Drop Duplicate Events).
 import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcessedOptions, NodeTypeAndVersion } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { Throttle } from '../shared/clock';
+import { Throttle } from '../clock';
 import { MAX_ROW_VALUES, turnPeriod } from './retention';
 import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
 
@@ -57,6 +58,11 @@ export interface SharedStore {
 	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	readRow(): Promise<void>;
+	/**
+	 * Takes `values` out of the row, under the lock only (a removal without it could replace another process's
+	 * values); without the lock they stay until the retention drops them. Resolves to whether they were taken out.
+	 */
+	forget(values: string[]): Promise<boolean>;
 }
 
 /**
@@ -83,6 +89,11 @@ export async function claimShared(store: SharedStore, claim: string | Claim, tok
 	}
 	const marker = await store.record([values.run]);
 	return !marker.had.has(values.run);
+}
+
+/** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
+export async function releaseShared(store: SharedStore, key: string, token: string): Promise<boolean> {
+	return await store.forget(Object.values(claimValues(key, token)));
 }
 
 /** How a process reaches the store: the trigger node's row (the claims), the workflow's row (the lock). */
@@ -114,6 +125,7 @@ interface Batch {
 	values: Set<string>;
 	unlockedOnly: Set<string>;
 	probes: Set<string>;
+	forget: Set<string>;
 	waiters: Waiter[];
 }
 const queued = new Map<string, Batch>();
@@ -145,7 +157,8 @@ async function flush(scope: string): Promise<void> {
 				const exclusive = lock.release !== undefined;
 				if (exclusive && access.retentionMs) await turnPeriod(scope, access.data, access.retentionMs, timing.now());
 				const probes = [...batch.probes].filter((value) => !batch.values.has(value));
-				const had = await access.data.record([...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes]);
+				const asked = [...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes];
+				const had = asked.length ? await access.data.record(asked) : new Set<string>();
 				// Answered as if the callers had come one after the other: a value two of them recorded was there for the
 				// later one (a catch-up's item and a delivery of one change, say, claiming at the same moment).
 				const before = new Set(had);
@@ -157,7 +170,8 @@ async function flush(scope: string): Promise<void> {
 				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
 				// they stay, and a later claim may take them for a change that ran).
 				const added = probes.filter((value) => !had.has(value));
-				if (exclusive && added.length) await access.data.remove(added);
+				const out = [...added, ...(exclusive ? batch.forget : [])];
+				if (exclusive && out.length) await access.data.remove(out);
 			} catch (error) {
 				for (const waiter of batch.waiters) waiter.reject(error);
 			}
@@ -184,15 +198,18 @@ function batched(
 	values: string[],
 	unlockedOnly: string[],
 	probes: string[],
+	forget: string[] = [],
 ): Promise<Recorded> {
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
 		if (batch === undefined) {
-			queued.set(scope, (batch = { access, values: new Set(), unlockedOnly: new Set(), probes: new Set(), waiters: [] }));
+			const empty = { values: new Set<string>(), unlockedOnly: new Set<string>(), probes: new Set<string>(), forget: new Set<string>() };
+			queued.set(scope, (batch = { access, ...empty, waiters: [] }));
 		}
 		for (const value of values) batch.values.add(value);
 		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
 		for (const value of probes) batch.probes.add(value);
+		for (const value of forget) batch.forget.add(value);
 		batch.waiters.push({ values: [...values, ...unlockedOnly], probes, resolve, reject });
 		if (!inFlight.has(scope)) void flush(scope);
 	});
@@ -204,6 +221,7 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	let reading: Promise<void> | undefined;
 	return {
 		record: async (values, unlockedOnly = [], probes = []) => await batched(scope, access, values, unlockedOnly, probes),
+		forget: async (values) => (await batched(scope, access, [], [], [], values)).exclusive,
 		readRow: async () => {
 			reading ??= access.data.count().then(
 				() => void (reading = undefined),
@@ -288,11 +306,24 @@ export function workflowRowUser(context: IExecuteFunctions): string | undefined 
 	return undefined;
 }
 
+/** How the warnings of a store name its node, its claims and what can happen without the lock. */
+export interface ClaimWords {
+	node: string;
+	claims: string;
+	risk: string;
+	doc: string;
+}
+
 /**
  * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
  * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
  */
-export function sharedStore(context: IExecuteFunctions, scope: string, retentionMs: number): SharedStore | undefined {
+export function sharedStore(
+	context: IExecuteFunctions,
+	scope: string,
+	retentionMs: number,
+	words: ClaimWords,
+): SharedStore | undefined {
 	const helpers = context.helpers;
 	const needed = ['checkProcessedAndRecord', 'getProcessedDataCount', 'removeProcessed', 'clearAllProcessedItems'] as const;
 	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
@@ -314,12 +345,12 @@ export function sharedStore(context: IExecuteFunctions, scope: string, retention
 				if (toldSharedRow.has(scope)) return;
 				toldSharedRow.add(scope);
 				return context.logger.warn(
-					`Storefront Trigger: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so the trigger leaves that row to it and checks events for duplicates without the lock: exact within one n8n process; across processes (queue mode) a redelivery arriving at the same moment may run twice (docs/trigger.md, Drop Duplicate Events)`,
+					`${words.node}: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so ${words.node} leaves that row to it and claims ${words.claims} without the lock: exact within one n8n process; across processes (queue mode) ${words.risk} (${words.doc})`,
 				);
 			}
 			if (!unlockedWarnings.note(scope, Date.now())) return;
 			context.logger.warn(
-				`Storefront Trigger: checked events for duplicates in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so two n8n processes could both run a redelivered event (docs/trigger.md, Drop Duplicate Events)`,
+				`${words.node}: claimed ${words.claims} in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so ${words.risk} (${words.doc})`,
 			);
 		},
 	});
