@@ -58,7 +58,7 @@ const ROUTES = [
 		{
 			GET: (sb, _, search) => {
 				const q = listQuery(search, ['category', 'search']);
-				return page(sb, 'products', sb.state.listProducts(q), q);
+				return page(sb, 'products', sb.state.listProducts({ ...q, searchIn: sb.compat.product_search }), q);
 			},
 			POST: (sb, _, __, body) =>
 				json(sb.compat.create_status, singleBody(sb.compat, 'product', sb.state.createProduct(body, idKey(sb.compat, 'product'), sb.compat.unique_sku))),

@@ -21,6 +21,7 @@ const DEFAULT_COMPAT = Object.freeze({
 	event_data: 'contract',
 	unique_sku: true,
 	order_transitions: 'contract',
+	product_search: 'contract',
 });
 
 const CHOICES = {
@@ -45,6 +46,9 @@ const CHOICES = {
 	// 'any': PUT /orders/{id}/status moves an order from any status to any other known one (contract row 12 refuses
 	// the moves it does not list with 409); an unknown status is still 422 and the same status still a no-op.
 	order_transitions: ['contract', 'any'],
+	// 'name': GET /products?search= matches product names only (contract row 7: name, sku or description; the spec
+	// does not say), as a service whose search is a name search would.
+	product_search: ['contract', 'name'],
 };
 
 /** The key of an event's own resource id in the contract's event data (row 16). */

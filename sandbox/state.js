@@ -131,19 +131,16 @@ class State {
 
 	// ---- products -------------------------------------------------------------------------------------------
 
-	listProducts({ category, search }) {
+	/** `searchIn` 'name': `search` looks at names only (compat product_search), else at name, SKU and description. */
+	listProducts({ category, search, searchIn = 'contract' }) {
 		const c = category ? category.toLowerCase() : '';
 		const s = search ? search.toLowerCase() : '';
 		const all = this.cachedList('p||', () => byRecentChange([...this.products.values()]));
 		if (!c && !s) return all;
-		return this.cachedList(`p|${c}|${s}`, () =>
+		const fields = searchIn === 'name' ? ['name'] : ['name', 'sku', 'description'];
+		return this.cachedList(`p|${c}|${s}|${searchIn}`, () =>
 			all.filter(
-				(p) =>
-					(!c || (p.category ?? '').toLowerCase() === c) &&
-					(!s ||
-						p.name.toLowerCase().includes(s) ||
-						(p.sku ?? '').toLowerCase().includes(s) ||
-						(p.description ?? '').toLowerCase().includes(s)),
+				(p) => (!c || (p.category ?? '').toLowerCase() === c) && (!s || fields.some((f) => (p[f] ?? '').toLowerCase().includes(s))),
 			),
 		);
 	}

@@ -23,6 +23,7 @@ afterEach(async () => {
 		event_data: 'contract',
 		unique_sku: true,
 		order_transitions: 'contract',
+		product_search: 'contract',
 	});
 });
 
@@ -329,6 +330,19 @@ describe('record shapes', () => {
 		expect(spent()).toBeCloseTo(before - order.total, 2);
 		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'pending' })).status).toBe(200);
 		expect(spent()).toBeCloseTo(before, 2);
+	});
+
+	test('product_search name: search looks at names only (a SKU finds nothing, a name does); other values → 422', async () => {
+		expect((await sb.admin('PUT', '/compat', { product_search: 'sku' })).body.error.details).toEqual([
+			{ field: 'product_search', message: 'must be one of: contract, name' },
+		]);
+		const [product] = [...sb.state.products.values()];
+		const found = async (search: string) =>
+			((await api(sb, 'GET', `/products?limit=100&search=${encodeURIComponent(search)}`)).json as { products: Array<{ id: string }> }).products.map((p) => p.id);
+		expect(await found(product.sku)).toContain(product.id);
+		await compat({ product_search: 'name' });
+		expect(await found(product.sku)).toEqual([]);
+		expect(await found(product.name)).toContain(product.id);
 	});
 
 	test('event_data record: events other than order.created carry the record as a list shows it (no previous_status, no payment_id)', async () => {
