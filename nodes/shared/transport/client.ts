@@ -110,6 +110,9 @@ export class StorefrontClient {
 	/** Time this client had a request waiting for Storefront's rate limit (wall time: overlapping waits count once). */
 	waitedForLimitMs = 0;
 
+	/** API calls this client was asked to make (a retry of one is not another). */
+	calls = 0;
+
 	private readonly waiting = { count: 0, since: 0 };
 
 	private constructor(
@@ -153,6 +156,7 @@ export class StorefrontClient {
 		target: RequestTarget = {},
 	): Promise<FullResponse> {
 		const url = this.url(segments);
+		this.calls++;
 		const started = Date.now();
 		const deadline = started + this.settings.rateLimitWaitMs;
 		let seq: number | undefined;
@@ -252,7 +256,8 @@ export class StorefrontClient {
 
 	/**
 	 * Every item of a list (`limit` undefined) or the first `limit` ones, walking pages of the largest size the
-	 * contract allows (or just `limit` when that is smaller) with the filters on every page.
+	 * contract allows (or just `limit` when that is smaller) with the filters on every page, from page 1 or on from
+	 * the page `after`.
 	 */
 	async getMany(
 		segments: string[],
@@ -260,13 +265,16 @@ export class StorefrontClient {
 		filters: IDataObject,
 		limit: number | undefined,
 		target: RequestTarget = {},
+		after?: Page,
 	): Promise<IDataObject[]> {
 		const wanted = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(limit));
 		const size = Math.min(MAX_PAGE_SIZE, wanted);
-		const collected: IDataObject[] = [];
-		let page: number | undefined = 1;
-		let firstPageCount = 0;
-		let previous: string | undefined;
+		// `after`: the first page, already read by getPage with this size and these filters; the walk goes on from it.
+		const collected: IDataObject[] = after ? after.items.slice(0, wanted) : [];
+		let page: number | undefined = after ? after.nextPage : 1;
+		let firstPageCount = after ? after.items.length : 0;
+		let previous: string | undefined = after ? pageSignature(after.items, resourceKey) : undefined;
+		if (collected.length >= wanted) page = undefined;
 		while (page !== undefined) {
 			const response = await this.request('GET', segments, { qs: { ...filters, page, limit: size } }, target);
 			const items = unwrapList(response.body, resourceKey);
