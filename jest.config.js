@@ -24,7 +24,7 @@ module.exports = {
 		{
 			...common,
 			displayName: 'unit-spec-literal',
-			testMatch: ['operations', 'pagination', 'errors', 'listSearch', 'upsert'].map((name) => `<rootDir>/test/node/${name}.test.ts`).concat('<rootDir>/test/poll/poll.test.ts', '<rootDir>/test/trigger/catchUp.test.ts'),
+			testMatch: ['operations', 'pagination', 'errors', 'listSearch', 'upsert', 'upsertRequests'].map((name) => `<rootDir>/test/node/${name}.test.ts`).concat('<rootDir>/test/poll/poll.test.ts', '<rootDir>/test/trigger/catchUp.test.ts'),
 			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },

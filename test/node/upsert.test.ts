@@ -9,7 +9,7 @@ import type { IDataObject, INode, INodeExecutionData, INodeParameters, INodeType
 import path from 'path';
 
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
-import { changedFields, mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
+import { changedFields, mapperFields, unshown } from '../../nodes/Storefront/v1/actions/product/fields';
 import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
 import { api } from '../helpers/sandbox';
 import { idKey } from '../helpers/profile';
@@ -157,7 +157,7 @@ describe('never twice', () => {
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 		];
-		const { items, error } = await run(rows);
+		const { items, error } = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
 		expect(error).toBeUndefined();
 		expect(withSku('LOST-1')).toHaveLength(1);
 		const [first, second] = jsonOf(items);
@@ -188,7 +188,7 @@ describe('never twice', () => {
 	test('a create answered 200 without a product is treated like a lost answer: looked up, not sent again', async () => {
 		// The sandbox's 'empty' fault answers 200 with an empty body and stores nothing: the look-up finds no product.
 		await ctx.admin('POST', '/faults', { type: 'empty', method: 'POST', count: 1 });
-		const { items } = await run([{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }], upsert(), { continueOnFail: true });
+		const { items } = await run([{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }], upsert({}, { options: { findProductsBy: 'catalog' } }), { continueOnFail: true });
 		expect(items[0].json.error).toMatch(/^The create of the product with sku "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/);
 		const log = await ctx.requests();
 		expect(writes(log)).toHaveLength(1);
@@ -239,7 +239,11 @@ describe('what is compared, and how items are read', () => {
 		expect(changedFields({ price: 19.91 }, product)).toEqual(['price']);
 		expect(changedFields({ images: ['https://a.example/2.jpg', 'https://a.example/1.jpg'] }, product)).toEqual(['images']);
 		expect(changedFields({ weight: { unit: 'g', grams: 250 } }, product)).toEqual([]);
-		expect(changedFields({ weight: { unit: 'g', grams: 251 }, colour: 'red' }, product)).toEqual(['weight', 'colour']);
+		expect(changedFields({ weight: { unit: 'g', grams: 251 }, colour: 'red' }, product)).toEqual(['weight']);
+		// An extra field the product does not show (a service that takes it but lists it not) cannot be compared: it is
+		// sent with the product's other changes, never on its own.
+		expect(changedFields({ colour: 'red' }, product)).toEqual([]);
+		expect(unshown({ colour: 'red', weight: 1, price: 2 }, product)).toEqual(['colour']);
 	});
 
 	test('Map Each Column Below: expressions per field; an empty field is left as it is; Extra Fields (JSON) are compared too', async () => {
@@ -309,7 +313,10 @@ describe('hints in the output panel', () => {
 		expect(hintsOf(without)).toEqual([]);
 		const withHints = await run([row], upsert(), { nodeType: STOREFRONT_TYPE });
 		expect(withHints.items[0].json.action).toBe('unchanged');
-		expect(hintsOf(withHints)).toEqual(['Created 0, updated 0, unchanged 1']);
+		const [counts, found, ...rest] = hintsOf(withHints);
+		expect(counts).toBe('Created 0, updated 0, unchanged 1');
+		expect(found).toMatch(/^Found the products by (looking up each sku \(\d+ requests?\) instead of reading the catalog|reading the catalog)/);
+		expect(rest).toEqual([]);
 	});
 });
 

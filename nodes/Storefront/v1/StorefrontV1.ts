@@ -107,6 +107,31 @@ export class StorefrontV1 implements INodeType {
 				description: 'Request behaviour for this node: concurrency, rate limits and retries',
 				options: [
 					{
+						displayName: 'Find Products By',
+						name: 'findProductsBy',
+						type: 'options',
+						default: 'auto',
+						description: 'How Create or Update finds the products its items name',
+						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
+						options: [
+							{
+								name: 'Automatic (Fewest Requests)',
+								value: 'auto',
+								description: 'Looks each value up when the items are few against the catalog, else reads the whole catalog',
+							},
+							{
+								name: 'Looking Each Up',
+								value: 'lookup',
+								description: "Searches each value; reads the catalog where the service's search is not seen to find the field",
+							},
+							{
+								name: 'Reading the Whole Catalog',
+								value: 'catalog',
+								description: 'Reads every product once per run, however few the items',
+							},
+						],
+					},
+					{
 						displayName: 'Max Concurrent Requests',
 						name: 'maxConcurrency',
 						type: 'number',

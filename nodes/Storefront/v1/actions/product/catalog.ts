@@ -1,5 +1,6 @@
-// Create or Update's view of the shop: the products read once per run, found by the match field, kept up to date
-// with what the run writes; and the one writer per account that keeps two runs from creating one SKU twice.
+// Create or Update's view of the shop: the products the run found (./finder), by the match field, kept up to date
+// with what the run writes; and the one writer per account that keeps two runs in a process from creating one SKU
+// twice (across processes: ./createClaims).
 import type { IDataObject } from 'n8n-workflow';
 
 import { recordId } from '../../../../shared/transport';
@@ -47,6 +48,12 @@ export class Catalog {
 		if (key === undefined) return;
 		this.byKey.set(key, [...this.find(key), product]);
 		if (id !== undefined) this.keyById.set(id, key);
+	}
+
+	/** Products whose value is `key` with leading zeros (000123 for 123): what a number read from a sheet lost. */
+	withZeros(key: string): IDataObject[] {
+		const bare = key.replace(/^0+/, '');
+		return [...this.byKey].flatMap(([other, products]) => (other !== key && other.replace(/^0+/, '') === bare ? products : []));
 	}
 
 	markUnsettled(key: string): void {

@@ -62,9 +62,10 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 	category: textField,
 	price: {
 		type: 'number',
+		// Sent as compared: to the cent (19.904 is sent as 19.9).
 		read: (value) => {
 			const price = readNumber(value);
-			return price < 0 ? why('must be 0 or more', value) : price;
+			return price < 0 ? why('must be 0 or more', value) : cents(price) / 100;
 		},
 		same: (wanted, current) => cents(current) === cents(wanted),
 	},
@@ -121,12 +122,36 @@ function canonical(value: unknown): string {
 	return JSON.stringify(value) ?? 'undefined';
 }
 
-/** The fields of `wanted` whose value the product does not have. */
+/**
+ * The fields of `wanted` whose value the product does not have. An extra field the product does not show (a service
+ * that takes it but does not list it back) cannot be compared: it is not counted as changed (see `unshown`).
+ */
 export function changedFields(wanted: IDataObject, product: IDataObject): string[] {
 	return Object.keys(wanted).filter((key) => {
 		const field = PRODUCT_FIELDS[key];
-		return field ? !field.same(wanted[key], product[key]) : canonical(wanted[key]) !== canonical(product[key]);
+		if (field) return !field.same(wanted[key], product[key]);
+		return key in product && canonical(wanted[key]) !== canonical(product[key]);
 	});
+}
+
+/** Extra fields of `wanted` the product does not show: sent with the product's other changes, never alone. */
+export const unshown = (wanted: IDataObject, product: IDataObject) =>
+	Object.keys(wanted).filter((key) => !PRODUCT_FIELDS[key] && !(key in product));
+
+const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
+const KNOWN = new Set([...Object.keys(PRODUCT_FIELDS), 'id']);
+
+/**
+ * The product fields of an input item (Map Automatically), whatever the case and spacing of its keys, as a
+ * spreadsheet's headers write them (`SKU`, `Price `): a key spelled exactly as the field wins over the others.
+ */
+export function inputFields(json: IDataObject): IDataObject {
+	const fields: IDataObject = {};
+	for (const [key, value] of Object.entries(json)) {
+		const name = squeeze(key);
+		if (KNOWN.has(name) && (key === name || !(name in fields))) fields[name] = value;
+	}
+	return fields;
 }
 
 /** What the resource mapper lists: the match fields first, SKU matched by default; ID only when added or matched on. */

@@ -1,12 +1,24 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
 import { duration, gotNoAnswer, recordId } from '../../../../shared/transport';
 import { asNodeError, productBody, toolDescription, writeToolNotice } from '../common';
 import type { OpenSession, RunSession } from '../session';
 import { Catalog, writerTurn } from './catalog';
-import { changedFields, fieldOf, isEmpty, MATCH_FIELDS, PRODUCT_FIELDS, type FieldValue, type MatchField } from './fields';
+import { CLAIM_MINUTES, CreateClaims } from './createClaims';
+import {
+	changedFields,
+	fieldOf,
+	inputFields,
+	isEmpty,
+	MATCH_FIELDS,
+	PRODUCT_FIELDS,
+	unshown,
+	type FieldValue,
+	type MatchField,
+} from './fields';
+import { Finder, type FindBy, type Found } from './finder';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store and change them'),
@@ -67,11 +79,24 @@ interface Wanted {
 
 type Action = 'created' | 'updated' | 'unchanged';
 
-/** One run of Create or Update: the catalog read once, then each item compared with it and written only if it differs. */
+/** How long a run waits before each look for a product another run claimed to create (a create takes under a second). */
+const CREATED_ELSEWHERE_WAITS_MS = [500, 1_500, 3_000];
+
+/**
+ * One run of Create or Update: the run's products found once (./finder: looked up, or the catalog read), then each
+ * item compared with its product and written only if it differs.
+ */
 class Sync implements RunSession {
 	private readonly counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
 
-	private reading: Promise<Catalog> | undefined;
+	private finding: Promise<Found> | undefined;
+
+	private found: Found | undefined;
+
+	/** Items whose match value came as a number (a sheet's cell): read as text, and said in the hints. */
+	private readonly numeric = new Set<number>();
+
+	private readonly claims: CreateClaims;
 
 	private readonly autoMap: boolean;
 
@@ -88,6 +113,7 @@ class Sync implements RunSession {
 	) {
 		this.autoMap = ctx.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
 		this.inputs = ctx.getInputData();
+		this.claims = new CreateClaims(ctx, client.account, field);
 	}
 
 	/** Waits until the account's earlier Create or Update run in this process has finished (catalog.ts, writerTurn). */
@@ -119,8 +145,22 @@ class Sync implements RunSession {
 	hints(): string[] {
 		const { created, updated, unchanged, failed } = this.counts;
 		const hints = [`Created ${created}, updated ${updated}, unchanged ${unchanged}${failed ? `, failed ${failed}` : ''}`];
+		if (this.found) hints.push(this.foundHint(this.found));
+		if (this.numeric.size) {
+			hints.push(
+				`${this.numeric.size} ${this.field} value${this.numeric.size === 1 ? '' : 's'} came as a number and ${this.numeric.size === 1 ? 'was' : 'were'} read as text; a number loses leading zeros (000123 becomes 123): read that column as text`,
+			);
+		}
 		if (this.turnWaitedMs >= 1000) hints.push(`Waited ${duration(this.turnWaitedMs)} for another Create or Update run on this API key to finish`);
 		return hints;
+	}
+
+	/** Which way the products were found, and what it cost. */
+	private foundHint({ how, calls, pages, fallback }: Found): string {
+		const requests = `${calls} request${calls === 1 ? '' : 's'}`;
+		const catalog = pages === undefined ? 'the catalog' : `the catalog (${pages} page${pages === 1 ? '' : 's'})`;
+		if (how === 'lookup') return `Found the products by looking up each ${this.field} (${requests}) instead of reading ${catalog}`;
+		return `Found the products by reading ${catalog}: ${requests}${fallback ? `, as ${fallback}` : ''}`;
 	}
 
 	close(): void {
@@ -144,18 +184,32 @@ class Sync implements RunSession {
 		if (this.field === 'id') {
 			throw this.fail(itemIndex, `No product has the id "${match}"`, 'Matching on id only updates products; match on sku or name to create the missing ones.');
 		}
+		const padded = this.numeric.has(itemIndex) ? catalog.withZeros(match) : [];
+		if (padded.length) {
+			const [product] = padded;
+			throw this.fail(
+				itemIndex,
+				`The ${this.field} came as the number ${match}, and product ${recordId(product, 'product') ?? ''} has the ${this.field} "${catalog.keyOf(product)}": no product was created`,
+				'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), or write the value with its zeros.',
+			);
+		}
 		return await this.create(catalog, wanted, itemIndex);
 	}
 
-	/** Every product of the shop, read once for the run (Return All, 100 a page) by the first item that needs it. */
+	/** The run's products, found once (./finder) by the first item that needs them. */
 	private async catalog(itemIndex: number): Promise<Catalog> {
-		this.reading ??= this.client.getMany(['products'], 'products', {}, undefined, { itemIndex }).then((products) => new Catalog(this.field, products));
-		return await this.reading;
+		if (!this.finding) {
+			const findBy = this.ctx.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
+			const values = [...new Set(this.inputs.map((_, index) => this.recordKey(index)).filter((key) => key !== undefined))];
+			this.finding = new Finder(this.client, this.field, { itemIndex }).find(values, findBy).then((found) => (this.found = found));
+		}
+		return (await this.finding).catalog;
 	}
 
 	private async update(catalog: Catalog, product: IDataObject, wanted: Wanted, itemIndex: number): Promise<IDataObject> {
-		const changed = changedFields(wanted.fields, product);
-		if (changed.length === 0) return { action: 'unchanged', changed, product };
+		const compared = changedFields(wanted.fields, product);
+		if (compared.length === 0) return { action: 'unchanged', changed: compared, product };
+		const changed = [...compared, ...unshown(wanted.fields, product)];
 		const id = recordId(product, 'product');
 		if (id === undefined) throw this.fail(itemIndex, `The product with ${this.field} "${wanted.match}" has no id the node can update it by`);
 		const body = Object.fromEntries(changed.map((key) => [key, wanted.fields[key]]));
@@ -174,13 +228,18 @@ class Sync implements RunSession {
 				'Map a name and a price, or leave out the rows of products that are not in the shop yet.',
 			);
 		}
+		const claim = await this.claims.claim(wanted.match);
+		if (claim === false) return await this.createdElsewhere(catalog, wanted, itemIndex);
 		const body = wanted.fields;
 		const changed = Object.keys(body);
 		let answer;
 		try {
 			answer = await this.client.request('POST', ['products'], { body }, { itemIndex });
 		} catch (error) {
-			if (!gotNoAnswer(error)) throw asNodeError(this.ctx, error, itemIndex);
+			if (!gotNoAnswer(error)) {
+				await this.claims.release(wanted.match, claim);
+				throw asNodeError(this.ctx, error, itemIndex);
+			}
 			return await this.recover(catalog, wanted, changed, error as Error, itemIndex);
 		}
 		let product: IDataObject;
@@ -195,20 +254,44 @@ class Sync implements RunSession {
 	}
 
 	/**
+	 * Another run (on another queue worker, say) claimed the create of this value in the last minutes: its product is
+	 * looked for a few times while that create may still be on its way, and compared when found; never created here.
+	 */
+	private async createdElsewhere(catalog: Catalog, wanted: Wanted, itemIndex: number): Promise<IDataObject> {
+		for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
+			await sleep(waitMs);
+			const found = await this.search(catalog, wanted.match, itemIndex);
+			if (found.length > 1) throw this.ambiguous(wanted.match, found, itemIndex);
+			if (found.length === 1) return await this.update(catalog, found[0], wanted, itemIndex);
+		}
+		throw this.fail(
+			itemIndex,
+			`Another run claimed the create of the product with ${this.field} "${wanted.match}" in the last ${CLAIM_MINUTES} minutes, and it is not in the shop; it was not created here, so that it is not created twice`,
+			`That run may still be waiting for the rate limit. Run the workflow again later: it then updates the product, or creates it once the claim is ${CLAIM_MINUTES} minutes old (a product deleted since, say).`,
+		);
+	}
+
+	/** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
+	private async search(catalog: Catalog, match: string, itemIndex: number): Promise<IDataObject[]> {
+		const found = await this.client.getMany(['products'], 'products', { search: match }, undefined, { itemIndex });
+		const matches = found.filter((product) => catalog.keyOf(product) === match);
+		for (const product of matches) catalog.put(product);
+		return matches;
+	}
+
+	/**
 	 * A create whose answer was lost may have reached the service: the product is looked up by the match value, and
 	 * the create is never sent again (a time-out may still be running at the service).
 	 */
 	private async recover(catalog: Catalog, wanted: Wanted, changed: string[], lost: Error, itemIndex: number): Promise<IDataObject> {
 		let matches: IDataObject[];
 		try {
-			const found = await this.client.getMany(['products'], 'products', { search: wanted.match }, undefined, { itemIndex });
-			matches = found.filter((product) => catalog.keyOf(product) === wanted.match);
+			matches = await this.search(catalog, wanted.match, itemIndex);
 		} catch {
 			catalog.markUnsettled(wanted.match);
 			throw lost;
 		}
 		if (matches.length === 1) {
-			catalog.put(matches[0]);
 			const note = `The create got no usable answer (${lost.message}); the product was found by its ${this.field} and not created again.`;
 			return { action: 'created', changed, product: matches[0], note };
 		}
@@ -232,9 +315,9 @@ class Sync implements RunSession {
 		return { match: this.matchOf(source, itemIndex), fields };
 	}
 
-	/** Where an item's values are: the input item itself (Map Automatically) or the mapped fields. */
+	/** Where an item's values are: the input item's product fields (Map Automatically) or the mapped fields. */
 	private source(itemIndex: number): IDataObject {
-		if (this.autoMap) return this.inputs[itemIndex].json;
+		if (this.autoMap) return inputFields(this.inputs[itemIndex].json);
 		return (this.ctx.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true }) ?? {}) as IDataObject;
 	}
 
@@ -247,6 +330,7 @@ class Sync implements RunSession {
 				`Create or Update finds the product by ${this.field} (Fields to Match On), so every item needs one.`,
 			);
 		}
+		if (typeof value === 'number') this.numeric.add(itemIndex);
 		return this.read(this.field, value, itemIndex) as string;
 	}
 

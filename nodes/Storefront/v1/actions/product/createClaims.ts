@@ -1,0 +1,67 @@
+// Once across n8n processes: before Create or Update creates a product it claims the create in n8n's database, the
+// store n8n gives a node (as the Storefront Trigger claims its changes, under the same lock). Two runs on two queue
+// workers that both found no product with a SKU then create it once: the other finds the product and compares with
+// it. A claim is given up when the create was refused, else kept for CLAIM_MINUTES. Without the store (an n8n that
+// has none), runs in one process still take turns (./catalog).
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { claimShared, releaseShared, sharedStore, type SharedStore } from '../../../../shared/claims/sharedClaims';
+
+/**
+ * How long a create's claim is kept: a create can reach the service as late as its wait for the rate limit (Max Wait
+ * for Rate Limit, 15 minutes by default) and a try's time-out after its claim, and a run that looked before it landed
+ * must still find the claim.
+ */
+export const CLAIM_MINUTES = 20;
+
+const WORDS = {
+	node: 'Storefront Create or Update',
+	claims: 'creates',
+	risk: 'two runs creating one product at the same moment may both create it',
+	doc: 'docs/storefront-node.md, Create or Update',
+};
+
+export class CreateClaims {
+	private store: SharedStore | undefined | null = null;
+
+	/** This run's own mark on its claims (a claim the lock does not cover is told apart by it). */
+	private readonly token = Math.random().toString(36).slice(2);
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly account: string,
+		private readonly field: string,
+	) {}
+
+	/** true: this run creates the product; false: another run claimed its create; undefined: there is no store. */
+	async claim(value: string): Promise<boolean | undefined> {
+		const store = this.shared();
+		if (!store) return undefined;
+		try {
+			return await claimShared(store, this.key(value), this.token);
+		} catch (error) {
+			// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
+			this.ctx.logger.warn(`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${(error as Error).message}`);
+			return undefined;
+		}
+	}
+
+	/** After a create the service refused: the claim is given up, so that a later run may create the product. */
+	async release(value: string, claimed: boolean | undefined): Promise<void> {
+		const store = this.shared();
+		if (claimed !== true || !store) return;
+		await releaseShared(store, this.key(value), this.token).catch(() => false);
+	}
+
+	private key(value: string): string {
+		return `create:${this.account}:${this.field}:${value}`;
+	}
+
+	private shared(): SharedStore | undefined {
+		if (this.store === null) {
+			const scope = `${this.ctx.getWorkflow().id ?? ''}:${this.ctx.getNode().id}`;
+			this.store = sharedStore(this.ctx, scope, CLAIM_MINUTES * 60_000, WORDS);
+		}
+		return this.store;
+	}
+}

@@ -1,0 +1,133 @@
+// How Create or Update finds the products its items name, so that a run costs what it changes: a run whose match
+// values are few against the shop's pages looks each value up (the product list's `search`, exact matches kept); a
+// run that touches much of the shop reads the catalog once. The spec does not say what `search` matches, so a value
+// that no lookup finds is taken as new only where the run has seen the service's search find a product by that field;
+// where it cannot, the catalog is read. Decisions and figures: docs/storefront-node.md, "Finding the products".
+import type { IDataObject } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../../../shared/constants';
+import type { Page, RequestTarget, StorefrontClient } from '../../../../shared/transport';
+import { Catalog } from './catalog';
+import type { MatchField } from './fields';
+
+/** Find Products By: chosen per run (auto), or forced by a user who knows the service. */
+export type FindBy = 'auto' | 'lookup' | 'catalog';
+
+/** What finding the run's products did, for the output panel's hints. */
+export interface Found {
+	catalog: Catalog;
+	how: 'catalog' | 'lookup';
+	/** API calls it took. */
+	calls: number;
+	/** The catalog's pages, where known. */
+	pages?: number;
+	/** Why a lookup was not used where it was asked for or expected. */
+	fallback?: string;
+}
+
+/**
+ * What this process has learnt of a service (per account and match field): how many pages its catalog had, and a
+ * value that only that field of a product holds, whose search proves the field is searched. Per process, like the
+ * rate-limit governor: a guess about cost only; the proof is asked again in every run that needs it.
+ */
+interface Learnt {
+	pages?: number;
+	sample?: string;
+}
+const learnt = new Map<string, Learnt>();
+
+/** Whether `value` shows in no field of the product but `field` (any case): a search finding it matched that field. */
+export function onlyIn(product: IDataObject, field: string, value: string): boolean {
+	const needle = value.toLowerCase();
+	return Object.entries(product).every(
+		([key, inner]) => key === field || !(JSON.stringify(inner ?? '') ?? '').toLowerCase().includes(needle),
+	);
+}
+
+/** Whether a product shows `value` in any field (any case): what a search that filters returns. */
+const shows = (product: IDataObject, value: string) =>
+	Object.values(product).some((inner) => (JSON.stringify(inner ?? '') ?? '').toLowerCase().includes(value.toLowerCase()));
+
+export class Finder {
+	private readonly memory: Learnt;
+
+	private readonly startCalls: number;
+
+	constructor(
+		private readonly client: StorefrontClient,
+		private readonly field: MatchField,
+		private readonly target: RequestTarget,
+	) {
+		const key = `${client.account}|${field}`;
+		this.memory = learnt.get(key) ?? {};
+		learnt.set(key, this.memory);
+		this.startCalls = client.calls;
+	}
+
+	/** Finds the products of `values` (the run's distinct match values) the way `findBy` says. */
+	async find(values: string[], findBy: FindBy): Promise<Found> {
+		// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
+		if (findBy === 'catalog' || values.length === 0 || this.field === 'id') return await this.readAll();
+		let first: Page | undefined;
+		let pages = this.memory.pages;
+		if (findBy === 'auto' && pages === undefined) {
+			first = await this.firstPage();
+			if (first.nextPage === undefined) return this.found(new Catalog(this.field, first.items), 'catalog', 1);
+			pages = first.total === undefined ? undefined : Math.ceil(first.total / MAX_PAGE_SIZE);
+		}
+		// A lookup a value, and perhaps one more to prove the search, against the pages still to read.
+		const toRead = pages === undefined ? undefined : pages - (first ? 1 : 0);
+		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead)) return await this.readAll(first);
+		const results = await Promise.all(values.map(async (value) => await this.lookup(value)));
+		const catalog = new Catalog(this.field, [...(first?.items ?? []), ...results.flat()]);
+		// A product found by a value only its match field holds: the search looks at that field (kept for later runs).
+		const evidence = values.find((value) => catalog.find(value).some((product) => onlyIn(product, this.field, value)));
+		if (evidence !== undefined) this.memory.sample = evidence;
+		// A value no lookup found is new only if the search is known to look at the field this run.
+		const allFound = values.every((value) => catalog.find(value).length > 0);
+		if (allFound || evidence !== undefined || (await this.probe(first))) return this.found(catalog, 'lookup');
+		const fallback = `the service's search did not find a product by its ${this.field}`;
+		return { ...(await this.readAll(first)), fallback };
+	}
+
+	/**
+	 * Searches a value only the field holds (remembered, or from the catalog's first page) and tells whether the search
+	 * found its product and only products that show it (a service that ignores `search` lists everything).
+	 */
+	private async probe(first: Page | undefined): Promise<boolean> {
+		let sample = this.memory.sample;
+		if (sample === undefined) {
+			const page = first ?? (await this.firstPage());
+			const catalog = new Catalog(this.field, page.items);
+			sample = page.items.map((product) => catalog.keyOf(product)).find((key, i) => key && onlyIn(page.items[i], this.field, key));
+		}
+		if (sample === undefined) return false;
+		const results = await this.client.getPage(['products'], 'products', { search: sample }, 1, MAX_PAGE_SIZE, this.target);
+		const keyed = new Catalog(this.field, results.items);
+		const proven = keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
+		this.memory.sample = proven ? sample : undefined;
+		return proven;
+	}
+
+	private async lookup(value: string): Promise<IDataObject[]> {
+		return await this.client.getMany(['products'], 'products', { search: value }, undefined, this.target);
+	}
+
+	private async firstPage(): Promise<Page> {
+		const page = await this.client.getPage(['products'], 'products', {}, 1, MAX_PAGE_SIZE, this.target);
+		if (page.total !== undefined) this.memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
+		return page;
+	}
+
+	/** Every product of the shop (Return All, 100 a page), on from `first` when that was read. */
+	private async readAll(first?: Page): Promise<Found> {
+		const products = await this.client.getMany(['products'], 'products', {}, undefined, this.target, first);
+		const pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
+		this.memory.pages = pages;
+		return this.found(new Catalog(this.field, products), 'catalog', pages);
+	}
+
+	private found(catalog: Catalog, how: Found['how'], pages = this.memory.pages): Found {
+		return { catalog, how, calls: this.client.calls - this.startCalls, pages };
+	}
+}
