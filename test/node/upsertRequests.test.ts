@@ -2,7 +2,7 @@
 // n8n-core's WorkflowExecute and the sandbox, in the suite's profile (contract, or spec-literal in the
 // unit-spec-literal project). Request counts are the sandbox's log. A new API key is a service this process has
 // learnt nothing of (the finder's memory is per account), as on n8n's first run after a start.
-import type { IDataObject, INodeExecutionData, INodeParameters, INodeType, IRun } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData, INodeParameters, INodeType, IRun } from 'n8n-workflow';
 
 import type { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
@@ -17,12 +17,13 @@ sharedDeduplicator();
 
 type Row = Record<string, unknown>;
 
-const upsert = (options: IDataObject = {}): INodeParameters => ({
-	resource: 'product',
-	operation: 'upsert',
-	columns: { mappingMode: 'autoMapInputData', value: null, matchingColumns: ['sku'], schema: mapperFields() },
-	options,
-});
+const upsert = (options: IDataObject = {}) =>
+	({
+		resource: 'product',
+		operation: 'upsert',
+		columns: { mappingMode: 'autoMapInputData', value: null, matchingColumns: ['sku'], schema: mapperFields() },
+		options,
+	}) as unknown as INodeParameters;
 
 let keys = 0;
 /** A new API key at the sandbox: a service the node has learnt nothing of in this process. */
@@ -32,7 +33,7 @@ async function freshKey() {
 	return { baseUrl: ctx.credentials.baseUrl, apiKey };
 }
 
-async function run(items: Row[], credentials: IDataObject, parameters = upsert(), nodeType?: string) {
+async function run(items: Row[], credentials: ICredentialDataDecryptedObject, parameters = upsert(), nodeType?: string) {
 	await ctx.admin('DELETE', '/requests');
 	const result = await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, credentials, continueOnFail: true, nodeType });
 	const log = (await ctx.requests()).filter((r) => r.path.startsWith('/v1/'));

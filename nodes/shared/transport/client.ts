@@ -15,6 +15,7 @@ import { isObject, unwrapList, unwrapSingle } from './envelope';
 import { firstLine, networkCode, nodeApiError, serviceMessage, type Context } from './errors';
 import { accountOf, governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
+import { backoffMs, duration, retryAfterMs } from './waits';
 
 export interface ClientSettings {
 	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
@@ -52,8 +53,6 @@ export const DEFAULT_SETTINGS: ClientSettings = {
 	timeoutMs: DEFAULT_TIMEOUT_S * 1000,
 };
 
-/** Longest backoff between two tries of a temporary fault. */
-export const MAX_WAIT_MS = 60_000;
 
 const RETRYABLE_STATUSES = [502, 503, 504];
 const RETRYABLE_NETWORK_CODES = ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ECONNREFUSED', 'ERR_SOCKET_CONNECTION_TIMEOUT'];
@@ -71,28 +70,6 @@ interface FullResponse {
 	statusCode: number;
 	/** "GET /orders/ord_00001": named in errors about the body. */
 	endpoint?: string;
-}
-
-/** Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date. */
-export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	const text = String(Array.isArray(value) ? value[0] : value).trim();
-	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-	const date = Date.parse(text);
-	if (Number.isNaN(date)) return undefined;
-	return Math.max(0, date - now);
-}
-
-/** Exponential backoff with full jitter in [delay/2, delay], capped. */
-export function backoffMs(attempt: number, baseMs: number): number {
-	const delay = Math.min(MAX_WAIT_MS, baseMs * 2 ** attempt);
-	return Math.round(delay / 2 + (Math.random() * delay) / 2);
-}
-
-/** "15 min 0 s", "42 s": a wait as a user reads it. */
-export function duration(ms: number): string {
-	const seconds = Math.round(ms / 1000);
-	return seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
 }
 
 export class StorefrontClient {
