@@ -64,8 +64,11 @@ export class Finder {
 		this.startCalls = client.calls;
 	}
 
-	/** Finds the products of `values` (the run's distinct match values) the way `findBy` says. */
-	async find(values: string[], findBy: FindBy): Promise<Found> {
+	/**
+	 * Finds the products of `values` (the run's distinct match values) the way `findBy` says, with at most `atOnce`
+	 * lookups in flight (Max Concurrent Requests, as the run's items).
+	 */
+	async find(values: string[], findBy: FindBy, atOnce: number): Promise<Found> {
 		// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
 		if (findBy === 'catalog' || values.length === 0 || this.field === 'id') return await this.readAll();
 		let first: Page | undefined;
@@ -78,7 +81,13 @@ export class Finder {
 		// A lookup a value, and perhaps one more to prove the search, against the pages still to read.
 		const toRead = pages === undefined ? undefined : pages - (first ? 1 : 0);
 		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead)) return await this.readAll(first);
-		const results = await Promise.all(values.map(async (value) => await this.lookup(value)));
+		const results: IDataObject[][] = [];
+		let next = 0;
+		const lookups = async () => {
+			for (let i = next++; i < values.length; i = next++) results[i] = await this.lookup(values[i]);
+		};
+		const width = Number.isFinite(atOnce) ? Math.max(1, Math.min(Math.floor(atOnce), values.length)) : 1;
+		await Promise.all(Array.from({ length: width }, lookups));
 		const catalog = new Catalog(this.field, [...(first?.items ?? []), ...results.flat()]);
 		// A product found by a value only its match field holds: the search looks at that field (kept for later runs).
 		const evidence = values.find((value) => catalog.find(value).some((product) => onlyIn(product, this.field, value)));

@@ -3,7 +3,7 @@ import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
 import { duration, gotNoAnswer, recordId } from '../../../../shared/transport';
-import { asNodeError, productBody, toolDescription, writeToolNotice } from '../common';
+import { asNodeError, DEFAULT_CONCURRENCY, productBody, toolDescription, writeToolNotice } from '../common';
 import type { OpenSession, RunSession } from '../session';
 import { Catalog, writerTurn } from './catalog';
 import { CLAIM_MINUTES, CreateClaims } from './createClaims';
@@ -200,8 +200,10 @@ class Sync implements RunSession {
 	private async catalog(itemIndex: number): Promise<Catalog> {
 		if (!this.finding) {
 			const findBy = this.ctx.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
+			const atOnce = Number(this.ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY));
 			const values = [...new Set(this.inputs.map((_, index) => this.recordKey(index)).filter((key) => key !== undefined))];
-			this.finding = new Finder(this.client, this.field, { itemIndex }).find(values, findBy).then((found) => (this.found = found));
+			const finder = new Finder(this.client, this.field, { itemIndex });
+			this.finding = finder.find(values, findBy, atOnce).then((found) => (this.found = found));
 		}
 		return (await this.finding).catalog;
 	}
