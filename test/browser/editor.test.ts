@@ -265,7 +265,10 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 	const output = ndv.getByTestId('output-panel');
 	await output.getByText('created', { exact: true }).first().waitFor();
 	await expect(output.innerText()).resolves.toContain('updated');
-	await expect(output.getByTestId('node-hint').innerText()).resolves.toContain('Created 1, updated 1, unchanged 0');
+	// Each hint of the run is one node-hint: what it did, and how it found the products (the lookups here).
+	const hints = (await output.getByTestId('node-hint').allInnerTexts()).join('\n');
+	expect(hints).toContain('Created 1, updated 1, unchanged 0');
+	expect(hints).toMatch(/Found the products by (looking up each sku|reading the catalog)/);
 	await shot('09-create-or-update-run');
 	const withSku = (sku: string) => [...env.sandbox.state.products.values()].filter((p) => p.sku === sku);
 	expect(withSku(freshSku).map((p) => ({ name: p.name, price: Number(p.price), stock: Number(p.stock) }))).toEqual([{ name: 'Browser Mug', price: 12.5, stock: 3 }]);
