@@ -290,7 +290,7 @@ beyondInstall('the other examples', () => {
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
 	});
 
-	it("catalog sync: the form takes examples/catalog-sync.csv; each row creates, updates or leaves its product, the run's hint says how many; the same file again writes nothing", async () => {
+	it("catalog sync: the form takes examples/catalog-sync.csv (headers SKU,Name,Price,Stock, values as text); each row creates, updates or leaves its product, the run's hint says how many; the same file again writes nothing", async () => {
 		const sync = await createWorkflow(env, instance.loadExample('catalog-sync.json'));
 		const stored = await env.client.getWorkflow(sync.id);
 		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', TYPES.action]);
@@ -300,6 +300,8 @@ beyondInstall('the other examples', () => {
 		await eventually(async () => ((await fetch(formUrl)).status === 200 ? true : undefined), 'the catalog form to be served');
 
 		const csv = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'catalog-sync.csv'), 'utf8');
+		// The headers as most exports write them; Map Automatically matches them to sku, name, price, stock.
+		expect(csv.split('\n')[0].trim()).toBe('SKU,Name,Price,Stock');
 		const rows = csv.trim().split('\n').slice(1).map((line) => {
 			const [sku, name, price, stock] = line.split(',');
 			return { sku, name, price: Number(price), stock: Number(stock) };
