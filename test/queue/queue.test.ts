@@ -611,3 +611,51 @@ describe('queue mode: a flash sale on the Starter plan', () => {
 		expect(Object.values(perWorker).filter((n) => n > 0)).toHaveLength(2);
 	});
 });
+
+describe('queue mode: Create or Update', () => {
+	it('the same 200 rows (50 new SKUs) sent twice at once, run on two workers, on a service that accepts a taken SKU: each SKU created once', async () => {
+		// Without the contract's unique-SKU rule, a second create of a SKU would succeed: only the node can prevent it.
+		await env.sandbox.admin('PUT', '/compat', { unique_sku: false });
+		const sync = instance.loadExample('catalog-sync.json').nodes.find((n: any) => n.parameters?.operation === 'upsert');
+		const wf = await createWorkflow(env, {
+			name: 'queue catalog sync',
+			...instance.chain([
+				instance.workflowNode('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: `queue-sync-${randomUUID()}`, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() }),
+				instance.workflowNode('Rows', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', options: {} }),
+				instance.workflowNode('Create or Update', sync.type, sync.typeVersion, sync.parameters, { credentials: sync.credentials, onError: 'continueRegularOutput' }),
+			]),
+		});
+		const existing = [...env.sandbox.state.products.values()].slice(0, 150);
+		let onTwoWorkers = 0;
+		try {
+			// Which worker takes a run is the queue's choice: a pair that landed on one worker (whose runs take turns) is
+			// counted as well, and another pair is sent, until one ran on both.
+			for (let attempt = 1; attempt <= 4 && onTwoWorkers === 0; attempt++) {
+				const fresh = Array.from({ length: 50 }, (_, n) => ({ SKU: `QUEUE-${attempt}-${randomUUID().slice(0, 8)}-${n}`, Name: `Queue Product ${n}`, Price: '5.00', Stock: '3' }));
+				const rows = [...fresh, ...existing.map((p) => ({ SKU: p.sku, Name: p.name, Price: (Number(p.price) + attempt).toFixed(2), Stock: String(p.stock) }))];
+				const before = (await executionCounts(wf.id)).all;
+				await env.sandbox.admin('DELETE', '/requests');
+				// One copy to each webhook processor, at the same moment.
+				const body = JSON.stringify({ items: rows });
+				await Promise.all(onEachProcessor(wf.url!).map(async (url) => expect((await request('POST', url, { headers: { 'Content-Type': 'application/json' }, body })).status).toBe(200)));
+				const { executions, items } = await outputsOf(wf.id, before + 2, 'Create or Update');
+				const pair = executions.slice(before);
+				expect(pair.map((e) => e.status)).toEqual(['success', 'success']);
+				const workers = await workerOf(pair.map((e) => e.id));
+				const ranOn = new Set(pair.map((e) => workers.get(e.id)?.[0]));
+				const mine = items.slice(-400);
+				const { body: log } = await env.sandbox.admin('GET', '/requests');
+				console.log(`queue Create or Update, pair ${attempt}: workers ${[...ranOn].join(' + ')}, POST ${log.filter((r: any) => r.method === 'POST').length}, created ${mine.filter((i: any) => i.action === 'created').length}`);
+				for (const { SKU } of fresh) expect([...env.sandbox.state.products.values()].filter((p) => p.sku === SKU)).toHaveLength(1);
+				expect(log.filter((r: any) => r.method === 'POST' && r.path === '/v1/products')).toHaveLength(50);
+				expect(mine.filter((i: any) => i.error !== undefined)).toEqual([]);
+				expect(mine.filter((i: any) => i.action === 'created')).toHaveLength(50);
+				if (ranOn.size === 2) onTwoWorkers++;
+			}
+		} finally {
+			await env.sandbox.admin('PUT', '/compat', { unique_sku: true });
+			await instance.deactivate(env.client, wf.id, wf.url);
+		}
+		expect(onTwoWorkers).toBe(1);
+	});
+});
