@@ -61,20 +61,25 @@ function post(url, body) {
 
 /**
  * Posts `{items}` to a workflow's production webhook and waits for the execution it starts, which must succeed.
+ * `cpuMs`: this process's CPU time while the call was open (the in-process sandbox's answers, where there is one).
  * @param {import('../dev/n8n/rest').N8nClient} client @param {{id: string, url: string}} target @param {string} label
  * @param {any[]} items
  */
 async function runByWebhook(client, target, label, items) {
 	const before = (await client.listExecutions({ workflowId: target.id, limit: 1 })).count;
+	const body = JSON.stringify({ items });
+	const cpu = process.cpuUsage();
 	const started = process.hrtime.bigint();
-	const status = await post(target.url, JSON.stringify({ items }));
+	const status = await post(target.url, body);
 	const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+	const used = process.cpuUsage(cpu);
+	const cpuMs = (used.user + used.system) / 1000;
 	if (status !== 200) throw new Error(`${label}: ${target.url} answered ${status}`);
 	let list;
 	while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
 	const execution = await client.getExecution(list.results[0].id);
 	if (execution.status !== 'success') throw new Error(`${label}: execution ${execution.id} ${execution.status}`);
-	return { wallMs, execution };
+	return { wallMs, cpuMs, execution };
 }
 
 module.exports = { startInN8n, runByWebhook };
