@@ -143,7 +143,8 @@ async function executionCounts(workflowId: string): Promise<{ all: number; unfin
 
 /**
  * Items a node of a workflow output over all its executions, once at least `expected` have finished and none is
- * running; with the executions and how long the trigger's step took in each (ms, as n8n recorded it: its duplicate check).
+ * running; with the executions, each execution's items (by id), and how long the trigger's step took in each (ms, as
+ * n8n recorded it: its duplicate check).
  */
 async function outputsOf(workflowId: string, expected: number, nodeName: string) {
 	await eventually(async () => {
@@ -154,14 +155,17 @@ async function outputsOf(workflowId: string, expected: number, nodeName: string)
 		`SELECT e.id::text AS id, e.status, e.mode, d.data FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id WHERE e.${workflowClause(workflowId)} ORDER BY e.id`,
 	);
 	const items: any[] = [];
+	const byExecution = new Map<string, any[]>();
 	const triggerMs: number[] = [];
 	for (const row of rows) {
-		items.push(...(rest.nodeOutput(row, nodeName) ?? []));
+		const output = rest.nodeOutput(row, nodeName) ?? [];
+		items.push(...output);
+		byExecution.set(String(row.id), output);
 		const time = rest.runData(row)['Storefront Trigger']?.[0]?.executionTime;
 		if (typeof time === 'number') triggerMs.push(time);
 	}
 	const executions = rows.map(({ id, status, mode }) => ({ id: id as string, status: status as string, mode: mode as string }));
-	return { executions, items, triggerMs };
+	return { executions, items, byExecution, triggerMs };
 }
 
 describe('queue mode: the topology', () => {
@@ -613,9 +617,13 @@ describe('queue mode: a flash sale on the Starter plan', () => {
 });
 
 describe('queue mode: Create or Update', () => {
-	it('the same 200 rows (50 new SKUs) sent twice at once, run on two workers, on a service that accepts a taken SKU: each SKU created once', async () => {
-		// Without the contract's unique-SKU rule, a second create of a SKU would succeed: only the node can prevent it.
-		await env.sandbox.admin('PUT', '/compat', { unique_sku: false });
+	it('the same 200 rows (50 new SKUs; 150 existing, 50 of them repriced) sent to both webhook processors at once, run on two workers, on a service that accepts a taken SKU: each new SKU created once (50 POSTs), no row fails', async () => {
+		const ACTIONS = ['created', 'updated', 'unchanged'];
+		const { body: compatBefore } = await env.sandbox.admin('GET', '/compat');
+		// Without the contract's unique-SKU rule a second create of a SKU succeeds: only the node's claims prevent it.
+		const { status, body: compat } = await env.sandbox.admin('PUT', '/compat', { unique_sku: false });
+		expect({ status, unique_sku: compat.unique_sku }).toEqual({ status: 200, unique_sku: false });
+		// The example's node (examples/catalog-sync.json, 1.2): Map Automatically, matched on sku; rows as a webhook's body.
 		const sync = instance.loadExample('catalog-sync.json').nodes.find((n: any) => n.parameters?.operation === 'upsert');
 		const wf = await createWorkflow(env, {
 			name: 'queue catalog sync',
@@ -625,37 +633,87 @@ describe('queue mode: Create or Update', () => {
 				instance.workflowNode('Create or Update', sync.type, sync.typeVersion, sync.parameters, { credentials: sync.credentials, onError: 'continueRegularOutput' }),
 			]),
 		});
-		const existing = [...env.sandbox.state.products.values()].slice(0, 150);
+		const products = () => [...env.sandbox.state.products.values()];
+		const existingIds = products()
+			.filter((p) => typeof p.sku === 'string' && p.sku !== '')
+			.slice(0, 150)
+			.map((p) => p.id);
+		expect(existingIds).toHaveLength(150);
 		let onTwoWorkers = 0;
 		try {
-			// Which worker takes a run is the queue's choice: a pair that landed on one worker (whose runs take turns) is
-			// counted as well, and another pair is sent, until one ran on both.
+			// Which worker takes a run is the queue's choice: a pair that landed on one worker (where two runs on one API
+			// key take turns) is checked as well, and another pair is sent, until one ran on both workers.
 			for (let attempt = 1; attempt <= 4 && onTwoWorkers === 0; attempt++) {
 				const fresh = Array.from({ length: 50 }, (_, n) => ({ SKU: `QUEUE-${attempt}-${randomUUID().slice(0, 8)}-${n}`, Name: `Queue Product ${n}`, Price: '5.00', Stock: '3' }));
-				const rows = [...fresh, ...existing.map((p) => ({ SKU: p.sku, Name: p.name, Price: (Number(p.price) + attempt).toFixed(2), Stock: String(p.stock) }))];
+				// The shop's products as they are now; every third one with a new price, the others as they are.
+				const existing = existingIds.map((id) => {
+					const product = env.sandbox.state.products.get(id);
+					if (!product) throw new Error(`product ${id} is gone from the sandbox`);
+					return product;
+				});
+				const repriced = new Map<string, string>();
+				const unchanged = new Set<string>();
+				const existingRows = existing.map((p, n) => {
+					const price = (Number(p.price) + (n % 3 === 0 ? 1 : 0)).toFixed(2);
+					if (n % 3 === 0) repriced.set(p.sku, price);
+					else unchanged.add(p.sku);
+					return { SKU: p.sku, Name: p.name, Price: price, Stock: String(p.stock) };
+				});
+				const rows = [...fresh, ...existingRows];
 				const before = (await executionCounts(wf.id)).all;
 				await env.sandbox.admin('DELETE', '/requests');
 				// One copy to each webhook processor, at the same moment.
 				const body = JSON.stringify({ items: rows });
-				await Promise.all(onEachProcessor(wf.url!).map(async (url) => expect((await request('POST', url, { headers: { 'Content-Type': 'application/json' }, body })).status).toBe(200)));
-				const { executions, items } = await outputsOf(wf.id, before + 2, 'Create or Update');
+				const sent = Date.now();
+				await Promise.all(onEachProcessor(wf.url).map(async (url) => expect((await request('POST', url, { headers: { 'Content-Type': 'application/json' }, body })).status).toBe(200)));
+				const { executions, byExecution } = await outputsOf(wf.id, before + 2, 'Create or Update');
+				const seconds = (Date.now() - sent) / 1000;
 				const pair = executions.slice(before);
-				expect(pair.map((e) => e.status)).toEqual(['success', 'success']);
 				const workers = await workerOf(pair.map((e) => e.id));
 				const ranOn = new Set(pair.map((e) => workers.get(e.id)?.[0]));
-				const mine = items.slice(-400);
+				const runs = pair.map((e) => byExecution.get(e.id) ?? []);
+				const actionsOf = (sku: string) => runs.map((run) => run.find((i: any) => i.product?.sku === sku)?.action).sort();
+				const count = (run: any[], action: string) => run.filter((i: any) => i.action === action).length;
+				const created = runs.map((run) => count(run, 'created'));
+				const freshSkus = new Set(fresh.map((row) => row.SKU));
+				const made = products().filter((p) => freshSkus.has(p.sku));
 				const { body: log } = await env.sandbox.admin('GET', '/requests');
-				console.log(`queue Create or Update, pair ${attempt}: workers ${[...ranOn].join(' + ')}, POST ${log.filter((r: any) => r.method === 'POST').length}, created ${mine.filter((i: any) => i.action === 'created').length}`);
-				for (const { SKU } of fresh) expect([...env.sandbox.state.products.values()].filter((p) => p.sku === SKU)).toHaveLength(1);
-				expect(log.filter((r: any) => r.method === 'POST' && r.path === '/v1/products')).toHaveLength(50);
-				expect(mine.filter((i: any) => i.error !== undefined)).toEqual([]);
-				expect(mine.filter((i: any) => i.action === 'created')).toHaveLength(50);
+				const posts = log.filter((r: any) => r.method === 'POST' && r.path === '/v1/products');
+				const puts = log.filter((r: any) => r.method === 'PUT');
+				// The figures first, so that a failure below comes with them.
+				console.log(
+					`queue Create or Update, pair ${attempt}: ${pair.map((e, n) => `execution ${e.id} (${e.status}) on ${workers.get(e.id)?.join(' + ')}: created ${created[n]}, updated ${count(runs[n], 'updated')}, unchanged ${count(runs[n], 'unchanged')}, failed ${runs[n].filter((i: any) => i.error !== undefined).length}`).join('; ')}; service: ${posts.length} POST /v1/products, ${puts.length} PUT, ${log.length - posts.length - puts.length} other requests; products with the new SKUs ${made.length} (${new Set(made.map((p) => p.sku)).size} SKUs); ${seconds.toFixed(1)} s`,
+				);
+
+				expect(pair.map((e) => e.status)).toEqual(['success', 'success']);
+				for (const e of pair) expect(workers.get(e.id)).toHaveLength(1);
+				// Both runs: one item per row, each created, updated or unchanged (none failed).
+				for (const run of runs) {
+					expect(run).toHaveLength(200);
+					expect(run.filter((i: any) => i.error !== undefined || !ACTIONS.includes(i.action))).toEqual([]);
+				}
+				// Each new SKU: one product in the shop, created by one run and found by the other.
+				expect({ products: made.length, skus: new Set(made.map((p) => p.sku)).size }).toEqual({ products: 50, skus: 50 });
+				for (const { SKU } of fresh) expect({ SKU, actions: actionsOf(SKU) }).toEqual({ SKU, actions: ['created', 'unchanged'] });
+				expect(created[0] + created[1]).toBe(50);
+				// Existing products: the repriced ones updated by at least one run, with the new price; the others left alone.
+				for (const [sku, price] of repriced) {
+					expect(actionsOf(sku)).toContain('updated');
+					expect(products().filter((p) => p.sku === sku).map((p) => Number(p.price).toFixed(2))).toEqual([price]);
+				}
+				for (const sku of unchanged) expect({ sku, actions: actionsOf(sku) }).toEqual({ sku, actions: ['unchanged', 'unchanged'] });
+				// What reached the service: 50 creates, and writes to the repriced products only (by one run or both).
+				expect(posts).toHaveLength(50);
+				expect(puts.length).toBeGreaterThanOrEqual(50);
+				expect(puts.length).toBeLessThanOrEqual(100);
+				expect(new Set(puts.map((r: any) => r.path))).toEqual(new Set(existing.filter((p) => repriced.has(p.sku)).map((p) => `/v1/products/${p.id}`)));
 				if (ranOn.size === 2) onTwoWorkers++;
 			}
 		} finally {
-			await env.sandbox.admin('PUT', '/compat', { unique_sku: true });
+			await env.sandbox.admin('PUT', '/compat', { unique_sku: compatBefore.unique_sku });
 			await instance.deactivate(env.client, wf.id, wf.url);
 		}
 		expect(onTwoWorkers).toBe(1);
+		expect((await env.sandbox.admin('GET', '/compat')).body.unique_sku).toBe(compatBefore.unique_sku);
 	});
 });
