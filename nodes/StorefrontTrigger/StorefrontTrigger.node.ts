@@ -1,6 +1,6 @@
 // The Storefront Trigger starts a workflow from the service's signed webhook events. How a change flows through it:
 //  - a delivery: receive (./receive: verify the signature, read the event, drop a redelivery this n8n took) → a run,
-//    whose first step claims it (./claim: in this n8n, then in n8n's database, ../shared/claims/sharedClaims) → the next node;
+//    whose first step claims it (./claim: in this n8n, then in n8n's database, ../shared/claims) → the next node;
 //  - a change no delivery brought: read (./reconcile, ./catchUp: at activation, at n8n's start and every few
 //    minutes) → a run, whose first step claims it the same way → the next node.
 // Whichever path brings a change first runs it; the other finds it claimed. A refused delivery is reported
@@ -17,13 +17,13 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
 import { eventsParameter, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_RECONCILE_MINUTES } from './options';
 import { receive } from './receive';
 import { startReading } from './reconcile';
-import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
 
 export class StorefrontTrigger implements INodeType {
 	description: INodeTypeDescription = {

@@ -4,7 +4,7 @@
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists
 // from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and starts
 // one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first runs
-// it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (../shared/claims/sharedClaims).
+// it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (../shared/claims).
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';

@@ -2,16 +2,16 @@
 // with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
 // goes on unless the same delivery or change got there first: in this running n8n (free: after a crash n8n re-runs
 // accepted executions itself while the service redelivers them), then in n8n's database, which every n8n shares
-// (another webhook processor or worker in queue mode, this n8n before a restart; ../shared/claims/sharedClaims). With the catch-up on,
-// the change itself is claimed (changeKey), so a delivery and a reading that report it run it once. A retry from the
-// executions list always runs: the user asked for it.
+// (another webhook processor or worker in queue mode, this n8n before a restart; ../shared/claims). With the catch-up
+// on, the change itself is claimed (changeKey), so a delivery and a reading that report it run it once. A retry from
+// the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { claimShared, sharedStore, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
 import { changeClaim, noteKnown, noteSeen } from './catchUp';
 import { catchesUp, DELIVERY_KEY, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
 import { refusedRun } from './refusals';
 import { claimRun } from './seenEvents';
-import { claimShared, sharedStore, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
 import { markSuperseded } from './superseded';
 
 /** What the store's warnings say of the trigger's claims. */

@@ -19,7 +19,7 @@ interface Holder {
 //    executions it had accepted but not started ("enqueued execution recovery"), while the service redelivers the
 //    same events because n8n never answered them.
 // Both are free and answer redeliveries to the same running n8n. What other ones and earlier runs of this n8n
-// accepted is in n8n's database (../shared/claims/sharedClaims), asked when a run starts, after these checks.
+// accepted is in n8n's database (../shared/claims), asked when a run starts, after these checks.
 // The workflow's static data is not used: n8n does not save static data a webhook call changes once the workflow
 // has some (WorkflowRunner wraps the same object again, which clears its "changed" mark), and a queue-mode worker
 // starts a run with the static data of the execution, not the database's.

@@ -203,8 +203,8 @@ function batched(
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
 		if (batch === undefined) {
-			const empty = { values: new Set<string>(), unlockedOnly: new Set<string>(), probes: new Set<string>(), forget: new Set<string>() };
-			queued.set(scope, (batch = { access, ...empty, waiters: [] }));
+			const sets = { values: new Set<string>(), unlockedOnly: new Set<string>(), probes: new Set<string>() };
+			queued.set(scope, (batch = { access, ...sets, forget: new Set<string>(), waiters: [] }));
 		}
 		for (const value of values) batch.values.add(value);
 		for (const value of unlockedOnly) batch.unlockedOnly.add(value);

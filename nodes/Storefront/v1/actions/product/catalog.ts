@@ -52,8 +52,9 @@ export class Catalog {
 
 	/** Products whose value is `key` with leading zeros (000123 for 123): what a number read from a sheet lost. */
 	withZeros(key: string): IDataObject[] {
-		const bare = key.replace(/^0+/, '');
-		return [...this.byKey].flatMap(([other, products]) => (other !== key && other.replace(/^0+/, '') === bare ? products : []));
+		const bare = (value: string) => value.replace(/^0+/, '');
+		const padded = [...this.byKey].filter(([other]) => other !== key && bare(other) === bare(key));
+		return padded.flatMap(([, products]) => products);
 	}
 
 	markUnsettled(key: string): void {

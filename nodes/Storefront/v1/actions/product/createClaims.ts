@@ -41,16 +41,17 @@ export class CreateClaims {
 			return await claimShared(store, this.key(value), this.token);
 		} catch (error) {
 			// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
-			this.ctx.logger.warn(`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${(error as Error).message}`);
+			const why = (error as Error).message;
+			this.ctx.logger.warn(`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`);
 			return undefined;
 		}
 	}
 
 	/** After a create the service refused: the claim is given up, so that a later run may create the product. */
 	async release(value: string, claimed: boolean | undefined): Promise<void> {
+		if (claimed !== true) return;
 		const store = this.shared();
-		if (claimed !== true || !store) return;
-		await releaseShared(store, this.key(value), this.token).catch(() => false);
+		if (store) await releaseShared(store, this.key(value), this.token).catch(() => false);
 	}
 
 	private key(value: string): string {

@@ -36,17 +36,16 @@ interface Learnt {
 }
 const learnt = new Map<string, Learnt>();
 
-/** Whether `value` shows in no field of the product but `field` (any case): a search finding it matched that field. */
-export function onlyIn(product: IDataObject, field: string, value: string): boolean {
-	const needle = value.toLowerCase();
-	return Object.entries(product).every(
-		([key, inner]) => key === field || !(JSON.stringify(inner ?? '') ?? '').toLowerCase().includes(needle),
-	);
-}
+/** Whether a field's value shows `value`, in any case (as the contract's search compares). */
+const holds = (inner: unknown, value: string) =>
+	(JSON.stringify(inner ?? '') ?? '').toLowerCase().includes(value.toLowerCase());
 
-/** Whether a product shows `value` in any field (any case): what a search that filters returns. */
-const shows = (product: IDataObject, value: string) =>
-	Object.values(product).some((inner) => (JSON.stringify(inner ?? '') ?? '').toLowerCase().includes(value.toLowerCase()));
+/** Whether `value` shows in no field of the product but `field`: a search finding it matched that field. */
+const onlyIn = (product: IDataObject, field: string, value: string) =>
+	Object.entries(product).every(([key, inner]) => key === field || !holds(inner, value));
+
+/** Whether a product shows `value` in any field: what a search that filters returns. */
+const shows = (product: IDataObject, value: string) => Object.values(product).some((inner) => holds(inner, value));
 
 export class Finder {
 	private readonly memory: Learnt;
@@ -108,10 +107,15 @@ export class Finder {
 		if (sample === undefined) {
 			const page = first ?? (await this.firstPage());
 			const catalog = new Catalog(this.field, page.items);
-			sample = page.items.map((product) => catalog.keyOf(product)).find((key, i) => key && onlyIn(page.items[i], this.field, key));
+			const only = page.items.find((product) => {
+				const key = catalog.keyOf(product);
+				return key !== undefined && onlyIn(product, this.field, key);
+			});
+			sample = only && catalog.keyOf(only);
 		}
 		if (sample === undefined) return false;
-		const results = await this.client.getPage(['products'], 'products', { search: sample }, 1, MAX_PAGE_SIZE, this.target);
+		const qs = { search: sample };
+		const results = await this.client.getPage(['products'], 'products', qs, 1, MAX_PAGE_SIZE, this.target);
 		const keyed = new Catalog(this.field, results.items);
 		const proven = keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
 		this.memory.sample = proven ? sample : undefined;

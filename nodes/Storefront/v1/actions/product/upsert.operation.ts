@@ -79,7 +79,7 @@ interface Wanted {
 
 type Action = 'created' | 'updated' | 'unchanged';
 
-/** How long a run waits before each look for a product another run claimed to create (a create takes under a second). */
+/** How long a run waits before each look for a product another run claimed to create (a create takes a second). */
 const CREATED_ELSEWHERE_WAITS_MS = [500, 1_500, 3_000];
 
 /**
@@ -159,7 +159,9 @@ class Sync implements RunSession {
 	private foundHint({ how, calls, pages, fallback }: Found): string {
 		const requests = `${calls} request${calls === 1 ? '' : 's'}`;
 		const catalog = pages === undefined ? 'the catalog' : `the catalog (${pages} page${pages === 1 ? '' : 's'})`;
-		if (how === 'lookup') return `Found the products by looking up each ${this.field} (${requests}) instead of reading ${catalog}`;
+		if (how === 'lookup') {
+			return `Found the products by looking up each ${this.field} (${requests}) instead of reading ${catalog}`;
+		}
 		return `Found the products by reading ${catalog}: ${requests}${fallback ? `, as ${fallback}` : ''}`;
 	}
 
