@@ -4,7 +4,12 @@ const { task, src, dest, parallel } = require('gulp');
 
 const copy = (folder, pattern) =>
 	function copyAssets() {
-		return src(path.resolve(folder, '**', pattern), { encoding: false }).pipe(dest(path.resolve('dist', folder)));
+		return src(path.resolve(folder, '**', pattern), { encoding: false }).pipe(
+			dest(path.resolve('dist', folder)),
+		);
 	};
 
-task('build:icons', parallel(copy('nodes', '*.{png,svg,json}'), copy('credentials', '*.{png,svg}')));
+task(
+	'build:icons',
+	parallel(copy('nodes', '*.{png,svg,json}'), copy('credentials', '*.{png,svg}')),
+);

@@ -53,8 +53,14 @@ const PACED_LATENCY = 20;
 const WINDOW_MS = REAL_MINUTES ? 60_000 : 12_000;
 /** The plans' limits per window: per minute, or the same rate in 12 s windows. */
 const PLANS = REAL_MINUTES
-	? { starter: { limit: 100, items: numberArg('starter-items', 300) }, pro: { limit: 500, items: numberArg('pro-items', 1500) } }
-	: { starter: { limit: 20, items: numberArg('starter-items', 100) }, pro: { limit: 100, items: numberArg('pro-items', 500) } };
+	? {
+			starter: { limit: 100, items: numberArg('starter-items', 300) },
+			pro: { limit: 500, items: numberArg('pro-items', 1500) },
+		}
+	: {
+			starter: { limit: 20, items: numberArg('starter-items', 100) },
+			pro: { limit: 100, items: numberArg('pro-items', 500) },
+		};
 const UNLIMITED_KEY = 'sf_test_demo';
 const CREDENTIAL = 'Storefront sandbox';
 
@@ -65,7 +71,19 @@ function workflows(credential, baseUrl) {
 	const credentials = { storefrontApi: credential };
 	const head = (/** @type {string} */ hookPath) => [
 		// Answer once the last node has finished, with its first item only (the run is what is measured, not the reply).
-		node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} }, { webhookId: crypto.randomUUID() }),
+		node(
+			'Webhook',
+			'n8n-nodes-base.webhook',
+			2,
+			{
+				httpMethod: 'POST',
+				path: hookPath,
+				responseMode: 'lastNode',
+				responseData: 'firstEntryJson',
+				options: {},
+			},
+			{ webhookId: crypto.randomUUID() },
+		),
 		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', options: {} }),
 	];
 	return {
@@ -77,7 +95,12 @@ function workflows(credential, baseUrl) {
 					'Write',
 					runtime.TYPES.action,
 					1.2,
-					{ resource: 'product', operation: 'update', productId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, updateFields: { price: '={{ $json.price }}' } },
+					{
+						resource: 'product',
+						operation: 'update',
+						productId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+						updateFields: { price: '={{ $json.price }}' },
+					},
 					{ credentials, onError: 'continueRegularOutput' },
 				),
 			]),
@@ -107,15 +130,22 @@ function workflows(credential, baseUrl) {
 	};
 }
 
-const median = (/** @type {number[]} */ list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const median = (/** @type {number[]} */ list) =>
+	[...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const productId = (/** @type {number} */ i) => `prod_${String(i + 1).padStart(5, '0')}`;
 
 async function main() {
 	const products = Math.max(ITEMS, PLANS.starter.items, PLANS.pro.items);
-	const { sandbox, n8n, client, admin, stop } = await startInN8n('bulk', { sizes: { products, orders: 10, customers: 10 }, latencyMs: LATENCIES[0] });
+	const { sandbox, n8n, client, admin, stop } = await startInN8n('bulk', {
+		sizes: { products, orders: 10, customers: 10 },
+		latencyMs: LATENCIES[0],
+	});
 	try {
 		const useKey = (/** @type {string} */ apiKey) =>
-			setup.ensureCredential(client, { name: CREDENTIAL, data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret } });
+			setup.ensureCredential(client, {
+				name: CREDENTIAL,
+				data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret },
+			});
 		const credential = await useKey(UNLIMITED_KEY);
 		/** @type {Record<string, {id: string, url: string}>} */
 		const targets = {};
@@ -135,19 +165,26 @@ async function main() {
 			const target = targets[key];
 			generation++;
 			// A new price for every product in every run (cents apart from the last run's), so that every write changes it.
-			const items = Array.from({ length: count }, (_, i) => ({ id: productId(i), price: Math.round((generation + 1 + (i % 100) / 100) * 100) / 100 }));
+			const items = Array.from({ length: count }, (_, i) => ({
+				id: productId(i),
+				price: Math.round((generation + 1 + (i % 100) / 100) * 100) / 100,
+			}));
 			await admin('DELETE', '/requests');
 			const { wallMs, execution } = await runByWebhook(client, target, key, items);
 			const [write] = runData(execution).Write;
 			const out = (write.data?.main[0] ?? []).map((item) => item.json);
-			if (out.length !== count) throw new Error(`${key}: ${out.length} items out of the write node, ${count} expected`);
+			if (out.length !== count)
+				throw new Error(`${key}: ${out.length} items out of the write node, ${count} expected`);
 			const failed = out.filter((json) => json.error !== undefined).length;
 			/** @type {Array<{at: string, method: string, path: string, status: number | string, ms: number}>} */
 			const log = await admin('GET', '/requests');
 			const puts = log.filter((r) => r.method === 'PUT' && r.path.startsWith('/v1/products/'));
 			const ok = puts.filter((r) => r.status === 200);
-			const wrong = items.filter((item) => sandbox.state.products?.get(item.id)?.price !== item.price).length;
-			if (wrong !== failed) throw new Error(`${key}: ${wrong} prices not as sent, but ${failed} failed items`);
+			const wrong = items.filter(
+				(item) => sandbox.state.products?.get(item.id)?.price !== item.price,
+			).length;
+			if (wrong !== failed)
+				throw new Error(`${key}: ${wrong} prices not as sent, but ${failed} failed items`);
 			return {
 				wallMs,
 				nodeMs: write.executionTime,
@@ -165,7 +202,9 @@ async function main() {
 		);
 
 		// Part 1: unlimited key, both latencies.
-		console.log(`\nUnlimited key (${UNLIMITED_KEY}): ${ITEMS} items per run, ${ROUNDS} rounds, interleaved`);
+		console.log(
+			`\nUnlimited key (${UNLIMITED_KEY}): ${ITEMS} items per run, ${ROUNDS} rounds, interleaved`,
+		);
 		for (const key of ['storefront', 'http']) await run(key, ITEMS); // warm-up of both
 		/** @type {Record<string, Array<Awaited<ReturnType<typeof run>>>>} */
 		const results = {};
@@ -181,11 +220,16 @@ async function main() {
 				}
 			}
 		}
-		const m = (/** @type {string} */ key, /** @type {'wallMs' | 'nodeMs' | 'failed' | 'requests'} */ field) => median(results[key].map((x) => x[field]));
+		const m = (
+			/** @type {string} */ key,
+			/** @type {'wallMs' | 'nodeMs' | 'failed' | 'requests'} */ field,
+		) => median(results[key].map((x) => x[field]));
 		/** @type {string[]} */
 		const summary = [];
 		console.log(`\nMedians of ${ROUNDS} rounds, ${ITEMS} items, unlimited key:\n`);
-		console.log('| Latency | Storefront node: wall / node time | HTTP Request: wall / node time | Storefront ÷ HTTP Request (wall) | node time ratio | failed items | PUTs logged |');
+		console.log(
+			'| Latency | Storefront node: wall / node time | HTTP Request: wall / node time | Storefront ÷ HTTP Request (wall) | node time ratio | failed items | PUTs logged |',
+		);
 		console.log('|---|---|---|---|---|---|---|');
 		for (const latency of LATENCIES) {
 			const s = `storefront ${latency}`;
@@ -194,13 +238,17 @@ async function main() {
 			console.log(
 				`| ${latency} ms | ${m(s, 'wallMs').toFixed(0)} / ${m(s, 'nodeMs')} ms | ${m(h, 'wallMs').toFixed(0)} / ${m(h, 'nodeMs')} ms | **${ratio.toFixed(2)}** | ${(m(s, 'nodeMs') / m(h, 'nodeMs')).toFixed(2)} | ${Math.max(...results[s].map((x) => x.failed))} / ${Math.max(...results[h].map((x) => x.failed))} | ${m(s, 'requests')} / ${m(h, 'requests')} |`,
 			);
-			summary.push(`latency ${latency} ms: Storefront ÷ HTTP Request ${ratio.toFixed(2)} (goal ≤ 1.0: ${ratio <= 1 ? 'met' : 'NOT met'})`);
+			summary.push(
+				`latency ${latency} ms: Storefront ÷ HTTP Request ${ratio.toFixed(2)} (goal ≤ 1.0: ${ratio <= 1 ? 'met' : 'NOT met'})`,
+			);
 		}
 		console.log('(failed items: the most in any round; PUTs: median, ideal ' + ITEMS + ')');
 
 		// Part 2: paced, Starter and Pro, with and without X-RateLimit-* headers.
 		await admin('PUT', '/latency', { ms: PACED_LATENCY });
-		console.log(`\nPaced: ${WINDOW_MS / 1000} s windows, Starter ${PLANS.starter.limit} and Pro ${PLANS.pro.limit} per window, latency ${PACED_LATENCY} ms, a new key of the plan for every run`);
+		console.log(
+			`\nPaced: ${WINDOW_MS / 1000} s windows, Starter ${PLANS.starter.limit} and Pro ${PLANS.pro.limit} per window, latency ${PACED_LATENCY} ms, a new key of the plan for every run`,
+		);
 		/** @type {string[]} */
 		const paced = [];
 		let keys = 0;
@@ -210,14 +258,22 @@ async function main() {
 				for (const key of ['storefront', 'http']) {
 					const apiKey = `sf_test_${plan}_bench_${++keys}`;
 					await admin('POST', '/keys', { key: apiKey, plan });
-					await admin('PUT', '/ratelimit', { window_ms: WINDOW_MS, limits: { [plan]: limit }, headers });
+					await admin('PUT', '/ratelimit', {
+						window_ms: WINDOW_MS,
+						limits: { [plan]: limit },
+						headers,
+					});
 					await useKey(apiKey);
 					const result = await run(key, items);
 					await admin('DELETE', `/keys/${apiKey}`);
 					const label = `${plan === 'starter' ? 'Starter' : 'Pro'} (${limit}/${WINDOW_MS / 1000} s), ${headers ? 'with headers' : 'no headers'}`;
 					if (key === 'http') {
-						console.log(`  ${label}, HTTP Request (n8n defaults, for reference): wall ${(result.wallMs / 1000).toFixed(1)} s, ${result.failed} of ${items} items failed, ${result.refused} × 429`);
-						paced.push(`| ${label} | HTTP Request (n8n defaults) | ${items} | — | — | ${result.refused} | **${result.failed}** | ${(result.wallMs / 1000).toFixed(1)} s |`);
+						console.log(
+							`  ${label}, HTTP Request (n8n defaults, for reference): wall ${(result.wallMs / 1000).toFixed(1)} s, ${result.failed} of ${items} items failed, ${result.refused} × 429`,
+						);
+						paced.push(
+							`| ${label} | HTTP Request (n8n defaults) | ${items} | — | — | ${result.refused} | **${result.failed}** | ${(result.wallMs / 1000).toFixed(1)} s |`,
+						);
 						continue;
 					}
 					const { arrivals } = result;
@@ -230,13 +286,19 @@ async function main() {
 					console.log(
 						`  ${label}, Storefront: ${arrivals.length} successful requests, ${inFirstWindow} in the first window, then ${perWindow.toFixed(1)} per window = ${ratio.toFixed(3)} of the plan (goal ≥ 0.95: ${ratio >= 0.95 ? 'met' : 'NOT met'}); ${result.refused} × 429, ${result.failed} failed items; wall ${(result.wallMs / 1000).toFixed(1)} s (floor ${floorMs / 1000} s)`,
 					);
-					paced.push(`| ${label} | Storefront | ${items} | ${perWindow.toFixed(1)} per ${WINDOW_MS / 1000} s | **${ratio.toFixed(3)}** | ${result.refused} | **${result.failed}** | ${(result.wallMs / 1000).toFixed(1)} s (floor ${floorMs / 1000} s) |`);
-					summary.push(`${label}: achieved ÷ plan rate ${ratio.toFixed(3)} (goal ≥ 0.95: ${ratio >= 0.95 ? 'met' : 'NOT met'}), ${result.refused} × 429, ${result.failed} failed items`);
+					paced.push(
+						`| ${label} | Storefront | ${items} | ${perWindow.toFixed(1)} per ${WINDOW_MS / 1000} s | **${ratio.toFixed(3)}** | ${result.refused} | **${result.failed}** | ${(result.wallMs / 1000).toFixed(1)} s (floor ${floorMs / 1000} s) |`,
+					);
+					summary.push(
+						`${label}: achieved ÷ plan rate ${ratio.toFixed(3)} (goal ≥ 0.95: ${ratio >= 0.95 ? 'met' : 'NOT met'}), ${result.refused} × 429, ${result.failed} failed items`,
+					);
 				}
 			}
 		}
 		await admin('DELETE', '/ratelimit');
-		console.log('\n| Plan, window, headers | Workflow | items | achieved rate after the first window | ÷ plan rate | 429s | failed items | wall time |');
+		console.log(
+			'\n| Plan, window, headers | Workflow | items | achieved rate after the first window | ÷ plan rate | 429s | failed items | wall time |',
+		);
 		console.log('|---|---|---|---|---|---|---|---|');
 		for (const row of paced) console.log(row);
 		console.log(`\n${summary.join('\n')}`);

@@ -49,7 +49,8 @@ const { runByWebhook, startInN8n } = require('./inN8n');
 /** A comma-separated list of whole numbers after `--name`. @param {string} name @param {string} fallback */
 function listArg(name, fallback) {
 	const list = stringArg(name, fallback).split(',').map(Number);
-	if (list.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--${name}: whole numbers of 1 or more, comma-separated`);
+	if (list.some((n) => !Number.isInteger(n) || n < 1))
+		throw new Error(`--${name}: whole numbers of 1 or more, comma-separated`);
 	return list;
 }
 
@@ -70,20 +71,36 @@ const UNLIMITED_KEY = 'sf_test_demo';
 const CREDENTIAL = 'Storefront sandbox';
 const WRITE_NODES = ['Create or Update', 'Update', 'Create'];
 const VARIANTS = ['storefront', 'handbuilt'];
-if (FIND_BY && !['auto', 'lookup', 'catalog'].includes(FIND_BY)) throw new Error('--find-by: auto, lookup or catalog');
+if (FIND_BY && !['auto', 'lookup', 'catalog'].includes(FIND_BY))
+	throw new Error('--find-by: auto, lookup or catalog');
 
 const { workflowNode: node } = setup;
 const to = (/** @type {string} */ name, index = 0) => ({ node: name, type: 'main', index });
 
 /** The example's Create or Update parameters, with --find-by as Find Products By when given. @param {any} parameters */
-const withFindBy = (parameters) => (FIND_BY ? { ...parameters, options: { ...parameters.options, findProductsBy: FIND_BY } } : parameters);
+const withFindBy = (parameters) =>
+	FIND_BY
+		? { ...parameters, options: { ...parameters.options, findProductsBy: FIND_BY } }
+		: parameters;
 
 /** The two workflows, each behind its own webhook. @param {{id: string, name: string}} credential */
 function workflows(credential) {
 	const credentials = { storefrontApi: credential };
 	const onError = 'continueRegularOutput';
 	const head = (/** @type {string} */ hookPath) => [
-		node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} }, { webhookId: crypto.randomUUID() }),
+		node(
+			'Webhook',
+			'n8n-nodes-base.webhook',
+			2,
+			{
+				httpMethod: 'POST',
+				path: hookPath,
+				responseMode: 'lastNode',
+				responseData: 'firstEntryJson',
+				options: {},
+			},
+			{ webhookId: crypto.randomUUID() },
+		),
 		node('Rows', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', options: {} }),
 	];
 	const storefront = [
@@ -94,13 +111,23 @@ function workflows(credential) {
 			1.2,
 			// The example's own parameters (examples/catalog-sync.json): Map Automatically, matched on sku.
 			// --find-by sets Options › Find Products By.
-			withFindBy(setup.loadExample('catalog-sync.json').nodes.find((/** @type {any} */ n) => n.type === runtime.TYPES.action).parameters),
+			withFindBy(
+				setup
+					.loadExample('catalog-sync.json')
+					.nodes.find((/** @type {any} */ n) => n.type === runtime.TYPES.action).parameters,
+			),
 			{ credentials, onError },
 		),
 	];
 	const handbuilt = [
 		...head('bench-catalog-handbuilt'),
-		node('Catalog', runtime.TYPES.action, 1.2, { resource: 'product', operation: 'getAll', returnAll: true, filters: {} }, { credentials, executeOnce: true }),
+		node(
+			'Catalog',
+			runtime.TYPES.action,
+			1.2,
+			{ resource: 'product', operation: 'getAll', returnAll: true, filters: {} },
+			{ credentials, executeOnce: true },
+		),
 		node('Merge', 'n8n-nodes-base.merge', 3, {
 			mode: 'combine',
 			combineBy: 'combineByFields',
@@ -111,7 +138,14 @@ function workflows(credential) {
 		node('Known?', 'n8n-nodes-base.if', 2.2, {
 			conditions: {
 				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
-				conditions: [{ id: crypto.randomUUID(), leftValue: '={{ $json.id }}', rightValue: '', operator: { type: 'string', operation: 'exists', singleValue: true } }],
+				conditions: [
+					{
+						id: crypto.randomUUID(),
+						leftValue: '={{ $json.id }}',
+						rightValue: '',
+						operator: { type: 'string', operation: 'exists', singleValue: true },
+					},
+				],
 				combinator: 'and',
 			},
 			options: {},
@@ -124,7 +158,11 @@ function workflows(credential) {
 				resource: 'product',
 				operation: 'update',
 				productId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
-				updateFields: { name: '={{ $json.name }}', price: '={{ Number($json.price) }}', stock: '={{ Number($json.stock) }}' },
+				updateFields: {
+					name: '={{ $json.name }}',
+					price: '={{ Number($json.price) }}',
+					stock: '={{ Number($json.stock) }}',
+				},
 			},
 			{ credentials, onError },
 		),
@@ -132,7 +170,13 @@ function workflows(credential) {
 			'Create',
 			runtime.TYPES.action,
 			1.2,
-			{ resource: 'product', operation: 'create', name: '={{ $json.name }}', price: '={{ Number($json.price) }}', additionalFields: { sku: '={{ $json.sku }}', stock: '={{ Number($json.stock) }}' } },
+			{
+				resource: 'product',
+				operation: 'create',
+				name: '={{ $json.name }}',
+				price: '={{ Number($json.price) }}',
+				additionalFields: { sku: '={{ $json.sku }}', stock: '={{ Number($json.stock) }}' },
+			},
 			{ credentials, onError },
 		),
 	];
@@ -142,7 +186,10 @@ function workflows(credential) {
 		storefront: {
 			name: 'bench catalog: Create or Update',
 			nodes: storefront,
-			connections: { Webhook: { main: [[to('Rows')]] }, Rows: { main: [[to('Create or Update')]] } },
+			connections: {
+				Webhook: { main: [[to('Rows')]] },
+				Rows: { main: [[to('Create or Update')]] },
+			},
 			settings: { executionOrder: 'v1' },
 		},
 		handbuilt: {
@@ -166,14 +213,19 @@ function workflows(credential) {
  */
 function rowsOf(sandbox, count) {
 	const large = count >= 100;
-	const known = Math.min(large ? Math.round(count * 0.6) : Math.ceil(count / 2), sandbox.state.products.size);
+	const known = Math.min(
+		large ? Math.round(count * 0.6) : Math.ceil(count / 2),
+		sandbox.state.products.size,
+	);
 	const changeEvery = large ? 30 : 1;
-	const existing = [...sandbox.state.products.values()].slice(0, known).map((/** @type {any} */ p, /** @type {number} */ n) => ({
-		sku: p.sku,
-		name: p.name,
-		price: (p.price + (n % changeEvery === 0 ? 1 : 0)).toFixed(2),
-		stock: String(p.stock),
-	}));
+	const existing = [...sandbox.state.products.values()]
+		.slice(0, known)
+		.map((/** @type {any} */ p, /** @type {number} */ n) => ({
+			sku: p.sku,
+			name: p.name,
+			price: (p.price + (n % changeEvery === 0 ? 1 : 0)).toFixed(2),
+			stock: String(p.stock),
+		}));
 	const fresh = Array.from({ length: count - known }, (_, n) => ({
 		sku: `BENCH-${String(n).padStart(5, '0')}`,
 		name: `Bench Product ${n}`,
@@ -212,10 +264,16 @@ function ratio(a, b) {
 
 async function main() {
 	const sizes = { products: SIZES[0], orders: 10, customers: 10 };
-	const { sandbox, n8n, client, admin, stop } = await startInN8n('catalog', { sizes, latencyMs: LATENCY });
+	const { sandbox, n8n, client, admin, stop } = await startInN8n('catalog', {
+		sizes,
+		latencyMs: LATENCY,
+	});
 	try {
 		const useKey = (/** @type {string} */ apiKey) =>
-			setup.ensureCredential(client, { name: CREDENTIAL, data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret } });
+			setup.ensureCredential(client, {
+				name: CREDENTIAL,
+				data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret },
+			});
 		const credential = await useKey(UNLIMITED_KEY);
 		/** @type {Record<string, {id: string, url: string}>} */
 		const targets = {};
@@ -232,25 +290,43 @@ async function main() {
 			await admin('DELETE', '/requests');
 			const { wallMs, cpuMs, execution } = await runByWebhook(client, target, key, rows);
 			const data = runData(execution);
-			const written = WRITE_NODES.flatMap((name) => (data[name]?.[0]?.data?.main[0] ?? []).map((/** @type {any} */ item) => item.json));
+			const written = WRITE_NODES.flatMap((name) =>
+				(data[name]?.[0]?.data?.main[0] ?? []).map((/** @type {any} */ item) => item.json),
+			);
 			const failed = written.filter((json) => json.error !== undefined).length;
 			/** @type {any} */
 			const task = data['Create or Update']?.[0];
 			const hints = (task?.hints ?? []).map((/** @type {any} */ h) => h.message);
 			/** @type {Array<{method: string, status: number | string}>} */
 			const log = await admin('GET', '/requests');
-			const count = (/** @type {string} */ method) => log.filter((r) => r.method === method && r.status !== 429).length;
+			const count = (/** @type {string} */ method) =>
+				log.filter((r) => r.method === method && r.status !== 429).length;
 			/** @type {Map<string, any[]>} */
 			const bySku = new Map();
-			for (const p of sandbox.state.products?.values() ?? []) bySku.set(p.sku, [...(bySku.get(p.sku) ?? []), p]);
+			for (const p of sandbox.state.products?.values() ?? [])
+				bySku.set(p.sku, [...(bySku.get(p.sku) ?? []), p]);
 			const wrong = rows.filter((row) => {
 				const matches = bySku.get(row.sku) ?? [];
 				return matches.length !== 1 || matches[0].price.toFixed(2) !== row.price;
 			}).length;
-			if (wrong !== failed) throw new Error(`${key}: ${wrong} rows not in the shop as sent (or there twice), but ${failed} failed items`);
-			return { wallMs, cpuMs, get: count('GET'), post: count('POST'), put: count('PUT'), refused: log.filter((r) => r.status === 429).length, requests: log.length, failed, hints };
+			if (wrong !== failed)
+				throw new Error(
+					`${key}: ${wrong} rows not in the shop as sent (or there twice), but ${failed} failed items`,
+				);
+			return {
+				wallMs,
+				cpuMs,
+				get: count('GET'),
+				post: count('POST'),
+				put: count('PUT'),
+				refused: log.filter((r) => r.status === 429).length,
+				requests: log.length,
+				failed,
+				hints,
+			};
 		};
-		const fresh = async (/** @type {number} */ products) => admin('POST', '/reset', { sizes: { ...sizes, products } });
+		const fresh = async (/** @type {number} */ products) =>
+			admin('POST', '/reset', { sizes: { ...sizes, products } });
 		let keys = 0;
 		/** A new key of `plan` for the credential: a governor, and an account Create or Update has learnt nothing of. */
 		const newKey = async (/** @type {string} */ plan) => {
@@ -264,13 +340,17 @@ async function main() {
 			`Catalog sync in n8n ${n8n.version} (pid ${n8n.child.pid}): ${SIZES.map(thousands).join(', ')} products × ${ROW_COUNTS.join(', ')} rows, ` +
 				`sandbox latency ${LATENCY} ms${FIND_BY ? `, Find Products By ${FIND_BY}` : ''} (load average ${os.loadavg()[0].toFixed(1)})`,
 		);
-		console.log('\nEach variant on a fresh shop and a new unlimited key: the rows (first), then the same rows again (again).');
+		console.log(
+			'\nEach variant on a fresh shop and a new unlimited key: the rows (first), then the same rows again (again).',
+		);
 		console.log(
 			`Requests: GET / POST / PUT = all the sandbox logged. At Starter: N requests at ${STARTER.perWindow} a minute in the sandbox's fixed one-minute windows, ` +
 				`computed, not measured: (ceil(N / 100) − 1) × 60 s + wall × r / N, r = N − 100 × (ceil(N / 100) − 1), the last window's requests ` +
 				`(the first window's go at once, each later one's at its opening). Wall: the webhook call on the unlimited key; sandbox CPU: the CPU time of this process (the sandbox answering) meanwhile.\n`,
 		);
-		console.log('| Products | Rows | Workflow | first: GET / POST / PUT | requests | at Starter | wall (sandbox CPU) | again: GET / POST / PUT | requests | at Starter | wall (sandbox CPU) | failed items |');
+		console.log(
+			'| Products | Rows | Workflow | first: GET / POST / PUT | requests | at Starter | wall (sandbox CPU) | again: GET / POST / PUT | requests | at Starter | wall (sandbox CPU) | failed items |',
+		);
 		console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 		/** @type {Array<{products: number, rows: number, hints: string[], results: Record<string, Array<any>>}>} */
 		const cells = [];
@@ -286,10 +366,13 @@ async function main() {
 					const apiKey = await newKey('business');
 					const runs = [];
 					for (const round of ['first', 'again']) {
-						if (round === 'again' && key === 'handbuilt' && runs[0].wallMs > HANDBUILT_ONCE_OVER_MS) break;
+						if (round === 'again' && key === 'handbuilt' && runs[0].wallMs > HANDBUILT_ONCE_OVER_MS)
+							break;
 						const r = await sync(key, rows);
 						runs.push(r);
-						console.error(`  ${thousands(products)} products, ${count} row${count === 1 ? '' : 's'}, ${key} ${round}: ${r.requests} requests, ${duration(r.wallMs)}`);
+						console.error(
+							`  ${thousands(products)} products, ${count} row${count === 1 ? '' : 's'}, ${key} ${round}: ${r.requests} requests, ${duration(r.wallMs)}`,
+						);
 						if (key === 'storefront') hints.push(`${round}: ${r.hints.join('; ')}`);
 					}
 					await admin('DELETE', `/keys/${apiKey}`);
@@ -308,27 +391,40 @@ async function main() {
 		}
 
 		console.log('\nCreate or Update ÷ hand-built:\n');
-		console.log('| Products | Rows | requests, first | again | at Starter, first | again | wall, first | again |');
+		console.log(
+			'| Products | Rows | requests, first | again | at Starter, first | again | wall, first | again |',
+		);
 		console.log('|---|---|---|---|---|---|---|---|');
 		for (const { products, rows, results } of cells) {
 			const [sf, hb] = [results.storefront, results.handbuilt];
-			const of = (/** @type {number} */ i, /** @type {(r: any) => number} */ f) => (sf[i] && hb[i] ? ratio(f(sf[i]), f(hb[i])) : '—');
+			const of = (/** @type {number} */ i, /** @type {(r: any) => number} */ f) =>
+				sf[i] && hb[i] ? ratio(f(sf[i]), f(hb[i])) : '—';
 			console.log(
 				`| ${thousands(products)} | ${rows} | ${of(0, (r) => r.requests)} | ${of(1, (r) => r.requests)} | ` +
 					`${of(0, (r) => starterMs(r.requests, r.wallMs))} | ${of(1, (r) => starterMs(r.requests, r.wallMs))} | ${of(0, (r) => r.wallMs)} | ${of(1, (r) => r.wallMs)} |`,
 			);
 		}
 		console.log("\nCreate or Update's hints:\n");
-		for (const { products, rows, hints } of cells) for (const hint of hints) console.log(`- ${thousands(products)} products, ${rows} row${rows === 1 ? '' : 's'}, ${hint}`);
+		for (const { products, rows, hints } of cells)
+			for (const hint of hints)
+				console.log(
+					`- ${thousands(products)} products, ${rows} row${rows === 1 ? '' : 's'}, ${hint}`,
+				);
 
 		if (!PACED) return;
 		console.log(
 			`\nStarter plan's rate: ${STARTER_LIMIT} per ${WINDOW_MS / 1000} s window, X-RateLimit-* headers on, a new key each run; ` +
 				`${thousands(PACED_PRODUCTS)} products, ${PACED_ROWS} rows\n`,
 		);
-		console.log('| Workflow | requests | 429s | failed items | wall time | ideal | wall ÷ ideal | hint |');
+		console.log(
+			'| Workflow | requests | 429s | failed items | wall time | ideal | wall ÷ ideal | hint |',
+		);
 		console.log('|---|---|---|---|---|---|---|---|');
-		await admin('PUT', '/ratelimit', { window_ms: WINDOW_MS, limits: { starter: STARTER_LIMIT }, headers: true });
+		await admin('PUT', '/ratelimit', {
+			window_ms: WINDOW_MS,
+			limits: { starter: STARTER_LIMIT },
+			headers: true,
+		});
 		for (const key of VARIANTS) {
 			await fresh(PACED_PRODUCTS);
 			const rows = rowsOf(sandbox, PACED_ROWS);

@@ -22,7 +22,9 @@ require('./typescript');
 
 const { createHmac } = require('crypto');
 const { createTriggerHarness } = require(path.join(root, 'test/helpers/webhook.ts'));
-const { StorefrontTrigger } = require(path.join(root, 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts'));
+const { StorefrontTrigger } = require(
+	path.join(root, 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts'),
+);
 const { CATCH_UP_KINDS } = require(path.join(root, 'nodes/StorefrontTrigger/catchUp.ts'));
 const { startSandbox } = require(path.join(root, 'sandbox'));
 const { ORDER_TRANSITIONS } = require(path.join(root, 'sandbox/catalog'));
@@ -30,12 +32,20 @@ const { ORDER_TRANSITIONS } = require(path.join(root, 'sandbox/catalog'));
 const int = (n) => Math.round(n).toLocaleString('en-US');
 
 async function main() {
-	console.log('shop orders | changes run before the restart | GET /v1/orders | GET /v1/products | changes read | passed on | catch-up ms');
+	console.log(
+		'shop orders | changes run before the restart | GET /v1/orders | GET /v1/products | changes read | passed on | catch-up ms',
+	);
 	for (const orders of SHOPS) {
-		const sb = await startSandbox({ quiet: true, sizes: { products: 300, orders, customers: 200 } });
+		const sb = await startSandbox({
+			quiet: true,
+			sizes: { products: 300, orders, customers: 200 },
+		});
 		const admin = async (method, adminPath, body) => {
 			const response = await sb.admin(method, adminPath, body);
-			if (response.status >= 300) throw new Error(`admin ${method} ${adminPath}: ${response.status} ${JSON.stringify(response.body)}`);
+			if (response.status >= 300)
+				throw new Error(
+					`admin ${method} ${adminPath}: ${response.status} ${JSON.stringify(response.body)}`,
+				);
 			return response.body;
 		};
 		for (const recent of RECENT) {
@@ -48,7 +58,9 @@ async function main() {
 			await t.trigger('activate');
 			const from = sb.events.length;
 			// Half new orders, half status changes of orders that can move on.
-			const movers = [...sb.state.orders.values()].filter((o) => (ORDER_TRANSITIONS[o.status] ?? []).length).slice(0, recent - Math.ceil(recent / 2));
+			const movers = [...sb.state.orders.values()]
+				.filter((o) => (ORDER_TRANSITIONS[o.status] ?? []).length)
+				.slice(0, recent - Math.ceil(recent / 2));
 			for (let i = 0; i < Math.ceil(recent / 2); i++) await admin('POST', '/simulate/checkout', {});
 			for (const order of movers) {
 				const res = await fetch(`${sb.baseUrl}/orders/${order.id}/status`, {
@@ -60,7 +72,13 @@ async function main() {
 			}
 			for (const event of sb.events.slice(from).filter((e) => CATCH_UP_KINDS.includes(e.type))) {
 				const body = Buffer.from(JSON.stringify(event));
-				const outcome = await t.deliver({ body, headers: { 'Content-Type': 'application/json', 'X-Service-Signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` } });
+				const outcome = await t.deliver({
+					body,
+					headers: {
+						'Content-Type': 'application/json',
+						'X-Service-Signature': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+					},
+				});
 				await t.run(outcome.result);
 			}
 			await admin('DELETE', '/requests');
@@ -72,11 +90,15 @@ async function main() {
 			const read = runs.reduce((n, r) => n + (r.workflowData?.[0]?.length ?? 0), 0);
 			let passed = 0;
 			for (const run of runs) passed += (await t.run(run)).length;
-			console.log(`${int(orders)} | ${recent} | ${count('/v1/orders')} | ${count('/v1/products')} | ${read} | ${passed} | ${ms.toFixed(0)}`);
+			console.log(
+				`${int(orders)} | ${recent} | ${count('/v1/orders')} | ${count('/v1/products')} | ${read} | ${passed} | ${ms.toFixed(0)}`,
+			);
 		}
 		await sb.stop();
 	}
-	console.log('\nRequests per list after a restart with nothing missed: 1 while fewer than 100 records of the list changed in the margin; the shop\'s size does not matter.');
+	console.log(
+		"\nRequests per list after a restart with nothing missed: 1 while fewer than 100 records of the list changed in the margin; the shop's size does not matter.",
+	);
 }
 
 main().catch((error) => {

@@ -93,7 +93,10 @@ const SETUPS = {
 };
 /** @type {Record<string, {label: string, env: Record<string, string>}>} */
 const ENGINES = {
-	lazy: { label: 'vm + LAZY_ACQUIRE', env: { N8N_EXPRESSION_ENGINE: 'vm', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
+	lazy: {
+		label: 'vm + LAZY_ACQUIRE',
+		env: { N8N_EXPRESSION_ENGINE: 'vm', N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
+	},
 	default: { label: 'default engine (vm)', env: { N8N_EXPRESSION_ENGINE: 'vm' } },
 };
 
@@ -109,9 +112,16 @@ function builtCheck() {
 	// The run's first step (claim.js, since the trigger was split into steps) claims through claimShared, which turns
 	// the retention's periods (turnPeriod).
 	const step = path.join(DIST, 'claim.js');
-	const read = (/** @type {string} */ file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
-	if (!read(step).includes('claimShared') || !read(claims).includes('turnPeriod') || !fs.existsSync(retention)) {
-		throw new Error(`${path.relative(runtime.ROOT, path.dirname(DIST))} has no shared duplicate check with a retention (claim.js → claimShared, retention.js): run \`npm run build\` first.`);
+	const read = (/** @type {string} */ file) =>
+		fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+	if (
+		!read(step).includes('claimShared') ||
+		!read(claims).includes('turnPeriod') ||
+		!fs.existsSync(retention)
+	) {
+		throw new Error(
+			`${path.relative(runtime.ROOT, path.dirname(DIST))} has no shared duplicate check with a retention (claim.js → claimShared, retention.js): run \`npm run build\` first.`,
+		);
 	}
 	const built = require(claims);
 	const kept = require(retention);
@@ -123,7 +133,13 @@ function builtCheck() {
 	if (typeof built.claimValues !== 'function') throw new Error(`${claims} exports no claimValues`);
 	// A claim made under the lock (as every claim of an n8n whose processes all run this package) records one value:
 	// the event's. Without the lock a claim records three (the delivery's and the run's too).
-	return { valuesPerEvent: 1, maxEntries, retentionMs: hours * 3_600_000, periodOf: kept.periodOf, claimValues: built.claimValues };
+	return {
+		valuesPerEvent: 1,
+		maxEntries,
+		retentionMs: hours * 3_600_000,
+		periodOf: kept.periodOf,
+		claimValues: built.claimValues,
+	};
 }
 
 /** n8n's DeduplicationHelper.createValueHash. @param {string} value */
@@ -183,7 +199,10 @@ try {
 			encoding: 'utf8',
 			maxBuffer: 256 * 1024 * 1024,
 		});
-		if (r.status !== 0) throw new Error(`node:sqlite on ${file} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || '').slice(-2000)}`);
+		if (r.status !== 0)
+			throw new Error(
+				`node:sqlite on ${file} failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || '').slice(-2000)}`,
+			);
 		return JSON.parse(r.stdout);
 	};
 	return {
@@ -194,19 +213,37 @@ try {
 				[workflowId, context, value],
 			),
 		read: (workflowId, context) => {
-			const rows = query('SELECT "value" FROM processed_data WHERE "workflowId" = ? AND "context" = ?', [workflowId, context], true);
+			const rows = query(
+				'SELECT "value" FROM processed_data WHERE "workflowId" = ? AND "context" = ?',
+				[workflowId, context],
+				true,
+			);
 			return rows.length ? String(rows[0].value) : undefined;
 		},
-		remove: (workflowId, context) => query('DELETE FROM processed_data WHERE "workflowId" = ? AND "context" = ?', [workflowId, context]),
+		remove: (workflowId, context) =>
+			query('DELETE FROM processed_data WHERE "workflowId" = ? AND "context" = ?', [
+				workflowId,
+				context,
+			]),
 		lastExecutionId: (workflowId) =>
-			Number(query('SELECT COALESCE(MAX("id"), 0) AS "id" FROM execution_entity WHERE "workflowId" = ?', [workflowId], true)[0].id),
+			Number(
+				query(
+					'SELECT COALESCE(MAX("id"), 0) AS "id" FROM execution_entity WHERE "workflowId" = ?',
+					[workflowId],
+					true,
+				)[0].id,
+			),
 		executionsAfter: (workflowId, afterId) =>
 			query(
 				`SELECT e."id", e."status", d."data" FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e."id"
 				 WHERE e."workflowId" = ? AND e."id" > ? ORDER BY e."id"`,
 				[workflowId, String(afterId)],
 				true,
-			).map((/** @type {any} */ row) => ({ id: String(row.id), status: String(row.status), data: row.data ?? null })),
+			).map((/** @type {any} */ row) => ({
+				id: String(row.id),
+				status: String(row.status),
+				data: row.data ?? null,
+			})),
 	};
 }
 
@@ -220,15 +257,40 @@ function postgresStore(port) {
 	const psql = path.join(queue.postgresBinDir(), 'psql');
 	/** @param {string} sql */
 	const query = (sql) => {
-		const r = spawnSync(psql, ['-h', '127.0.0.1', '-p', String(port), '-U', 'n8n', '-d', 'n8n', '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-f', '-'], {
-			input: sql,
-			encoding: 'utf8',
-			maxBuffer: 256 * 1024 * 1024,
-		});
-		if (r.status !== 0) throw new Error(`psql failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || '').slice(-2000)}`);
+		const r = spawnSync(
+			psql,
+			[
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				'n8n',
+				'-d',
+				'n8n',
+				'-X',
+				'-q',
+				'-t',
+				'-A',
+				'-v',
+				'ON_ERROR_STOP=1',
+				'-f',
+				'-',
+			],
+			{
+				input: sql,
+				encoding: 'utf8',
+				maxBuffer: 256 * 1024 * 1024,
+			},
+		);
+		if (r.status !== 0)
+			throw new Error(
+				`psql failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || '').slice(-2000)}`,
+			);
 		return r.stdout;
 	};
-	const where = (/** @type {string} */ workflowId, /** @type {string} */ context) => `"workflowId" = ${literal(workflowId)} AND "context" = ${literal(context)}`;
+	const where = (/** @type {string} */ workflowId, /** @type {string} */ context) =>
+		`"workflowId" = ${literal(workflowId)} AND "context" = ${literal(context)}`;
 	return {
 		write: (workflowId, context, value) =>
 			query(
@@ -236,12 +298,19 @@ function postgresStore(port) {
 				 ON CONFLICT ("workflowId", "context") DO UPDATE SET "value" = EXCLUDED."value", "updatedAt" = CURRENT_TIMESTAMP(3);`,
 			),
 		read: (workflowId, context) => {
-			const out = query(`SELECT "value" FROM processed_data WHERE ${where(workflowId, context)};`).replace(/\n$/, '');
+			const out = query(
+				`SELECT "value" FROM processed_data WHERE ${where(workflowId, context)};`,
+			).replace(/\n$/, '');
 			return out === '' ? undefined : out;
 		},
-		remove: (workflowId, context) => query(`DELETE FROM processed_data WHERE ${where(workflowId, context)};`),
+		remove: (workflowId, context) =>
+			query(`DELETE FROM processed_data WHERE ${where(workflowId, context)};`),
 		lastExecutionId: (workflowId) =>
-			Number(query(`SELECT COALESCE(MAX(id), 0) FROM execution_entity WHERE "workflowId" = ${workflowIdLiteral(workflowId)};`).trim()),
+			Number(
+				query(
+					`SELECT COALESCE(MAX(id), 0) FROM execution_entity WHERE "workflowId" = ${workflowIdLiteral(workflowId)};`,
+				).trim(),
+			),
 		// One line of JSON (a row's data holds no raw newline, but a line per row would need a separator it cannot hold).
 		executionsAfter: (workflowId, afterId) =>
 			JSON.parse(
@@ -274,7 +343,14 @@ async function start(mode, env) {
 		}
 	};
 	if (mode === 'single') {
-		const n8n = await launched(() => runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error', env }));
+		const n8n = await launched(() =>
+			runtime.startN8n({
+				userFolder: dir,
+				logFile: path.join(dir, 'n8n.log'),
+				logLevel: 'error',
+				env,
+			}),
+		);
 		return {
 			url: n8n.url,
 			webhookUrl: n8n.url,
@@ -286,8 +362,18 @@ async function start(mode, env) {
 			},
 		};
 	}
-	if (mode !== 'queue') throw new Error(`unknown mode "${mode}" (known: ${Object.keys(SETUPS).join(', ')})`);
-	const topology = await launched(() => queue.startQueue({ dir, webhooks: 1, workers: 1, env, logLevel: 'error', workerLogLevel: 'error' }));
+	if (mode !== 'queue')
+		throw new Error(`unknown mode "${mode}" (known: ${Object.keys(SETUPS).join(', ')})`);
+	const topology = await launched(() =>
+		queue.startQueue({
+			dir,
+			webhooks: 1,
+			workers: 1,
+			env,
+			logLevel: 'error',
+			workerLogLevel: 'error',
+		}),
+	);
 	return {
 		url: topology.url,
 		webhookUrl: topology.webhookUrl,
@@ -319,10 +405,15 @@ async function round(client, target, count, processes) {
 	const sender = async () => {
 		while (next < payloads.length) {
 			const { body, signature } = payloads[next++];
-			const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body });
+			const res = await fetch(target.url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+				body,
+			});
 			const text = await res.text();
 			if (res.status !== 200) throw new Error(`${target.url} answered ${res.status}`);
-			if (text.includes('duplicate_event')) throw new Error(`${target.url} dropped a new event as a duplicate: ${text}`);
+			if (text.includes('duplicate_event'))
+				throw new Error(`${target.url} dropped a new event as a duplicate: ${text}`);
 		}
 	};
 	await Promise.all(Array.from({ length: CONCURRENCY }, sender));
@@ -334,7 +425,9 @@ async function round(client, target, count, processes) {
 		if (done >= count) break;
 		const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
 		const left = done > 0 ? ((count - done) * elapsed) / done : elapsed;
-		await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(50, (left * 1000) / 2))));
+		await new Promise((resolve) =>
+			setTimeout(resolve, Math.min(1000, Math.max(50, (left * 1000) / 2))),
+		);
 	}
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	const senderCpu = process.cpuUsage(senderBefore);
@@ -342,7 +435,16 @@ async function round(client, target, count, processes) {
 	const cpu = {};
 	watched.forEach((p, i) => (cpu[p.name] = proc.cpuSeconds(p.pid, { tree: true }) - cpuBefore[i]));
 	// from / to: the wall clock around the round (its claims were made in between: the periods they fall in).
-	return { rate: count / seconds, seconds, count, ids, cpu, senderCpu: (senderCpu.user + senderCpu.system) / 1e6, from, to: Date.now() };
+	return {
+		rate: count / seconds,
+		seconds,
+		count,
+		ids,
+		cpu,
+		senderCpu: (senderCpu.user + senderCpu.system) / 1e6,
+		from,
+		to: Date.now(),
+	};
 }
 
 /** @typedef {Awaited<ReturnType<typeof round>>} Round */
@@ -358,7 +460,8 @@ const cpuLine = (r) =>
 		.join(', ');
 
 /** Percentile of sorted numbers (as bench/queue.js). @param {number[]} sorted @param {number} p */
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted, p) =>
+	sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
  * How long the trigger's step (execute(): the claim) took in each execution of a round, as n8n recorded it (its
@@ -370,18 +473,29 @@ async function triggerStepMs(store, workflowId, afterId, count, nodeName) {
 	const deadline = Date.now() + 60_000;
 	for (;;) {
 		const rows = store.executionsAfter(workflowId, afterId);
-		const saved = rows.filter((row) => !['new', 'running', 'waiting'].includes(row.status) && row.data);
-		if (saved.length > count) throw new Error(`workflow ${workflowId} has ${saved.length} executions since the round began, not ${count}: something else ran it`);
+		const saved = rows.filter(
+			(row) => !['new', 'running', 'waiting'].includes(row.status) && row.data,
+		);
+		if (saved.length > count)
+			throw new Error(
+				`workflow ${workflowId} has ${saved.length} executions since the round began, not ${count}: something else ran it`,
+			);
 		if (saved.length === count) {
 			return saved.map((row) => {
-				if (row.status !== 'success') throw new Error(`workflow ${workflowId}: execution ${row.id} ended ${row.status}`);
+				if (row.status !== 'success')
+					throw new Error(`workflow ${workflowId}: execution ${row.id} ended ${row.status}`);
 				const time = runData(row)[nodeName]?.[0]?.executionTime;
-				if (typeof time !== 'number') throw new Error(`execution ${row.id} of workflow ${workflowId} has no run of "${nodeName}" with an executionTime`);
+				if (typeof time !== 'number')
+					throw new Error(
+						`execution ${row.id} of workflow ${workflowId} has no run of "${nodeName}" with an executionTime`,
+					);
 				return time;
 			});
 		}
 		if (Date.now() > deadline) {
-			throw new Error(`after 60 s only ${saved.length} of the round's ${count} executions of workflow ${workflowId} are saved with their data (${rows.length} in all)`);
+			throw new Error(
+				`after 60 s only ${saved.length} of the round's ${count} executions of workflow ${workflowId} are saved with their data (${rows.length} in all)`,
+			);
 		}
 		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
@@ -401,7 +515,8 @@ const stepLine = (times) => {
 function prefillData(check, ids) {
 	/** @type {string[]} */
 	const data = [];
-	for (let n = 0; n < ids; n++) data.push(valueHash(check.claimValues(`evt_prefill_${n}`, crypto.randomUUID()).event));
+	for (let n = 0; n < ids; n++)
+		data.push(valueHash(check.claimValues(`evt_prefill_${n}`, crypto.randomUUID()).event));
 	return data;
 }
 
@@ -413,9 +528,14 @@ function prefillData(check, ids) {
 function markerHashes(check, r) {
 	/** @type {Set<string>} */
 	const hashes = new Set();
-	for (let period = check.periodOf(r.from, check.retentionMs); period <= check.periodOf(r.to, check.retentionMs); period++) {
+	for (
+		let period = check.periodOf(r.from, check.retentionMs);
+		period <= check.periodOf(r.to, check.retentionMs);
+		period++
+	) {
 		hashes.add(valueHash(`period:${period}`));
-		for (let bit = 0; bit < MARKER_BITS; bit++) for (const what of ['at', 'cut']) hashes.add(valueHash(`period:${period}:${what}:${bit}`));
+		for (let bit = 0; bit < MARKER_BITS; bit++)
+			for (const what of ['at', 'cut']) hashes.add(valueHash(`period:${period}:${what}:${bit}`));
 	}
 	return hashes;
 }
@@ -434,11 +554,16 @@ function markerHashes(check, r) {
  * @returns {RowAfter}
  */
 function verifyRow(check, text, prefill, r) {
-	if (text === undefined) throw new Error('after the "on" round the trigger has no processed_data row: the shared check did not run');
+	if (text === undefined)
+		throw new Error(
+			'after the "on" round the trigger has no processed_data row: the shared check did not run',
+		);
 	const value = JSON.parse(text);
-	if (value.mode !== 'entries' || !Array.isArray(value.data)) throw new Error(`unexpected processed_data value: ${text.slice(0, 200)}`);
+	if (value.mode !== 'entries' || !Array.isArray(value.data))
+		throw new Error(`unexpected processed_data value: ${text.slice(0, 200)}`);
 	// n8n wrote this row last: the pre-filled rows are written in the very same text form.
-	if (text !== rowValue(value.data)) throw new Error(`n8n writes processed_data as ${text.slice(0, 80)}…, not as the pre-fill does`);
+	if (text !== rowValue(value.data))
+		throw new Error(`n8n writes processed_data as ${text.slice(0, 80)}…, not as the pre-fill does`);
 	/** @type {string[]} */
 	const data = value.data;
 	const added = r.count * check.valuesPerEvent;
@@ -446,7 +571,9 @@ function verifyRow(check, text, prefill, r) {
 	const most = Math.min(prefill.length + added + MARKER_SLACK, check.maxEntries);
 	const problems = [];
 	if (data.length < least || data.length > most) {
-		problems.push(`${data.length} values, expected min(${prefill.length} + ${added}, ${check.maxEntries}) = ${least} to min(${prefill.length} + ${added} + ${MARKER_SLACK} marker values, ${check.maxEntries}) = ${most}`);
+		problems.push(
+			`${data.length} values, expected min(${prefill.length} + ${added}, ${check.maxEntries}) = ${least} to min(${prefill.length} + ${added} + ${MARKER_SLACK} marker values, ${check.maxEntries}) = ${most}`,
+		);
 	}
 	// The pre-filled values it kept: its first ones, the newest of the pre-fill, in order; all of them below the cap.
 	const prefillAt = new Map(prefill.map((hash, i) => [hash, i]));
@@ -454,10 +581,14 @@ function verifyRow(check, text, prefill, r) {
 	while (prefilled < data.length && prefillAt.has(data[prefilled])) prefilled++;
 	const oldest = prefill.length - prefilled;
 	if (data.slice(0, prefilled).some((hash, i) => prefillAt.get(hash) !== oldest + i)) {
-		problems.push(`its first ${prefilled} values are not the newest ${prefilled} pre-filled ones in order`);
+		problems.push(
+			`its first ${prefilled} values are not the newest ${prefilled} pre-filled ones in order`,
+		);
 	}
 	if (prefilled < prefill.length && data.length < check.maxEntries) {
-		problems.push(`${prefill.length - prefilled} of the ${prefill.length} pre-filled values are gone from a row below its cap of ${check.maxEntries}`);
+		problems.push(
+			`${prefill.length - prefilled} of the ${prefill.length} pre-filled values are gone from a row below its cap of ${check.maxEntries}`,
+		);
 	}
 	// After them: the round's events, once each, and a period's markers.
 	const roundHashes = new Map(r.ids.map((id) => [valueHash(check.claimValues(id, '').event), id]));
@@ -473,13 +604,21 @@ function verifyRow(check, text, prefill, r) {
 	}
 	if (added <= check.maxEntries && found.size !== r.count) {
 		const missing = r.ids.find((id) => !found.has(valueHash(check.claimValues(id, '').event)));
-		problems.push(`${r.count - found.size} of the round's ${r.count} events are missing (e.g. ${missing})`);
+		problems.push(
+			`${r.count - found.size} of the round's ${r.count} events are missing (e.g. ${missing})`,
+		);
 	}
 	if (others) {
-		problems.push(`${others} values after the pre-filled ones are neither the round's events nor a period's marker (claims without the lock record a delivery's and a run's value too)`);
+		problems.push(
+			`${others} values after the pre-filled ones are neither the round's events nor a period's marker (claims without the lock record a delivery's and a run's value too)`,
+		);
 	}
-	if (markerCount > MARKER_SLACK) problems.push(`${markerCount} marker values, more than the ${MARKER_SLACK} a round may add`);
-	if (problems.length) throw new Error(`the processed_data row after the round is not what the benchmark assumes: ${problems.join('; ')}`);
+	if (markerCount > MARKER_SLACK)
+		problems.push(`${markerCount} marker values, more than the ${MARKER_SLACK} a round may add`);
+	if (problems.length)
+		throw new Error(
+			`the processed_data row after the round is not what the benchmark assumes: ${problems.join('; ')}`,
+		);
 	const bytes = Buffer.byteLength(text);
 	return {
 		values: data.length,
@@ -510,26 +649,50 @@ async function measure(mode, engine, check, prefills) {
 		const credential = await setUp(client);
 		/** @type {Record<'off' | 'on', {id: string, url: string, nodeId: string, nodeName: string}>} */
 		const targets = /** @type {any} */ ({});
-		for (const [key, options] of /** @type {const} */ ([['off', { dropDuplicates: false }], ['on', {}]])) {
-			const created = await client.createWorkflow(triggerWorkflow(`bench dedupe (${key})`, options, credential));
+		for (const [key, options] of /** @type {const} */ ([
+			['off', { dropDuplicates: false }],
+			['on', {}],
+		])) {
+			const created = await client.createWorkflow(
+				triggerWorkflow(`bench dedupe (${key})`, options, credential),
+			);
 			const url = setup.productionWebhookUrl(running.webhookUrl, created);
 			await setup.activate(client, created.id, url);
-			const trigger = created.nodes.find((/** @type {any} */ n) => n.type === runtime.TYPES.trigger);
-			targets[key] = { id: String(created.id), url, nodeId: String(trigger.id), nodeName: String(trigger.name) };
+			const trigger = created.nodes.find(
+				(/** @type {any} */ n) => n.type === runtime.TYPES.trigger,
+			);
+			targets[key] = {
+				id: String(created.id),
+				url,
+				nodeId: String(trigger.id),
+				nodeName: String(trigger.name),
+			};
 		}
 		const context = (/** @type {'off' | 'on'} */ key) => `n:${targets[key].nodeId}`;
 		console.log(
 			`${SETUPS[mode].label}, ${ENGINES[engine].label}: up in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${ROUNDS} × ${DELIVERIES} deliveries per round, ${CONCURRENCY} in flight (load average ${os.loadavg()[0].toFixed(1)})`,
 		);
-		for (const key of /** @type {const} */ (['off', 'on'])) await round(client, targets[key], WARMUP);
+		for (const key of /** @type {const} */ (['off', 'on']))
+			await round(client, targets[key], WARMUP);
 		if (running.store.read(targets.on.id, context('on')) === undefined) {
-			throw new Error(`no processed_data row for workflow ${targets.on.id}, context ${context('on')} after the warm-up: the workflow or node id does not match`);
+			throw new Error(
+				`no processed_data row for workflow ${targets.on.id}, context ${context('on')} after the warm-up: the workflow or node id does not match`,
+			);
 		}
 		/** A round of `key`, and its trigger step's times from n8n's database (read after the round, not timed). */
 		const timedRound = async (/** @type {'off' | 'on'} */ key) => {
 			const before = running.store.lastExecutionId(targets[key].id);
 			const r = await round(client, targets[key], DELIVERIES, running.processes);
-			return { r, stepMs: await triggerStepMs(running.store, targets[key].id, before, r.count, targets[key].nodeName) };
+			return {
+				r,
+				stepMs: await triggerStepMs(
+					running.store,
+					targets[key].id,
+					before,
+					r.count,
+					targets[key].nodeName,
+				),
+			};
 		};
 
 		/** @type {Record<number, Measured>} */
@@ -544,8 +707,12 @@ async function measure(mode, engine, check, prefills) {
 				// The row before the round: written (or deleted for 0 ids) and read back as written.
 				if (ids === 0) running.store.remove(targets.on.id, context('on'));
 				else running.store.write(targets.on.id, context('on'), written);
-				if (running.store.read(targets.on.id, context('on')) !== (ids === 0 ? undefined : written)) {
-					throw new Error(`the pre-filled processed_data row of ${ids} ids does not read back as written`);
+				if (
+					running.store.read(targets.on.id, context('on')) !== (ids === 0 ? undefined : written)
+				) {
+					throw new Error(
+						`the pre-filled processed_data row of ${ids} ids does not read back as written`,
+					);
 				}
 				const { r: on, stepMs: onMs } = await timedRound('on');
 				const row = verifyRow(check, running.store.read(targets.on.id, context('on')), prefill, on);
@@ -560,7 +727,9 @@ async function measure(mode, engine, check, prefills) {
 			results[ids] = /** @type {Measured} */ (best);
 		}
 		if (running.store.read(targets.off.id, context('off')) !== undefined) {
-			throw new Error('the "off" workflow wrote a processed_data row: it did not measure "no duplicate checking"');
+			throw new Error(
+				'the "off" workflow wrote a processed_data row: it did not measure "no duplicate checking"',
+			);
 		}
 		return results;
 	} finally {
@@ -569,7 +738,8 @@ async function measure(mode, engine, check, prefills) {
 }
 
 /** A count as the tables print it, 1,500 marked as the row the trigger used to keep. @param {number} ids */
-const idsLabel = (ids) => `${ids.toLocaleString('en-US')}${ids === OLD_ROW_VALUES ? ' (the old row)' : ''}`;
+const idsLabel = (ids) =>
+	`${ids.toLocaleString('en-US')}${ids === OLD_ROW_VALUES ? ' (the old row)' : ''}`;
 
 async function main() {
 	runtime.assertInstalled();
@@ -578,10 +748,23 @@ async function main() {
 		queue.postgresBinDir();
 		queue.redisServerBin();
 	}
-	for (const key of [...MODES]) if (!SETUPS[key]) throw new Error(`unknown BENCH_MODES entry "${key}" (known: ${Object.keys(SETUPS).join(', ')})`);
-	for (const key of ENGINE_KEYS) if (!ENGINES[key]) throw new Error(`unknown BENCH_ENGINES entry "${key}" (known: ${Object.keys(ENGINES).join(', ')})`);
-	const asked = process.env.BENCH_PREFILLS ? process.env.BENCH_PREFILLS.split(',').map(Number) : DEFAULT_PREFILLS;
-	if (asked.some((k) => !Number.isInteger(k) || k < 0)) throw new Error(`BENCH_PREFILLS: whole numbers of 0 or more, not "${process.env.BENCH_PREFILLS}"`);
+	for (const key of [...MODES])
+		if (!SETUPS[key])
+			throw new Error(
+				`unknown BENCH_MODES entry "${key}" (known: ${Object.keys(SETUPS).join(', ')})`,
+			);
+	for (const key of ENGINE_KEYS)
+		if (!ENGINES[key])
+			throw new Error(
+				`unknown BENCH_ENGINES entry "${key}" (known: ${Object.keys(ENGINES).join(', ')})`,
+			);
+	const asked = process.env.BENCH_PREFILLS
+		? process.env.BENCH_PREFILLS.split(',').map(Number)
+		: DEFAULT_PREFILLS;
+	if (asked.some((k) => !Number.isInteger(k) || k < 0))
+		throw new Error(
+			`BENCH_PREFILLS: whole numbers of 0 or more, not "${process.env.BENCH_PREFILLS}"`,
+		);
 	const prefills = [...new Set([0, ...asked])].sort((a, b) => a - b);
 	console.log(
 		`Shared check of the built trigger: ${check.valuesPerEvent} value per event under the lock, claims kept ${check.retentionMs / 3_600_000} h (Remember Events For's default), at most ${check.maxEntries.toLocaleString('en-US')} values (MAX_ROW_VALUES); remembered ids measured: ${prefills.join(', ')}`,
@@ -594,13 +777,19 @@ async function main() {
 
 	/** @type {Array<{mode: string, engine: string, results: Record<number, Measured>}>} */
 	const all = [];
-	for (const engine of ENGINE_KEYS) for (const mode of MODES) all.push({ mode, engine, results: await measure(mode, engine, check, prefills) });
+	for (const engine of ENGINE_KEYS)
+		for (const mode of MODES)
+			all.push({ mode, engine, results: await measure(mode, engine, check, prefills) });
 
 	console.log(
 		`\nStorefront Trigger 1.2 → No Op through n8n 2.41.1: ${DELIVERIES} signed deliveries per round, ${CONCURRENCY} in flight, best of ${ROUNDS} interleaved rounds;`,
 	);
-	console.log(`CPU from /proc over that round (each process with its children), ms per delivery (load average now ${os.loadavg()[0].toFixed(1)}):\n`);
-	console.log('| set-up | engine | remembered ids | duplicate check | deliveries/s | CPU ms per delivery | by process | sender |');
+	console.log(
+		`CPU from /proc over that round (each process with its children), ms per delivery (load average now ${os.loadavg()[0].toFixed(1)}):\n`,
+	);
+	console.log(
+		'| set-up | engine | remembered ids | duplicate check | deliveries/s | CPU ms per delivery | by process | sender |',
+	);
 	console.log('|---|---|---|---|---|---|---|---|');
 	for (const { mode, engine, results } of all) {
 		for (const ids of prefills) {
@@ -613,7 +802,9 @@ async function main() {
 		}
 	}
 	console.log('\nOn / off (same set-up, same remembered ids):\n');
-	console.log('| set-up | engine | remembered ids | deliveries/s on/off | throughput cost | CPU per delivery on/off | CPU ms added per delivery | row after the best "on" round |');
+	console.log(
+		'| set-up | engine | remembered ids | deliveries/s on/off | throughput cost | CPU per delivery on/off | CPU ms added per delivery | row after the best "on" round |',
+	);
 	console.log('|---|---|---|---|---|---|---|---|');
 	for (const { mode, engine, results } of all) {
 		for (const ids of prefills) {
@@ -627,15 +818,27 @@ async function main() {
 	console.log(
 		`\nWhat one claim costs: the row every call reads and writes back whole (its JSON after the best "on" round), and the trigger's step as n8n timed it (executionTime in the run data: the claim, on; the same step without it, off), p50 / p99 over all ${ROUNDS} round(s)' ${samples} executions each${samples <= 100 ? ' (100 or fewer: p99 is the slowest)' : ''}:\n`,
 	);
-	console.log('| set-up | engine | remembered ids | row values | row bytes (read + written per call) | bytes per value | trigger step on, p50 / p99 ms | off, p50 / p99 ms | vs the 1,500-value row: bytes, p50 on |');
+	console.log(
+		'| set-up | engine | remembered ids | row values | row bytes (read + written per call) | bytes per value | trigger step on, p50 / p99 ms | off, p50 / p99 ms | vs the 1,500-value row: bytes, p50 on |',
+	);
 	console.log('|---|---|---|---|---|---|---|---|---|');
 	for (const { mode, engine, results } of all) {
 		const old = results[OLD_ROW_VALUES];
-		const oldP50 = old && percentile([...old.onMs].sort((a, b) => a - b), 50);
+		const oldP50 =
+			old &&
+			percentile(
+				[...old.onMs].sort((a, b) => a - b),
+				50,
+			);
 		for (const ids of prefills) {
 			const { row, onMs, offMs } = results[ids];
-			const p50 = percentile([...onMs].sort((a, b) => a - b), 50);
-			const vsOld = old ? `×${(row.bytes / old.row.bytes).toFixed(1)}, ×${oldP50 > 0 ? (p50 / oldP50).toFixed(1) : '—'}` : '(not measured)';
+			const p50 = percentile(
+				[...onMs].sort((a, b) => a - b),
+				50,
+			);
+			const vsOld = old
+				? `×${(row.bytes / old.row.bytes).toFixed(1)}, ×${oldP50 > 0 ? (p50 / oldP50).toFixed(1) : '—'}`
+				: '(not measured)';
 			console.log(
 				`| ${SETUPS[mode].label} | ${ENGINES[engine].label} | ${idsLabel(ids)} | ${row.values.toLocaleString('en-US')} | ${row.bytes.toLocaleString('en-US')} (${(row.bytes / 1024).toFixed(0)} KiB) | ${row.values ? (row.bytes / row.values).toFixed(1) : '—'} | ${stepLine(onMs)} | ${stepLine(offMs)} | ${vsOld} |`,
 			);
@@ -645,15 +848,22 @@ async function main() {
 	// The goal is set at GOAL_IDS; where that is not measured, at the smallest measured row above it (a larger row
 	// than the goal's: met there, it would be met at GOAL_IDS unless the cost falls with the row's size).
 	const goalAt = prefills.includes(GOAL_IDS) ? GOAL_IDS : prefills.find((k) => k > GOAL_IDS);
-	console.log(`\nGoal: the check costs at most ${GOAL_COST * 100} % of throughput at ${GOAL_IDS.toLocaleString('en-US')} remembered ids (on/off ≥ ${1 - GOAL_COST}):`);
+	console.log(
+		`\nGoal: the check costs at most ${GOAL_COST * 100} % of throughput at ${GOAL_IDS.toLocaleString('en-US')} remembered ids (on/off ≥ ${1 - GOAL_COST}):`,
+	);
 	for (const { mode, engine, results } of all) {
 		const at = goalAt === undefined ? undefined : results[goalAt];
 		if (goalAt === undefined || !at) {
-			console.log(`  ${SETUPS[mode].label}, ${ENGINES[engine].label}: not measured (BENCH_PREFILLS has nothing of ${GOAL_IDS} or more)`);
+			console.log(
+				`  ${SETUPS[mode].label}, ${ENGINES[engine].label}: not measured (BENCH_PREFILLS has nothing of ${GOAL_IDS} or more)`,
+			);
 			continue;
 		}
 		const ratio = at.on.rate / at.off.rate;
-		const where = goalAt === GOAL_IDS ? '' : ` at ${goalAt.toLocaleString('en-US')} remembered ids (BENCH_PREFILLS has no ${GOAL_IDS}: a larger row)`;
+		const where =
+			goalAt === GOAL_IDS
+				? ''
+				: ` at ${goalAt.toLocaleString('en-US')} remembered ids (BENCH_PREFILLS has no ${GOAL_IDS}: a larger row)`;
 		console.log(
 			`  ${SETUPS[mode].label}, ${ENGINES[engine].label}${where}: on/off ${ratio.toFixed(3)} (cost ${((1 - ratio) * 100).toFixed(1)} %, CPU per delivery ×${(cpuMs(at.on) / cpuMs(at.off)).toFixed(2)}) — ${ratio >= 1 - GOAL_COST ? 'met' : 'NOT met'}`,
 		);

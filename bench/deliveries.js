@@ -18,7 +18,12 @@ const SECRET = 'whsec_bench';
  * @param {import('../dev/n8n/rest').N8nClient} client
  */
 async function setUp(client) {
-	await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
+	await client.ensureOwner({
+		email: 'bench@storefront.example',
+		password: 'Bench-pass-1',
+		firstName: 'Bench',
+		lastName: 'Owner',
+	});
 	return setup.ensureCredential(client, {
 		name: 'Storefront bench',
 		data: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sf_unused', webhookSecret: SECRET },
@@ -38,8 +43,18 @@ function delivery(/** @type {number} */ n) {
 			currency: 'USD',
 			status: 'pending',
 			items: [
-				{ product_id: 'prod_00042', name: 'Coastal Fountain Pen - White', quantity: 2, price: 24.99 },
-				{ product_id: 'prod_00117', name: 'Essential Wireless Earbuds - Ivory', quantity: 1, price: 79.99 },
+				{
+					product_id: 'prod_00042',
+					name: 'Coastal Fountain Pen - White',
+					quantity: 2,
+					price: 24.99,
+				},
+				{
+					product_id: 'prod_00117',
+					name: 'Essential Wireless Earbuds - Ivory',
+					quantity: 1,
+					price: 79.99,
+				},
 			],
 		},
 	});
@@ -65,7 +80,14 @@ function triggerWorkflow(name, options, credential) {
 				parameters: { events: ['order.created'], options },
 				credentials: { storefrontApi: credential },
 			},
-			{ id: crypto.randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: crypto.randomUUID(),
+				name: 'Done',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
 		connections: { 'Storefront Trigger': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
@@ -79,7 +101,8 @@ function triggerWorkflow(name, options, credential) {
  */
 async function executionCount(client, workflowId) {
 	const { count, results } = await client.listExecutions({ workflowId, limit: 1 });
-	if (results[0] && results[0].status === 'error') throw new Error(`workflow ${workflowId} failed: execution ${results[0].id}`);
+	if (results[0] && results[0].status === 'error')
+		throw new Error(`workflow ${workflowId} failed: execution ${results[0].id}`);
 	return count;
 }
 

@@ -57,7 +57,11 @@ function windowOpenings(/** @type {number[]} */ starts, /** @type {number} */ wi
 }
 
 /** Wait until `check()` returns something other than undefined. @template T */
-async function eventually(/** @type {() => Promise<T | undefined> | T | undefined} */ check, /** @type {string} */ what, /** @type {number} */ timeoutMs) {
+async function eventually(
+	/** @type {() => Promise<T | undefined> | T | undefined} */ check,
+	/** @type {string} */ what,
+	/** @type {number} */ timeoutMs,
+) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await check();
@@ -110,8 +114,15 @@ async function main() {
 		for (const headers of HEADERS) {
 			const apiKey = `sf_test_starter_flash_${++keys}`;
 			await admin('POST', '/keys', { key: apiKey, plan: 'starter' });
-			await admin('PUT', '/ratelimit', { window_ms: WINDOW_MS, limits: { starter: LIMIT }, headers });
-			const credential = await setup.ensureCredential(client, { name: CREDENTIAL, data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret } });
+			await admin('PUT', '/ratelimit', {
+				window_ms: WINDOW_MS,
+				limits: { starter: LIMIT },
+				headers,
+			});
+			const credential = await setup.ensureCredential(client, {
+				name: CREDENTIAL,
+				data: { baseUrl: sandbox.baseUrl, apiKey, webhookSecret: sandbox.webhookSecret },
+			});
 			const def = workflow(headers, credential);
 			const created = await client.createWorkflow(def);
 			const url = setup.productionWebhookUrl(n8n.url, created);
@@ -124,16 +135,34 @@ async function main() {
 			const started = Date.now();
 			const ids = new Set(
 				await Promise.all(
-					Array.from({ length: ORDERS }, async () => (await admin('POST', '/simulate/checkout', { items: [{ product_id: 'prod_00001', quantity: 1 }] })).id),
+					Array.from(
+						{ length: ORDERS },
+						async () =>
+							(
+								await admin('POST', '/simulate/checkout', {
+									items: [{ product_id: 'prod_00001', quantity: 1 }],
+								})
+							).id,
+					),
 				),
 			);
 			const placedMs = Date.now() - started;
 			const budgetMs = Math.ceil((2 * ORDERS) / LIMIT) * WINDOW_MS * 3 + 120_000;
-			await eventually(() => ([...ids].every((id) => sandbox.state.orders?.get(id)?.status === 'processing') ? true : undefined), `${ORDERS} orders set to processing`, budgetMs);
+			await eventually(
+				() =>
+					[...ids].every((id) => sandbox.state.orders?.get(id)?.status === 'processing')
+						? true
+						: undefined,
+				`${ORDERS} orders set to processing`,
+				budgetMs,
+			);
 			const executions = await eventually(
 				async () => {
 					const list = await client.allExecutions({ workflowId: created.id });
-					return list.length >= ORDERS && list.every((e) => !['new', 'running', 'waiting'].includes(e.status)) ? list : undefined;
+					return list.length >= ORDERS &&
+						list.every((e) => !['new', 'running', 'waiting'].includes(e.status))
+						? list
+						: undefined;
 				},
 				`${ORDERS} finished executions`,
 				180_000,
@@ -152,7 +181,11 @@ async function main() {
 			/** @type {Map<string, number>} */
 			const changes = new Map();
 			for (const event of sandbox.events) {
-				if (event.type === 'order.updated' && event.data.status === 'processing' && ids.has(event.data.order_id)) {
+				if (
+					event.type === 'order.updated' &&
+					event.data.status === 'processing' &&
+					ids.has(event.data.order_id)
+				) {
 					changes.set(event.data.order_id, (changes.get(event.data.order_id) ?? 0) + 1);
 				}
 			}
@@ -162,10 +195,18 @@ async function main() {
 			const failed = executions.filter((e) => e.status !== 'success').length;
 			const deliveries = sandbox.deliveries.filter((d) => d.type === 'order.created');
 			const delivered = deliveries.filter((d) => d.status === 'delivered');
-			const lastDelivered = Math.max(...delivered.map((d) => { const a = d.attempts[d.attempts.length - 1]; return Date.parse(a.at) + a.ms; }));
+			const lastDelivered = Math.max(
+				...delivered.map((d) => {
+					const a = d.attempts[d.attempts.length - 1];
+					return Date.parse(a.at) + a.ms;
+				}),
+			);
 			const retried = deliveries.filter((d) => d.attempts.length > 1).length;
 			const calls = served.length;
-			const openings = windowOpenings(served.map((r) => Date.parse(r.at) - r.ms), WINDOW_MS);
+			const openings = windowOpenings(
+				served.map((r) => Date.parse(r.at) - r.ms),
+				WINDOW_MS,
+			);
 			const windows = openings.length;
 			// Where the drain goes: until the first call, windows opening later than a window length after the one before,
 			// and the last window's calls.
@@ -177,18 +218,32 @@ async function main() {
 			const ratio = drainMs / byRate;
 			const label = `${ORDERS} orders, ${LIMIT}/${WINDOW_MS / 1000} s, ${headers ? 'with headers' : 'no headers'}`;
 			console.log(`\n${label}:`);
-			console.log(`  checkouts placed in ${(placedMs / 1000).toFixed(1)} s; ${delivered.length} of ${deliveries.length} order.created delivered, the last ${((lastDelivered - started) / 1000).toFixed(1)} s after the first checkout (${retried} needed a retry)`);
-			console.log(`  ${executions.length} executions, ${failed} failed; orders set to processing once ${once}, more than once ${more}, never ${never}`);
-			console.log(`  calls ${calls} (Get ${gets.length}, Update ${puts.length}; ideal ${2 * ORDERS}) in ${windows} windows; ${refused} × 429 (${(refused / windows).toFixed(2)} per window), ${otherErrors} other errors`);
-			console.log(`  first call ${(firstCallMs / 1000).toFixed(2)} s after the first checkout; windows opened every ${(meanGapMs / 1000).toFixed(2)} s on average (window ${WINDOW_MS / 1000} s); the last window's calls done ${(tailMs / 1000).toFixed(2)} s after it opened`);
-			console.log(`  drain ${(drainMs / 1000).toFixed(1)} s; calls ÷ plan rate ${(byRate / 1000).toFixed(0)} s → drain ÷ (calls ÷ plan rate) = ${ratio.toFixed(3)} (goal ≤ 1.10: ${ratio <= 1.1 ? 'met' : 'NOT met'}); ideal (ceil(${calls}/${LIMIT}) − 1) × ${WINDOW_MS / 1000} s = ${ideal / 1000} s → drain ÷ ideal = ${(drainMs / ideal).toFixed(3)}`);
+			console.log(
+				`  checkouts placed in ${(placedMs / 1000).toFixed(1)} s; ${delivered.length} of ${deliveries.length} order.created delivered, the last ${((lastDelivered - started) / 1000).toFixed(1)} s after the first checkout (${retried} needed a retry)`,
+			);
+			console.log(
+				`  ${executions.length} executions, ${failed} failed; orders set to processing once ${once}, more than once ${more}, never ${never}`,
+			);
+			console.log(
+				`  calls ${calls} (Get ${gets.length}, Update ${puts.length}; ideal ${2 * ORDERS}) in ${windows} windows; ${refused} × 429 (${(refused / windows).toFixed(2)} per window), ${otherErrors} other errors`,
+			);
+			console.log(
+				`  first call ${(firstCallMs / 1000).toFixed(2)} s after the first checkout; windows opened every ${(meanGapMs / 1000).toFixed(2)} s on average (window ${WINDOW_MS / 1000} s); the last window's calls done ${(tailMs / 1000).toFixed(2)} s after it opened`,
+			);
+			console.log(
+				`  drain ${(drainMs / 1000).toFixed(1)} s; calls ÷ plan rate ${(byRate / 1000).toFixed(0)} s → drain ÷ (calls ÷ plan rate) = ${ratio.toFixed(3)} (goal ≤ 1.10: ${ratio <= 1.1 ? 'met' : 'NOT met'}); ideal (ceil(${calls}/${LIMIT}) − 1) × ${WINDOW_MS / 1000} s = ${ideal / 1000} s → drain ÷ ideal = ${(drainMs / ideal).toFixed(3)}`,
+			);
 			rows.push(
 				`| ${label} | ${(drainMs / 1000).toFixed(1)} s | ${calls} (${2 * ORDERS}) | ${refused} | **${ratio.toFixed(3)}** | ${(drainMs / ideal).toFixed(3)} | ${failed} | ${once} / ${more} / ${never} | ${((lastDelivered - started) / 1000).toFixed(1)} s |`,
 			);
-			summary.push(`${label}: drain ÷ (calls ÷ plan rate) ${ratio.toFixed(3)} (goal ≤ 1.10: ${ratio <= 1.1 ? 'met' : 'NOT met'}), drain ÷ ideal ${(drainMs / ideal).toFixed(3)}, ${refused} × 429, ${failed} failed executions, set once ${once} of ${ORDERS}`);
+			summary.push(
+				`${label}: drain ÷ (calls ÷ plan rate) ${ratio.toFixed(3)} (goal ≤ 1.10: ${ratio <= 1.1 ? 'met' : 'NOT met'}), drain ÷ ideal ${(drainMs / ideal).toFixed(3)}, ${refused} × 429, ${failed} failed executions, set once ${once} of ${ORDERS}`,
+			);
 		}
 		await admin('DELETE', '/ratelimit');
-		console.log('\n| Sale | drain | calls (ideal) | 429s | drain ÷ (calls ÷ plan rate) | drain ÷ ideal | failed executions | orders set once / more / never | all order.created delivered after |');
+		console.log(
+			'\n| Sale | drain | calls (ideal) | 429s | drain ÷ (calls ÷ plan rate) | drain ÷ ideal | failed executions | orders set once / more / never | all order.created delivered after |',
+		);
 		console.log('|---|---|---|---|---|---|---|---|---|');
 		for (const row of rows) console.log(row);
 		console.log(`\n${summary.join('\n')}`);

@@ -19,8 +19,17 @@ const { startSandbox } = require('../sandbox');
 async function startInN8n(name, sandboxOptions) {
 	runtime.assertInstalled();
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `storefront-bench-${name}-`));
-	const sandbox = await startSandbox({ host: '127.0.0.1', port: 0, quiet: true, ...sandboxOptions });
-	const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error' });
+	const sandbox = await startSandbox({
+		host: '127.0.0.1',
+		port: 0,
+		quiet: true,
+		...sandboxOptions,
+	});
+	const n8n = await runtime.startN8n({
+		userFolder: dir,
+		logFile: path.join(dir, 'n8n.log'),
+		logLevel: 'error',
+	});
 	const stop = async () => {
 		await n8n.stop();
 		await sandbox.stop();
@@ -29,12 +38,18 @@ async function startInN8n(name, sandboxOptions) {
 	/** The sandbox's admin API; fails on anything but a 2xx. @param {string} method @param {string} route @param {any} [body] */
 	const admin = async (method, route, body) => {
 		const res = await sandbox.admin(method, route, body);
-		if (res.status >= 300) throw new Error(`${method} /__admin${route} → ${res.status} ${JSON.stringify(res.body)}`);
+		if (res.status >= 300)
+			throw new Error(`${method} /__admin${route} → ${res.status} ${JSON.stringify(res.body)}`);
 		return res.body;
 	};
 	const client = new N8nClient(n8n.url);
 	try {
-		await client.ensureOwner({ email: 'bench@storefront.example', password: 'Bench-pass-1', firstName: 'Bench', lastName: 'Owner' });
+		await client.ensureOwner({
+			email: 'bench@storefront.example',
+			password: 'Bench-pass-1',
+			firstName: 'Bench',
+			lastName: 'Owner',
+		});
 	} catch (error) {
 		await stop();
 		throw error;
@@ -49,11 +64,18 @@ async function startInN8n(name, sandboxOptions) {
  */
 function post(url, body) {
 	return new Promise((resolve, reject) => {
-		const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-			res.resume();
-			res.on('end', () => resolve(res.statusCode ?? 0));
-			res.on('error', reject);
-		});
+		const req = http.request(
+			url,
+			{
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+			},
+			(res) => {
+				res.resume();
+				res.on('end', () => resolve(res.statusCode ?? 0));
+				res.on('error', reject);
+			},
+		);
 		req.on('error', reject);
 		req.end(body);
 	});
@@ -76,9 +98,11 @@ async function runByWebhook(client, target, label, items) {
 	const cpuMs = (used.user + used.system) / 1000;
 	if (status !== 200) throw new Error(`${label}: ${target.url} answered ${status}`);
 	let list;
-	while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
+	while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before)
+		await new Promise((r) => setTimeout(r, 100));
 	const execution = await client.getExecution(list.results[0].id);
-	if (execution.status !== 'success') throw new Error(`${label}: execution ${execution.id} ${execution.status}`);
+	if (execution.status !== 'success')
+		throw new Error(`${label}: execution ${execution.id} ${execution.status}`);
 	return { wallMs, cpuMs, execution };
 }
 

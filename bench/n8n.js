@@ -40,19 +40,31 @@ const { workflowNode: node, chain } = setup;
 
 const noOp = () => node('Done', 'n8n-nodes-base.noOp', 1, {});
 const webhook = (/** @type {string} */ hookPath) =>
-	node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: {} }, {
-		webhookId: crypto.randomUUID(),
-	});
+	node(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: {} },
+		{
+			webhookId: crypto.randomUUID(),
+		},
+	);
 
 /** @param {{storefront: {id: string, name: string}, hmac: {id: string, name: string}}} credentials */
 function workflows(credentials) {
 	const a = {
 		name: 'bench (a) Storefront Trigger',
 		...chain([
-			node('Storefront Trigger', runtime.TYPES.trigger, 1.1, { events: ['order.created'], options: {} }, {
-				webhookId: crypto.randomUUID(),
-				credentials: { storefrontApi: credentials.storefront },
-			}),
+			node(
+				'Storefront Trigger',
+				runtime.TYPES.trigger,
+				1.1,
+				{ events: ['order.created'], options: {} },
+				{
+					webhookId: crypto.randomUUID(),
+					credentials: { storefrontApi: credentials.storefront },
+				},
+			),
 			noOp(),
 		]),
 	};
@@ -61,17 +73,36 @@ function workflows(credentials) {
 		...chain([webhook('bench-plain'), noOp()]),
 	};
 	/** Webhook → Crypto (HMAC) → If → No Op; `rawBody` hashes the received bytes, otherwise the re-serialised JSON. */
-	const recipe = (/** @type {string} */ name, /** @type {string} */ hookPath, /** @type {boolean} */ rawBody) => {
+	const recipe = (
+		/** @type {string} */ name,
+		/** @type {string} */ hookPath,
+		/** @type {boolean} */ rawBody,
+	) => {
 		const hook = webhook(hookPath);
 		hook.parameters = { ...hook.parameters, options: rawBody ? { rawBody: true } : {} };
 		const hmacParameters = rawBody
-			? { action: 'hmac', type: 'SHA256', binaryData: true, binaryPropertyName: 'data', dataPropertyName: 'expected', encoding: 'hex' }
-			: { action: 'hmac', type: 'SHA256', value: '={{ JSON.stringify($json.body) }}', dataPropertyName: 'expected', encoding: 'hex' };
+			? {
+					action: 'hmac',
+					type: 'SHA256',
+					binaryData: true,
+					binaryPropertyName: 'data',
+					dataPropertyName: 'expected',
+					encoding: 'hex',
+				}
+			: {
+					action: 'hmac',
+					type: 'SHA256',
+					value: '={{ JSON.stringify($json.body) }}',
+					dataPropertyName: 'expected',
+					encoding: 'hex',
+				};
 		return {
 			name,
 			...chain([
 				hook,
-				node('HMAC', 'n8n-nodes-base.crypto', 2, hmacParameters, { credentials: { crypto: credentials.hmac } }),
+				node('HMAC', 'n8n-nodes-base.crypto', 2, hmacParameters, {
+					credentials: { crypto: credentials.hmac },
+				}),
 				node('Signature Matches?', 'n8n-nodes-base.if', 2.2, {
 					conditions: {
 						options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
@@ -92,12 +123,20 @@ function workflows(credentials) {
 		};
 	};
 	const c = recipe('bench (c) Webhook raw body + Crypto + If', 'bench-hmac-raw', true);
-	const cJson = recipe("bench (c') Webhook + Crypto over JSON.stringify + If", 'bench-hmac-json', false);
+	const cJson = recipe(
+		"bench (c') Webhook + Crypto over JSON.stringify + If",
+		'bench-hmac-json',
+		false,
+	);
 	return { a, b, c, cJson };
 }
 
 /** Send `count` signed deliveries (CONCURRENCY at a time) and wait until n8n has saved all their executions. */
-async function round(/** @type {N8nClient} */ client, /** @type {{id: string, url: string}} */ target, /** @type {number} */ count) {
+async function round(
+	/** @type {N8nClient} */ client,
+	/** @type {{id: string, url: string}} */ target,
+	/** @type {number} */ count,
+) {
 	const payloads = Array.from({ length: count }, (_, i) => delivery(i));
 	const before = await executionCount(client, target.id);
 	const started = process.hrtime.bigint();
@@ -128,7 +167,10 @@ async function round(/** @type {N8nClient} */ client, /** @type {{id: string, ur
  */
 function engineEnv(/** @type {string} */ spec) {
 	const [engine, ...flags] = spec.split('+');
-	return { N8N_EXPRESSION_ENGINE: engine, ...(flags.includes('lazy') ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}) };
+	return {
+		N8N_EXPRESSION_ENGINE: engine,
+		...(flags.includes('lazy') ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}),
+	};
 }
 
 /** One n8n with the given expression engine; returns the best rate of each workflow. */
@@ -143,7 +185,11 @@ async function measure(/** @type {string} */ engine) {
 	try {
 		const client = new N8nClient(n8n.url);
 		const storefront = await setUp(client);
-		const hmac = await client.createCredential({ name: 'HMAC secret', type: 'crypto', data: { hmacSecret: SECRET } });
+		const hmac = await client.createCredential({
+			name: 'HMAC secret',
+			type: 'crypto',
+			data: { hmacSecret: SECRET },
+		});
 		const defs = workflows({ storefront, hmac: { id: String(hmac.id), name: 'HMAC secret' } });
 
 		/** @type {Record<string, {id: string, url: string}>} */
@@ -160,15 +206,22 @@ async function measure(/** @type {string} */ engine) {
 		for (const target of Object.values(targets)) await round(client, target, WARMUP);
 		const { nodeOutput } = require('../dev/n8n/rest');
 		for (const key of ['c', 'cJson']) {
-			const [last] = (await client.listExecutions({ workflowId: targets[key].id, limit: 1 })).results;
-			if ((nodeOutput(await client.getExecution(last.id), 'Signature Matches?', 0) ?? []).length !== 1) {
-				throw new Error(`recipe (${key}) did not verify the signature: the benchmark would compare unlike work`);
+			const [last] = (await client.listExecutions({ workflowId: targets[key].id, limit: 1 }))
+				.results;
+			if (
+				(nodeOutput(await client.getExecution(last.id), 'Signature Matches?', 0) ?? []).length !== 1
+			) {
+				throw new Error(
+					`recipe (${key}) did not verify the signature: the benchmark would compare unlike work`,
+				);
 			}
 		}
 
 		/** @type {Record<string, number[]>} */
 		const rates = { a: [], b: [], c: [], cJson: [] };
-		console.log(`expression engine "${engine}": ${ROUNDS} rounds × ${DELIVERIES} signed deliveries, ${CONCURRENCY} in flight`);
+		console.log(
+			`expression engine "${engine}": ${ROUNDS} rounds × ${DELIVERIES} signed deliveries, ${CONCURRENCY} in flight`,
+		);
 		for (let r = 0; r < ROUNDS; r++) {
 			for (const key of ['a', 'b', 'c', 'cJson']) {
 				const rate = await round(client, targets[key], DELIVERIES);
@@ -189,7 +242,9 @@ async function main() {
 	/** @type {Array<[string, {a: number, b: number, c: number, cJson: number}]>} */
 	const results = [];
 	for (const engine of ENGINES) results.push([engine, await measure(engine)]);
-	console.log('\nSigned deliveries per second through n8n 2.41.1 (best round; executions finished and saved):');
+	console.log(
+		'\nSigned deliveries per second through n8n 2.41.1 (best round; executions finished and saved):',
+	);
 	for (const [engine, { a, b, c, cJson }] of results) {
 		console.log(`
  expression engine "${engine}"${engine === 'vm' ? ' (n8n default)' : ''}:

@@ -47,14 +47,27 @@ function helperLoopNode({ passCredentials = false, agentOptions } = {}) {
 			const credentials = await this.getCredentials('storefrontApi');
 			const base = String(credentials.baseUrl).replace(/\/+$/, '');
 			const extra = passCredentials
-				? { credentialsDecrypted: { id: '', name: 'storefrontApi', type: 'storefrontApi', data: credentials } }
+				? {
+						credentialsDecrypted: {
+							id: '',
+							name: 'storefrontApi',
+							type: 'storefrontApi',
+							data: credentials,
+						},
+					}
 				: undefined;
 			const out = [];
 			for (let page = 1; ; page++) {
 				const body = await this.helpers.httpRequestWithAuthentication.call(
 					this,
 					'storefrontApi',
-					{ method: 'GET', url: `${base}/products`, qs: { page, limit: PAGE }, json: true, ...(agentOptions ? { agentOptions } : {}) },
+					{
+						method: 'GET',
+						url: `${base}/products`,
+						qs: { page, limit: PAGE },
+						json: true,
+						...(agentOptions ? { agentOptions } : {}),
+					},
 					extra,
 				);
 				for (const json of body.products) out.push({ json, pairedItem: { item: 0 } });
@@ -82,11 +95,15 @@ async function fetchLoop(sb) {
 function getNoKeepAlive(url, key) {
 	return new Promise((resolve, reject) => {
 		http
-			.get(url, { agent: false, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' } }, (res) => {
-				const chunks = [];
-				res.on('data', (c) => chunks.push(c));
-				res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-			})
+			.get(
+				url,
+				{ agent: false, headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' } },
+				(res) => {
+					const chunks = [];
+					res.on('data', (c) => chunks.push(c));
+					res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+				},
+			)
 			.on('error', reject);
 	});
 }
@@ -94,7 +111,10 @@ function getNoKeepAlive(url, key) {
 async function freshConnectionLoop(sb) {
 	const out = [];
 	for (let page = 1; ; page++) {
-		const body = await getNoKeepAlive(`${sb.baseUrl}/products?page=${page}&limit=${PAGE}`, sb.apiKey);
+		const body = await getNoKeepAlive(
+			`${sb.baseUrl}/products?page=${page}&limit=${PAGE}`,
+			sb.apiKey,
+		);
 		out.push(...body.products);
 		if (!body.pagination.has_more) break;
 	}
@@ -110,12 +130,18 @@ async function timed(fn) {
 }
 
 async function main() {
-	const sb = await startSandbox({ quiet: true, sizes: { products: PRODUCTS, orders: 10, customers: 10 } });
+	const sb = await startSandbox({
+		quiet: true,
+		sizes: { products: PRODUCTS, orders: 10, customers: 10 },
+	});
 	const credentials = { baseUrl: sb.baseUrl, apiKey: sb.apiKey };
 	harness.registerNodeType(harness.STOREFRONT_TYPE, new Storefront());
 	harness.registerNodeType('bench.helperLoop', helperLoopNode());
 	harness.registerNodeType('bench.helperLoopCreds', helperLoopNode({ passCredentials: true }));
-	harness.registerNodeType('bench.helperLoopKeepAlive', helperLoopNode({ agentOptions: { keepAlive: true } }));
+	harness.registerNodeType(
+		'bench.helperLoopKeepAlive',
+		helperLoopNode({ agentOptions: { keepAlive: true } }),
+	);
 
 	const runNodeType = async (nodeType, parameters = {}) => {
 		const { items, error } = await harness.runNode({ nodeType, parameters, credentials });
@@ -123,7 +149,12 @@ async function main() {
 		return items.length;
 	};
 	const contenders = {
-		node: () => runNodeType(harness.STOREFRONT_TYPE, { resource: 'product', operation: 'getAll', returnAll: true }),
+		node: () =>
+			runNodeType(harness.STOREFRONT_TYPE, {
+				resource: 'product',
+				operation: 'getAll',
+				returnAll: true,
+			}),
 		helper: () => runNodeType('bench.helperLoop'),
 		fetch: async () => (await fetchLoop(sb)).length,
 		'helper, credentials passed once': () => runNodeType('bench.helperLoopCreds'),
@@ -150,25 +181,38 @@ async function main() {
 	}
 	await sb.stop();
 
-	const pick = (fn) => Object.fromEntries(Object.entries(times).map(([name, list]) => [name, fn(list)]));
+	const pick = (fn) =>
+		Object.fromEntries(Object.entries(times).map(([name, list]) => [name, fn(list)]));
 	const t = pick(median);
 	const best = pick((list) => Math.min(...list));
 	const fmt = (name) => `${t[name].toFixed(1)} ms (best ${best[name].toFixed(1)} ms)`;
 	const ratio = (a, b) => `${(t[a] / t[b]).toFixed(3)} (best ${(best[a] / best[b]).toFixed(3)})`;
-	console.log(`Return All of ${PRODUCTS} products (page size ${PAGE}); median and best of ${ROUNDS} interleaved rounds`);
+	console.log(
+		`Return All of ${PRODUCTS} products (page size ${PAGE}); median and best of ${ROUNDS} interleaved rounds`,
+	);
 	console.log(`  items returned by the node:             ${items}`);
-	console.log(`  requests made by the node:              ${requests} (ideal ceil(N/${PAGE}) = ${ideal})`);
+	console.log(
+		`  requests made by the node:              ${requests} (ideal ceil(N/${PAGE}) = ${ideal})`,
+	);
 	console.log(`  node (Storefront, WorkflowExecute):     ${fmt('node')}`);
 	console.log(`  helper loop (httpRequestWithAuth):      ${fmt('helper')}`);
 	console.log(`  plain fetch loop:                       ${fmt('fetch')}`);
-	console.log(`  ratio node / helper loop:               ${ratio('node', 'helper')}  (target <= 1.05)`);
+	console.log(
+		`  ratio node / helper loop:               ${ratio('node', 'helper')}  (target <= 1.05)`,
+	);
 	console.log(`  ratio helper loop / fetch:              ${ratio('helper', 'fetch')}`);
 	console.log(`  ratio node / fetch:                     ${ratio('node', 'fetch')}`);
 	console.log('Where the helper overhead comes from:');
-	console.log(`  helper, credentials passed once:        ${fmt('helper, credentials passed once')}`);
+	console.log(
+		`  helper, credentials passed once:        ${fmt('helper, credentials passed once')}`,
+	);
 	console.log(`  helper, agentOptions.keepAlive:         ${fmt('helper, agentOptions.keepAlive')}`);
-	console.log(`  http, new connection per request:       ${fmt('http, new connection per request')}`);
-	console.log(`  new connections / fetch keep-alive:     ${ratio('http, new connection per request', 'fetch')}`);
+	console.log(
+		`  http, new connection per request:       ${fmt('http, new connection per request')}`,
+	);
+	console.log(
+		`  new connections / fetch keep-alive:     ${ratio('http, new connection per request', 'fetch')}`,
+	);
 }
 
 main().then(

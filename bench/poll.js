@@ -27,13 +27,21 @@ const CUSTOMERS = arg('customers', 2000);
 const POLLS = arg('polls', 5);
 const ROUNDS = arg('rounds', 3);
 const FILL = arg('fill', 3000);
-const EVENTS = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
+const EVENTS = [
+	'order.created',
+	'order.updated',
+	'payment.completed',
+	'product.created',
+	'inventory.low',
+];
 
 // The harness is TypeScript: compiled on require (bench/typescript.js).
 require('./typescript');
 
 const { createPoller } = require(path.join(root, 'test/helpers/poll.ts'));
-const { MAX_STATUSES, MAX_LOW, MAX_AT_CURSOR } = require(path.join(root, 'nodes/shared/changes/state.ts'));
+const { MAX_STATUSES, MAX_LOW, MAX_AT_CURSOR } = require(
+	path.join(root, 'nodes/shared/changes/state.ts'),
+);
 const { startSandbox } = require(path.join(root, 'sandbox'));
 const { ORDER_TRANSITIONS } = require(path.join(root, 'sandbox/catalog'));
 
@@ -42,11 +50,17 @@ const int = (n) => Math.round(n).toLocaleString('en-US');
 const kb = (bytes) => `${int(bytes)} B (${(bytes / 1024).toFixed(1)} KiB)`;
 
 async function main() {
-	const sb = await startSandbox({ quiet: true, sizes: { products: PRODUCTS, orders: SHOPS[0], customers: CUSTOMERS } });
+	const sb = await startSandbox({
+		quiet: true,
+		sizes: { products: PRODUCTS, orders: SHOPS[0], customers: CUSTOMERS },
+	});
 	const credentials = { baseUrl: sb.baseUrl, apiKey: sb.apiKey };
 	const admin = async (method, adminPath, body) => {
 		const response = await sb.admin(method, adminPath, body);
-		if (response.status >= 300) throw new Error(`admin ${method} ${adminPath}: ${response.status} ${JSON.stringify(response.body)}`);
+		if (response.status >= 300)
+			throw new Error(
+				`admin ${method} ${adminPath}: ${response.status} ${JSON.stringify(response.body)}`,
+			);
 		return response.body;
 	};
 	const api = async (method, apiPath, body) => {
@@ -55,22 +69,30 @@ async function main() {
 			headers: { Authorization: `Bearer ${sb.apiKey}`, 'Content-Type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		if (response.status >= 300) throw new Error(`${method} ${apiPath}: ${response.status} ${await response.text()}`);
+		if (response.status >= 300)
+			throw new Error(`${method} ${apiPath}: ${response.status} ${await response.text()}`);
 		return await response.json();
 	};
 	/** `count` existing orders that can still change, pending ones first, none twice in a run. */
 	let used = new Set();
 	const changeable = (count) => {
-		const all = [...sb.state.orders.values()].filter((o) => !used.has(o.id) && ORDER_TRANSITIONS[o.status].length > 0);
-		const picked = [...all.filter((o) => o.status === 'pending'), ...all.filter((o) => o.status !== 'pending')].slice(0, count);
-		if (picked.length < count) throw new Error(`only ${picked.length} orders left that can change status`);
+		const all = [...sb.state.orders.values()].filter(
+			(o) => !used.has(o.id) && ORDER_TRANSITIONS[o.status].length > 0,
+		);
+		const picked = [
+			...all.filter((o) => o.status === 'pending'),
+			...all.filter((o) => o.status !== 'pending'),
+		].slice(0, count);
+		if (picked.length < count)
+			throw new Error(`only ${picked.length} orders left that can change status`);
 		for (const o of picked) used.add(o.id);
 		return picked;
 	};
 	const advance = async (orders, inFlight = 8) => {
 		const queue = [...orders];
 		const worker = async () => {
-			for (let o = queue.shift(); o; o = queue.shift()) await api('PUT', `/orders/${o.id}/status`, { status: ORDER_TRANSITIONS[o.status][0] });
+			for (let o = queue.shift(); o; o = queue.shift())
+				await api('PUT', `/orders/${o.id}/status`, { status: ORDER_TRANSITIONS[o.status][0] });
 		};
 		await Promise.all(Array.from({ length: inFlight }, worker));
 	};
@@ -87,11 +109,22 @@ async function main() {
 		const log = (await admin('GET', '/requests')).filter((r) => r.method === 'GET');
 		const orders = log.filter((r) => r.path === '/v1/orders').length;
 		const products = log.filter((r) => r.path === '/v1/products').length;
-		return { requests: orders + products, orders, products, items: items ? items.length : 0, ms, saved: Buffer.byteLength(p.saved) };
+		return {
+			requests: orders + products,
+			orders,
+			products,
+			items: items ? items.length : 0,
+			ms,
+			saved: Buffer.byteLength(p.saved),
+		};
 	};
 	const parts = (p) => {
 		const s = p.savedState() ?? {};
-		return { statuses: s.orders?.statuses.length ?? 0, low: s.products?.low.length ?? 0, atCursor: (s.orders?.atCursor.length ?? 0) + (s.products?.atCursor.length ?? 0) };
+		return {
+			statuses: s.orders?.statuses.length ?? 0,
+			low: s.products?.low.length ?? 0,
+			atCursor: (s.orders?.atCursor.length ?? 0) + (s.products?.atCursor.length ?? 0),
+		};
 	};
 
 	const results = [];
@@ -100,14 +133,26 @@ async function main() {
 		const start = Date.now();
 		await admin('POST', '/reset', { sizes });
 		const seedMs = Date.now() - start;
-		const newest = [...sb.state.orders.values()].reduce((max, o) => (o.updated_at > max ? o.updated_at : max), '');
+		const newest = [...sb.state.orders.values()].reduce(
+			(max, o) => (o.updated_at > max ? o.updated_at : max),
+			'',
+		);
 		const tied = [...sb.state.orders.values()].filter((o) => o.updated_at === newest).length;
 		used = new Set();
 		const p = createPoller(credentials, { events: EVENTS, options: {} });
 		const rows = [];
 		const row = (name, list) => {
 			const pick = (key) => median(list.map((r) => r[key]));
-			const r = { name, requests: pick('requests'), orders: pick('orders'), products: pick('products'), items: pick('items'), ms: pick('ms'), saved: list[list.length - 1].saved, runs: list.length };
+			const r = {
+				name,
+				requests: pick('requests'),
+				orders: pick('orders'),
+				products: pick('products'),
+				items: pick('items'),
+				ms: pick('ms'),
+				saved: list[list.length - 1].saved,
+				runs: list.length,
+			};
 			rows.push(r);
 			return r;
 		};
@@ -148,7 +193,8 @@ async function main() {
 			// Worst case: every cap full at once. Orders changed and products created (low) in one millisecond, so
 			// that the events at the new cursor also exceed MAX_AT_CURSOR; stamped in-process (no API can do that).
 			const at = new Date(Date.now() + 1000).toISOString();
-			for (const o of changeable(MAX_STATUSES + 500)) Object.assign(o, { status: ORDER_TRANSITIONS[o.status][0], updated_at: at });
+			for (const o of changeable(MAX_STATUSES + 500))
+				Object.assign(o, { status: ORDER_TRANSITIONS[o.status][0], updated_at: at });
 			for (let i = 0; i < MAX_LOW + 500; i++) {
 				const product = sb.state.createProduct({ name: `Bench shelf ${i}`, price: 1, stock: 0 });
 				Object.assign(product, { created_at: at, updated_at: at });
@@ -171,21 +217,51 @@ async function main() {
 			cached.push(await page1());
 		}
 		const sandboxMs = { resorted: median(resorted), cached: median(cached) };
-		results.push({ orders, seedMs, tied, sandboxMs, rows, activation, afterBaseline, afterPolls, fill, worst });
+		results.push({
+			orders,
+			seedMs,
+			tied,
+			sandboxMs,
+			rows,
+			activation,
+			afterBaseline,
+			afterPolls,
+			fill,
+			worst,
+		});
 
-		console.log(`\nShop of ${int(orders)} orders, ${int(PRODUCTS)} products, ${int(CUSTOMERS)} customers (seeded in ${int(seedMs)} ms; ${int(tied)} orders share the newest updated_at); events: all five`);
-		console.log('  poll                                      requests (orders+products)  items  wall ms  saved state after it');
+		console.log(
+			`\nShop of ${int(orders)} orders, ${int(PRODUCTS)} products, ${int(CUSTOMERS)} customers (seeded in ${int(seedMs)} ms; ${int(tied)} orders share the newest updated_at); events: all five`,
+		);
+		console.log(
+			'  poll                                      requests (orders+products)  items  wall ms  saved state after it',
+		);
 		for (const r of rows) {
 			const req = `${r.requests} (${r.orders}+${r.products})`;
 			const runs = r.runs > 1 ? ` median of ${r.runs}` : '';
-			console.log(`  ${r.name.padEnd(41)} ${req.padEnd(27)} ${String(r.items).padStart(5)}  ${r.ms.toFixed(1).padStart(7)}  ${kb(r.saved)}${runs}`);
+			console.log(
+				`  ${r.name.padEnd(41)} ${req.padEnd(27)} ${String(r.items).padStart(5)}  ${r.ms.toFixed(1).padStart(7)}  ${kb(r.saved)}${runs}`,
+			);
 		}
-		const describe = (x) => `order statuses ${x.statuses}, low products ${x.low}, ids at the cursors ${x.atCursor}`;
-		console.log(`  saved state after the baseline:           ${kb(activation.saved)}: ${describe(afterBaseline)}`);
-		console.log(`  saved state after those polls:            ${kb(afterPolls.saved)}: ${describe(afterPolls)}`);
-		if (fill) console.log(`  saved state after the fill:               ${kb(fill.saved)}: ${describe(fill.parts)}`);
-		if (worst) console.log(`  saved state, every cap full:              ${kb(worst.saved)}: ${describe(worst.parts)} (caps: ${MAX_STATUSES} statuses, ${MAX_LOW} low, ${MAX_AT_CURSOR} ids per cursor)`);
-		console.log(`  sandbox, GET /orders page 1:              ${sandboxMs.resorted.toFixed(1)} ms after a change (whole list sorted again), ${sandboxMs.cached.toFixed(1)} ms unchanged`);
+		const describe = (x) =>
+			`order statuses ${x.statuses}, low products ${x.low}, ids at the cursors ${x.atCursor}`;
+		console.log(
+			`  saved state after the baseline:           ${kb(activation.saved)}: ${describe(afterBaseline)}`,
+		);
+		console.log(
+			`  saved state after those polls:            ${kb(afterPolls.saved)}: ${describe(afterPolls)}`,
+		);
+		if (fill)
+			console.log(
+				`  saved state after the fill:               ${kb(fill.saved)}: ${describe(fill.parts)}`,
+			);
+		if (worst)
+			console.log(
+				`  saved state, every cap full:              ${kb(worst.saved)}: ${describe(worst.parts)} (caps: ${MAX_STATUSES} statuses, ${MAX_LOW} low, ${MAX_AT_CURSOR} ids per cursor)`,
+			);
+		console.log(
+			`  sandbox, GET /orders page 1:              ${sandboxMs.resorted.toFixed(1)} ms after a change (whole list sorted again), ${sandboxMs.cached.toFixed(1)} ms unchanged`,
+		);
 	}
 	await sb.stop();
 
@@ -202,13 +278,22 @@ async function main() {
 	};
 	console.log('');
 	line('nothing new', 'nothing new');
-	line(`nothing new, cursor still at the seed's newest change (${int(first.tied)} / ${int(last.tied)} orders in that millisecond)`, 'nothing new, cursor at the seed');
-	line('first poll after the baseline, nothing changed', 'first poll after it, nothing changed', 'items');
+	line(
+		`nothing new, cursor still at the seed's newest change (${int(first.tied)} / ${int(last.tied)} orders in that millisecond)`,
+		'nothing new, cursor at the seed',
+	);
+	line(
+		'first poll after the baseline, nothing changed',
+		'first poll after it, nothing changed',
+		'items',
+	);
 	line('10 changes', '10 changes (5 checkouts, 5 status)', 'items');
 	line('250 changes', '250 changes (200 checkouts, 50 status)', 'items');
 	line('activation', 'activation (baseline)');
 	const sizes = results.map((r) => Math.max(...r.rows.map((row) => row.saved)));
-	console.log(`largest saved state: ${results.map((r, i) => `${kb(sizes[i])} at ${int(r.orders)} orders`).join(', ')}`);
+	console.log(
+		`largest saved state: ${results.map((r, i) => `${kb(sizes[i])} at ${int(r.orders)} orders`).join(', ')}`,
+	);
 }
 
 main().then(

@@ -47,7 +47,8 @@ const chosenSetups = (process.env.BENCH_SETUPS || 'single,q1,q2').split(',');
 const chosenEngines = (process.env.BENCH_ENGINES || 'default,lazy').split(',');
 
 /** Percentile of sorted numbers. @param {number[]} sorted @param {number} p */
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted, p) =>
+	sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
  * Start one set-up; returns where to send deliveries, the REST client's URL, the processes to watch and stop().
@@ -57,7 +58,12 @@ async function start(key, env) {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-queue-'));
 	const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
 	if (key === 'single') {
-		const n8n = await runtime.startN8n({ userFolder: dir, logFile: path.join(dir, 'n8n.log'), logLevel: 'error', env });
+		const n8n = await runtime.startN8n({
+			userFolder: dir,
+			logFile: path.join(dir, 'n8n.log'),
+			logLevel: 'error',
+			env,
+		});
 		return {
 			url: n8n.url,
 			webhookUrl: n8n.url,
@@ -69,7 +75,14 @@ async function start(key, env) {
 		};
 	}
 	const { webhooks, workers } = SETUPS[key];
-	const topology = await queue.startQueue({ dir, webhooks, workers, env, logLevel: 'error', workerLogLevel: 'error' });
+	const topology = await queue.startQueue({
+		dir,
+		webhooks,
+		workers,
+		env,
+		logLevel: 'error',
+		workerLogLevel: 'error',
+	});
 	return {
 		url: topology.url,
 		webhookUrl: topology.webhookUrl,
@@ -100,19 +113,26 @@ async function round(client, target, count, processes) {
 		while (next < payloads.length) {
 			const { body, signature } = payloads[next++];
 			const sent = process.hrtime.bigint();
-			const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature }, body });
+			const res = await fetch(target.url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+				body,
+			});
 			await res.arrayBuffer();
 			acks.push(Number(process.hrtime.bigint() - sent) / 1e6);
 			if (res.status !== 200) throw new Error(`${target.url} answered ${res.status}`);
 		}
 	};
 	await Promise.all(Array.from({ length: CONCURRENCY }, sender));
-	while ((await executionCount(client, target.id)) < before + count) await new Promise((resolve) => setTimeout(resolve, 100));
+	while ((await executionCount(client, target.id)) < before + count)
+		await new Promise((resolve) => setTimeout(resolve, 100));
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	const senderCpu = process.cpuUsage(senderBefore);
 	/** @type {Record<string, number>} cores used on average */
 	const cpu = {};
-	watched.forEach((p, i) => (cpu[p.name] = (proc.cpuSeconds(p.pid, { tree: true }) - cpuBefore[i]) / seconds));
+	watched.forEach(
+		(p, i) => (cpu[p.name] = (proc.cpuSeconds(p.pid, { tree: true }) - cpuBefore[i]) / seconds),
+	);
 	cpu.sender = (senderCpu.user + senderCpu.system) / 1e6 / seconds;
 	acks.sort((a, b) => a - b);
 	return { rate: count / seconds, p50: percentile(acks, 50), p99: percentile(acks, 99), cpu };
@@ -129,13 +149,17 @@ async function measure(key, engine) {
 		const url = setup.productionWebhookUrl(running.webhookUrl, created);
 		await setup.activate(client, created.id, url);
 		const target = { id: created.id, url };
-		console.log(`${SETUPS[key].label}, ${ENGINES[engine].label}: up in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${ROUNDS} × ${DELIVERIES} deliveries, ${CONCURRENCY} in flight (load average ${os.loadavg()[0].toFixed(1)})`);
+		console.log(
+			`${SETUPS[key].label}, ${ENGINES[engine].label}: up in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${ROUNDS} × ${DELIVERIES} deliveries, ${CONCURRENCY} in flight (load average ${os.loadavg()[0].toFixed(1)})`,
+		);
 		await round(client, target, WARMUP);
 		/** @type {Awaited<ReturnType<typeof round>> | undefined} */
 		let best;
 		for (let r = 0; r < ROUNDS; r++) {
 			const result = await round(client, target, DELIVERIES, running.processes);
-			console.log(`  round ${r + 1}: ${result.rate.toFixed(1)}/s, ack p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms`);
+			console.log(
+				`  round ${r + 1}: ${result.rate.toFixed(1)}/s, ack p50 ${result.p50.toFixed(0)} ms, p99 ${result.p99.toFixed(0)} ms`,
+			);
 			if (!best || result.rate > best.rate) best = result;
 		}
 		return /** @type {NonNullable<typeof best>} */ (best);
@@ -167,16 +191,24 @@ async function main() {
 		for (const key of chosenSetups) (results[engine] ??= {})[key] = await measure(key, engine);
 	}
 
-	console.log(`\nSigned deliveries through n8n 2.41.1 (Storefront Trigger → No Op), ${DELIVERIES} per round, ${CONCURRENCY} in flight, best of ${ROUNDS};`);
-	console.log(`CPU from /proc over that round (each process with its children), in ms per delivery (load average now ${os.loadavg()[0].toFixed(1)}):\n`);
-	console.log('| set-up | engine | deliveries/s | × single | ack p50 | ack p99 | CPU ms per delivery | by process |');
+	console.log(
+		`\nSigned deliveries through n8n 2.41.1 (Storefront Trigger → No Op), ${DELIVERIES} per round, ${CONCURRENCY} in flight, best of ${ROUNDS};`,
+	);
+	console.log(
+		`CPU from /proc over that round (each process with its children), in ms per delivery (load average now ${os.loadavg()[0].toFixed(1)}):\n`,
+	);
+	console.log(
+		'| set-up | engine | deliveries/s | × single | ack p50 | ack p99 | CPU ms per delivery | by process |',
+	);
 	console.log('|---|---|---|---|---|---|---|---|');
 	for (const engine of chosenEngines) {
 		for (const key of chosenSetups) {
 			const r = results[engine][key];
 			const single = results[engine].single;
 			const ratio = single ? (r.rate / single.rate).toFixed(2) : '—';
-			console.log(`| ${SETUPS[key].label} | ${ENGINES[engine].label} | ${r.rate.toFixed(1)} | ${ratio} | ${r.p50.toFixed(0)} ms | ${r.p99.toFixed(0)} ms | ${cpuTotalMs(r).toFixed(1)} | ${cpuLine(r)} |`);
+			console.log(
+				`| ${SETUPS[key].label} | ${ENGINES[engine].label} | ${r.rate.toFixed(1)} | ${ratio} | ${r.p50.toFixed(0)} ms | ${r.p99.toFixed(0)} ms | ${cpuTotalMs(r).toFixed(1)} | ${cpuLine(r)} |`,
+			);
 		}
 	}
 	if (results.default?.single || results.lazy?.single) {
@@ -185,24 +217,33 @@ async function main() {
 			const single = results[engine].single;
 			if (!single) continue;
 			for (const key of chosenSetups.filter((k) => k !== 'single')) {
-				console.log(`  ${SETUPS[key].label}, ${ENGINES[engine].label}: ${(cpuTotalMs(results[engine][key]) / cpuTotalMs(single)).toFixed(2)}×`);
+				console.log(
+					`  ${SETUPS[key].label}, ${ENGINES[engine].label}: ${(cpuTotalMs(results[engine][key]) / cpuTotalMs(single)).toFixed(2)}×`,
+				);
 			}
 		}
 	}
 	if (results.default && results.lazy) {
 		console.log('\nLAZY_ACQUIRE / default engine, deliveries/s:');
-		for (const key of chosenSetups) console.log(`  ${SETUPS[key].label}: ${(results.lazy[key].rate / results.default[key].rate).toFixed(2)}×`);
+		for (const key of chosenSetups)
+			console.log(
+				`  ${SETUPS[key].label}: ${(results.lazy[key].rate / results.default[key].rate).toFixed(2)}×`,
+			);
 	}
 	// A Node process is not capped at one core here: n8n's vm engine runs its isolates on threads of their own.
 	const machineCores = os.cpus().length;
-	console.log(`\nWhere the time goes (busiest process per run, in cores; the machine has ${machineCores}):`);
+	console.log(
+		`\nWhere the time goes (busiest process per run, in cores; the machine has ${machineCores}):`,
+	);
 	for (const engine of chosenEngines) {
 		for (const key of chosenSetups) {
 			const { cpu } = results[engine][key];
 			const [name, cores] = Object.entries(cpu).sort((a, b) => b[1] - a[1])[0];
 			const total = Object.values(cpu).reduce((a, b) => a + b, 0);
 			const full = total >= 0.9 * machineCores ? ' — the machine is saturated' : '';
-			console.log(`  ${SETUPS[key].label}, ${ENGINES[engine].label}: ${name} at ${cores.toFixed(2)} cores; all processes ${total.toFixed(2)} of ${machineCores}${full}`);
+			console.log(
+				`  ${SETUPS[key].label}, ${ENGINES[engine].label}: ${name} at ${cores.toFixed(2)} cores; all processes ${total.toFixed(2)} of ${machineCores}${full}`,
+			);
 		}
 	}
 }

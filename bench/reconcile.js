@@ -23,28 +23,44 @@ const INTERVAL_MINUTES = 5;
 require('./typescript');
 
 const { createTriggerHarness } = require(path.join(root, 'test/helpers/webhook.ts'));
-const { StorefrontTrigger } = require(path.join(root, 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts'));
-const { FREE_REQUESTS, REQUEST_SPACING_MS } = require(path.join(root, 'nodes/StorefrontTrigger/reconcile.ts'));
+const { StorefrontTrigger } = require(
+	path.join(root, 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts'),
+);
+const { FREE_REQUESTS, REQUEST_SPACING_MS } = require(
+	path.join(root, 'nodes/StorefrontTrigger/reconcile.ts'),
+);
 const { startSandbox } = require(path.join(root, 'sandbox'));
 
 const int = (n) => Math.round(n).toLocaleString('en-US');
 
 async function main() {
-	console.log('profile | shop orders / products | requests per reading | reading ms (unpaced) | scheduled reading (paced) | readings an hour | requests a minute | share of Starter (100/min)');
+	console.log(
+		'profile | shop orders / products | requests per reading | reading ms (unpaced) | scheduled reading (paced) | readings an hour | requests a minute | share of Starter (100/min)',
+	);
 	for (const profile of ['contract', 'spec-literal']) {
 		for (const orders of SHOPS) {
-			const sb = await startSandbox({ quiet: true, profile, sizes: { products: PRODUCTS, orders, customers: 50 } });
+			const sb = await startSandbox({
+				quiet: true,
+				profile,
+				sizes: { products: PRODUCTS, orders, customers: 50 },
+			});
 			const t = createTriggerHarness({
 				nodeType: new StorefrontTrigger(),
 				typeVersion: 1.4,
 				parameters: { events: ['*'], options: { reconcileEveryMinutes: 0.05 } },
-				credentials: { baseUrl: sb.baseUrl, apiKey: sb.apiKey, webhookSecret: 'whsec_bench_reconcile' },
+				credentials: {
+					baseUrl: sb.baseUrl,
+					apiKey: sb.apiKey,
+					webhookSecret: 'whsec_bench_reconcile',
+				},
 			});
 			await sb.admin('DELETE', '/requests');
 			const started = process.hrtime.bigint();
 			const active = await t.trigger('activate');
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
-			const requests = (await sb.admin('GET', '/requests')).body.filter((r) => r.method === 'GET').length;
+			const requests = (await sb.admin('GET', '/requests')).body.filter(
+				(r) => r.method === 'GET',
+			).length;
 			const pacedMs = Math.max(0, requests - FREE_REQUESTS) * REQUEST_SPACING_MS;
 			const everyMinutes = Math.max(INTERVAL_MINUTES, pacedMs / 60_000);
 			const perMinute = requests / everyMinutes;
@@ -54,8 +70,12 @@ async function main() {
 			if (profile === 'contract' && orders === SHOPS[0]) {
 				await sb.admin('DELETE', '/requests');
 				await active.tick();
-				const scheduled = (await sb.admin('GET', '/requests')).body.filter((r) => r.method === 'GET').length;
-				console.log(`  one scheduled reading of the quiet ${int(orders)}-order shop: ${scheduled} requests`);
+				const scheduled = (await sb.admin('GET', '/requests')).body.filter(
+					(r) => r.method === 'GET',
+				).length;
+				console.log(
+					`  one scheduled reading of the quiet ${int(orders)}-order shop: ${scheduled} requests`,
+				);
 			}
 			await t.close();
 			await sb.stop();

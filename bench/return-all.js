@@ -31,7 +31,19 @@ const PAGE = 100;
 const { workflowNode: node, chain } = setup;
 // Answer once the last node has finished, with its first item only (the run is what is measured, not a 10,000-item reply).
 const webhook = (/** @type {string} */ hookPath) =>
-	node('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'firstEntryJson', options: {} }, { webhookId: crypto.randomUUID() });
+	node(
+		'Webhook',
+		'n8n-nodes-base.webhook',
+		2,
+		{
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'firstEntryJson',
+			options: {},
+		},
+		{ webhookId: crypto.randomUUID() },
+	);
 
 /** @param {{id: string, name: string}} credential @param {string} baseUrl */
 function workflows(credential, baseUrl) {
@@ -41,7 +53,13 @@ function workflows(credential, baseUrl) {
 			name: 'bench return-all: Storefront node',
 			...chain([
 				webhook('bench-return-all-storefront'),
-				node('Storefront', runtime.TYPES.action, 1, { resource: 'product', operation: 'getAll', returnAll: true, filters: {} }, { credentials }),
+				node(
+					'Storefront',
+					runtime.TYPES.action,
+					1,
+					{ resource: 'product', operation: 'getAll', returnAll: true, filters: {} },
+					{ credentials },
+				),
 			]),
 		},
 		http: {
@@ -63,7 +81,9 @@ function workflows(credential, baseUrl) {
 							pagination: {
 								pagination: {
 									paginationMode: 'updateAParameterInEachRequest',
-									parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+									parameters: {
+										parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }],
+									},
 									paginationCompleteWhen: 'other',
 									completeExpression: '={{ $response.body.pagination.has_more === false }}',
 								},
@@ -72,21 +92,31 @@ function workflows(credential, baseUrl) {
 					},
 					{ credentials },
 				),
-				node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'products', options: {} }),
+				node('Split Out', 'n8n-nodes-base.splitOut', 1, {
+					fieldToSplitOut: 'products',
+					options: {},
+				}),
 			]),
 		},
 	};
 }
 
-const median = (/** @type {number[]} */ list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+const median = (/** @type {number[]} */ list) =>
+	[...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
 async function main() {
-	const { sandbox, n8n, client, stop } = await startInN8n('return-all', { sizes: { products: PRODUCTS, orders: 10, customers: 10 } });
+	const { sandbox, n8n, client, stop } = await startInN8n('return-all', {
+		sizes: { products: PRODUCTS, orders: 10, customers: 10 },
+	});
 	const pid = /** @type {number} */ (n8n.child.pid);
 	try {
 		const credential = await setup.ensureCredential(client, {
 			name: 'Storefront sandbox',
-			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+			data: {
+				baseUrl: sandbox.baseUrl,
+				apiKey: sandbox.apiKey,
+				webhookSecret: sandbox.webhookSecret,
+			},
 		});
 		/** @type {Record<string, {id: string, url: string, nodes: string[]}>} */
 		const targets = {};
@@ -105,17 +135,27 @@ async function main() {
 			const rssBefore = proc.rssMiB(pid).now;
 			proc.resetPeakRss(pid);
 			const started = process.hrtime.bigint();
-			const res = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+			const res = await fetch(target.url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{}',
+			});
 			await res.arrayBuffer();
 			const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
 			const peak = proc.rssMiB(pid).peak;
 			if (res.status !== 200) throw new Error(`${key}: ${target.url} answered ${res.status}`);
 			const { body: log } = await sandbox.admin('GET', '/requests');
-			const requests = log.filter((/** @type {any} */ r) => r.method === 'GET' && r.path === '/v1/products').length;
+			const requests = log.filter(
+				(/** @type {any} */ r) => r.method === 'GET' && r.path === '/v1/products',
+			).length;
 			let list;
-			while ((list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before) await new Promise((r) => setTimeout(r, 100));
+			while (
+				(list = await client.listExecutions({ workflowId: target.id, limit: 1 })).count <= before
+			)
+				await new Promise((r) => setTimeout(r, 100));
 			const execution = await client.getExecution(list.results[0].id);
-			if (execution.status !== 'success') throw new Error(`${key}: execution ${execution.id} ${execution.status}`);
+			if (execution.status !== 'success')
+				throw new Error(`${key}: execution ${execution.id} ${execution.status}`);
 			const data = runData(execution);
 			const nodeMs = target.nodes.reduce((sum, name) => sum + data[name][0].executionTime, 0);
 			const firstNodeMs = data[target.nodes[0]][0].executionTime;
@@ -125,7 +165,9 @@ async function main() {
 			return { wallMs, nodeMs, firstNodeMs, requests, peakMiB: peak, growthMiB: peak - rssBefore };
 		};
 
-		console.log(`Return All of ${PRODUCTS} products in n8n ${n8n.version} (pid ${pid}), sandbox on ${sandbox.baseUrl}; ${ROUNDS} rounds each, alternating (load average ${os.loadavg()[0].toFixed(1)})`);
+		console.log(
+			`Return All of ${PRODUCTS} products in n8n ${n8n.version} (pid ${pid}), sandbox on ${sandbox.baseUrl}; ${ROUNDS} rounds each, alternating (load average ${os.loadavg()[0].toFixed(1)})`,
+		);
 		await run('storefront');
 		await run('http'); // warm-up of both
 		/** @type {Record<string, Array<Awaited<ReturnType<typeof run>>>>} */
@@ -134,21 +176,37 @@ async function main() {
 			for (const key of ['storefront', 'http']) {
 				const result = await run(key);
 				results[key].push(result);
-				console.log(`  round ${r + 1} ${key.padEnd(10)} wall ${result.wallMs.toFixed(0)} ms, nodes ${result.nodeMs} ms, ${result.requests} requests, peak RSS ${result.peakMiB.toFixed(0)} MiB (+${result.growthMiB.toFixed(0)})`);
+				console.log(
+					`  round ${r + 1} ${key.padEnd(10)} wall ${result.wallMs.toFixed(0)} ms, nodes ${result.nodeMs} ms, ${result.requests} requests, peak RSS ${result.peakMiB.toFixed(0)} MiB (+${result.growthMiB.toFixed(0)})`,
+				);
 			}
 		}
-		const m = (/** @type {string} */ key, /** @type {'wallMs' | 'nodeMs' | 'firstNodeMs' | 'requests' | 'peakMiB' | 'growthMiB'} */ field) => median(results[key].map((x) => x[field]));
+		const m = (
+			/** @type {string} */ key,
+			/** @type {'wallMs' | 'nodeMs' | 'firstNodeMs' | 'requests' | 'peakMiB' | 'growthMiB'} */ field,
+		) => median(results[key].map((x) => x[field]));
 		const ideal = Math.ceil(PRODUCTS / PAGE);
 		console.log(`\nMedians of ${ROUNDS} rounds (n8n ${n8n.version}, one process, same sandbox):\n`);
-		console.log('| Workflow | wall time | node time | requests (ideal ' + ideal + ') | n8n peak RSS | RSS growth during run |');
+		console.log(
+			'| Workflow | wall time | node time | requests (ideal ' +
+				ideal +
+				') | n8n peak RSS | RSS growth during run |',
+		);
 		console.log('|---|---|---|---|---|---|');
-		const label = { storefront: 'Webhook → Storefront (Get Many, Return All)', http: 'Webhook → HTTP Request (pagination) → Split Out' };
+		const label = {
+			storefront: 'Webhook → Storefront (Get Many, Return All)',
+			http: 'Webhook → HTTP Request (pagination) → Split Out',
+		};
 		for (const key of ['storefront', 'http']) {
-			console.log(`| ${label[/** @type {'storefront' | 'http'} */ (key)]} | ${m(key, 'wallMs').toFixed(0)} ms | ${m(key, 'nodeMs')} ms | ${m(key, 'requests')} | ${m(key, 'peakMiB').toFixed(0)} MiB | +${m(key, 'growthMiB').toFixed(0)} MiB |`);
+			console.log(
+				`| ${label[/** @type {'storefront' | 'http'} */ (key)]} | ${m(key, 'wallMs').toFixed(0)} ms | ${m(key, 'nodeMs')} ms | ${m(key, 'requests')} | ${m(key, 'peakMiB').toFixed(0)} MiB | +${m(key, 'growthMiB').toFixed(0)} MiB |`,
+			);
 		}
 		const wall = m('storefront', 'wallMs') / m('http', 'wallMs');
 		const node = m('storefront', 'nodeMs') / m('http', 'nodeMs');
-		console.log(`\nstorefront / http: wall ${wall.toFixed(2)}, node time ${node.toFixed(2)} (goal ≤ 1.00: ${wall <= 1 ? 'met' : 'NOT met'}); the HTTP Request node alone ${m('http', 'firstNodeMs')} ms (storefront / it: ${(m('storefront', 'nodeMs') / m('http', 'firstNodeMs')).toFixed(2)}); requests ${m('storefront', 'requests')} vs ${m('http', 'requests')} (ideal ${ideal}); peak RSS ${(m('storefront', 'peakMiB') / m('http', 'peakMiB')).toFixed(2)}, RSS growth ${(m('storefront', 'growthMiB') / m('http', 'growthMiB')).toFixed(2)}`);
+		console.log(
+			`\nstorefront / http: wall ${wall.toFixed(2)}, node time ${node.toFixed(2)} (goal ≤ 1.00: ${wall <= 1 ? 'met' : 'NOT met'}); the HTTP Request node alone ${m('http', 'firstNodeMs')} ms (storefront / it: ${(m('storefront', 'nodeMs') / m('http', 'firstNodeMs')).toFixed(2)}); requests ${m('storefront', 'requests')} vs ${m('http', 'requests')} (ideal ${ideal}); peak RSS ${(m('storefront', 'peakMiB') / m('http', 'peakMiB')).toFixed(2)}, RSS growth ${(m('storefront', 'growthMiB') / m('http', 'growthMiB')).toFixed(2)}`,
+		);
 	} finally {
 		await stop();
 	}

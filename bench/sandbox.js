@@ -23,7 +23,9 @@ function loadGenerator() {
 		let open = connections;
 		const requestBytes = () => {
 			// `distinct`: a new query string every time, so no cached page can be reused (serialisation each time).
-			const target = distinct ? `${pathname}${search}&page=${1 + (sent % 30)}&r=${sent}` : pathname + search;
+			const target = distinct
+				? `${pathname}${search}&page=${1 + (sent % 30)}&r=${sent}`
+				: pathname + search;
 			sent++;
 			return `GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\nAccept: application/json\r\nConnection: keep-alive\r\n\r\n`;
 		};
@@ -70,7 +72,12 @@ function loadGenerator() {
 }
 
 async function main() {
-	const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } } });
+	const { values } = parseArgs({
+		options: {
+			seconds: { type: 'string', default: '5' },
+			connections: { type: 'string', default: '32' },
+		},
+	});
 	const seconds = Number(values.seconds);
 	const connections = Number(values.connections);
 	const { startSandbox } = require(path.join(__dirname, '..', 'sandbox'));
@@ -99,12 +106,22 @@ async function main() {
 		const rps = result.ok / elapsed;
 		const cpuShare = (cpu.user + cpu.system) / 1e6 / elapsed;
 		failed += result.failed;
-		console.log(`sandbox GET /v1/products?limit=100, ${label}: ${connections} keep-alive connections, ${seconds} s`);
-		console.log(`  requests ok: ${result.ok}, failed: ${result.failed}, ${(result.bytes / Math.max(1, result.ok) / 1024).toFixed(1)} KiB per response`);
-		console.log(`  throughput: ${rps.toFixed(0)} req/s   (target ${TARGET} req/s, ratio ${(rps / TARGET).toFixed(2)}x)`);
-		console.log(`  sandbox process CPU: ${(cpuShare * 100).toFixed(0)}% of one core (below 100%: the load generator is the limit)`);
+		console.log(
+			`sandbox GET /v1/products?limit=100, ${label}: ${connections} keep-alive connections, ${seconds} s`,
+		);
+		console.log(
+			`  requests ok: ${result.ok}, failed: ${result.failed}, ${(result.bytes / Math.max(1, result.ok) / 1024).toFixed(1)} KiB per response`,
+		);
+		console.log(
+			`  throughput: ${rps.toFixed(0)} req/s   (target ${TARGET} req/s, ratio ${(rps / TARGET).toFixed(2)}x)`,
+		);
+		console.log(
+			`  sandbox process CPU: ${(cpuShare * 100).toFixed(0)}% of one core (below 100%: the load generator is the limit)`,
+		);
 		const capacity = rps / cpuShare;
-		console.log(`  sandbox capacity at one full core (req/s per CPU-second): ${capacity.toFixed(0)} req/s, ratio ${(capacity / TARGET).toFixed(2)}x`);
+		console.log(
+			`  sandbox capacity at one full core (req/s per CPU-second): ${capacity.toFixed(0)} req/s, ratio ${(capacity / TARGET).toFixed(2)}x`,
+		);
 	}
 	await sb.stop();
 	if (failed > 0) process.exitCode = 1;

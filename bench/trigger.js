@@ -13,7 +13,9 @@ const { tmpdir } = require('os');
 const path = require('path');
 
 const root = path.join(__dirname, '..');
-const { StorefrontTrigger } = require(path.join(root, 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js'));
+const { StorefrontTrigger } = require(
+	path.join(root, 'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js'),
+);
 
 const { numberArg: arg } = require('./args');
 const ROUNDS = arg('rounds', 300);
@@ -27,11 +29,23 @@ function makeEvent(targetBytes) {
 		id: 'evt_bench_000001',
 		type: 'order.created',
 		created_at: new Date().toISOString(),
-		data: { order_id: 'ord_00001', store_id: 'store_001', total: 0, currency: 'EUR', status: 'pending', items },
+		data: {
+			order_id: 'ord_00001',
+			store_id: 'store_001',
+			total: 0,
+			currency: 'EUR',
+			status: 'pending',
+			items,
+		},
 	};
 	while (Buffer.byteLength(JSON.stringify(event)) < targetBytes) {
 		const n = items.length + 1;
-		items.push({ product_id: `prod_${String(n).padStart(5, '0')}`, name: `Ceramic mug no. ${n}`, quantity: n % 3 + 1, price: 12.5 + n });
+		items.push({
+			product_id: `prod_${String(n).padStart(5, '0')}`,
+			name: `Ceramic mug no. ${n}`,
+			quantity: (n % 3) + 1,
+			price: 12.5 + n,
+		});
 	}
 	return event;
 }
@@ -58,7 +72,11 @@ const baseline = () => bare(SECRET);
 const node = new StorefrontTrigger();
 const parsedBody = JSON.parse(raw.toString('utf8'));
 const request = { headers, rawBody: raw, body: parsedBody };
-const credentials = { baseUrl: 'http://127.0.0.1/v1', apiKey: 'sf_test_demo', webhookSecret: SECRET };
+const credentials = {
+	baseUrl: 'http://127.0.0.1/v1',
+	apiKey: 'sf_test_demo',
+	webhookSecret: SECRET,
+};
 const parameters = { events: ['order.created', 'payment.completed'], options: {} };
 const staticData = {};
 const context = {
@@ -89,7 +107,11 @@ function realContext() {
 	process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(tmpdir(), 'sf-bench-n8n-'));
 	const { WebhookContext } = require('n8n-core');
 	const { Workflow } = require('n8n-workflow');
-	const nodeTypes = { getByName: () => node, getByNameAndVersion: () => node, getKnownTypes: () => ({}) };
+	const nodeTypes = {
+		getByName: () => node,
+		getByNameAndVersion: () => node,
+		getKnownTypes: () => ({}),
+	};
 	const n8nNode = {
 		id: 'bench',
 		name: 'Storefront Trigger',
@@ -100,15 +122,32 @@ function realContext() {
 		parameters,
 		credentials: { storefrontApi: { id: '1', name: 'Storefront' } },
 	};
-	const workflow = new Workflow({ id: 'wf', nodes: [n8nNode], connections: {}, active: true, nodeTypes, staticData: {} });
+	const workflow = new Workflow({
+		id: 'wf',
+		nodes: [n8nNode],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData: {},
+	});
 	const additionalData = {
-		credentialsHelper: { isCredentialUsableByNode: () => true, getDecrypted: async () => credentials },
+		credentialsHelper: {
+			isCredentialUsableByNode: () => true,
+			getDecrypted: async () => credentials,
+		},
 		httpRequest: request,
 		httpResponse: context,
 		variables: {},
 	};
-	const webhookData = { httpMethod: 'POST', node: n8nNode.name, path: 'webhook', webhookDescription: node.description.webhooks[0], workflowId: 'wf' };
-	return () => new WebhookContext(workflow, n8nNode, additionalData, 'webhook', webhookData, [], null);
+	const webhookData = {
+		httpMethod: 'POST',
+		node: n8nNode.name,
+		path: 'webhook',
+		webhookDescription: node.description.webhooks[0],
+		workflowId: 'wf',
+	};
+	return () =>
+		new WebhookContext(workflow, n8nNode, additionalData, 'webhook', webhookData, [], null);
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -131,7 +170,8 @@ async function main() {
 	// would add a promise hop of its own, ~0.4 µs, to the node's figure only).
 	const nodeFast = () => node.webhook.call(context);
 	const nodeReal = () => node.webhook.call(makeReal());
-	if (!(await accepted(context)) || !(await accepted(makeReal()))) throw new Error('the benchmark delivery was not accepted');
+	if (!(await accepted(context)) || !(await accepted(makeReal())))
+		throw new Error('the benchmark delivery was not accepted');
 
 	// Warm-up: let V8 optimise every path before anything is measured.
 	for (let i = 0; i < 20; i++) {
@@ -167,13 +207,23 @@ async function main() {
 
 	const us = (ns) => (ns / 1000).toFixed(2).padStart(6);
 	const ratio = median(vsBare);
-	console.log(`Storefront Trigger webhook(), ${raw.length}-byte signed event, ${ROUNDS} rotating rounds × ${OPS} ops (Node ${process.version})`);
+	console.log(
+		`Storefront Trigger webhook(), ${raw.length}-byte signed event, ${ROUNDS} rotating rounds × ${OPS} ops (Node ${process.version})`,
+	);
 	console.log(`  bare createHmac + timingSafeEqual              : ${us(median(times.bare))} µs/op`);
-	console.log(`  the same after awaiting getCredentials (floor) : ${us(median(times.floor))} µs/op`);
+	console.log(
+		`  the same after awaiting getCredentials (floor) : ${us(median(times.floor))} µs/op`,
+	);
 	console.log(`  trigger webhook()                              : ${us(median(times.node))} µs/op`);
-	console.log(`  ratio webhook() / bare   : ${ratio.toFixed(3)}  (goal ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'})`);
-	console.log(`  ratio webhook() / floor  : ${median(vsFloor).toFixed(3)}  (the node's own work beyond what any n8n trigger must await)`);
-	console.log(`  for information, through n8n-core's WebhookContext: ${median(real).toFixed(2)} × bare (n8n's per-request context cost)`);
+	console.log(
+		`  ratio webhook() / bare   : ${ratio.toFixed(3)}  (goal ≤ 1.1: ${ratio <= 1.1 ? 'met' : 'NOT met'})`,
+	);
+	console.log(
+		`  ratio webhook() / floor  : ${median(vsFloor).toFixed(3)}  (the node's own work beyond what any n8n trigger must await)`,
+	);
+	console.log(
+		`  for information, through n8n-core's WebhookContext: ${median(real).toFixed(2)} × bare (n8n's per-request context cost)`,
+	);
 }
 
 main().catch((error) => {

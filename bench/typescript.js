@@ -9,7 +9,11 @@ for (const [ext] of later) delete require.extensions[ext];
 require.extensions['.ts'] = (module, filename) => {
 	const source = fs.readFileSync(filename, 'utf8');
 	const { outputText } = ts.transpileModule(source, {
-		compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2021, esModuleInterop: true },
+		compilerOptions: {
+			module: ts.ModuleKind.CommonJS,
+			target: ts.ScriptTarget.ES2021,
+			esModuleInterop: true,
+		},
 		fileName: filename,
 	});
 	module._compile(outputText, filename);

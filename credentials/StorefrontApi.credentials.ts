@@ -59,8 +59,17 @@ export class StorefrontApi implements ICredentialType {
 	// A function, not n8n's generic block: n8n resolves a generic block's `={{…}}` with the workflow's expression
 	// engine, which n8n 2.x only lends inside a node's own call (execute(), poll(), trigger() until it returns). The
 	// Storefront Trigger's reconciliation sends requests later, on n8n's schedule (docs/trigger.md, Reconcile Every).
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey ?? '')}` } };
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return {
+			...requestOptions,
+			headers: {
+				...requestOptions.headers,
+				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+			},
+		};
 	}
 
 	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer. The
@@ -77,14 +86,16 @@ export class StorefrontApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'Storefront refused the API key (401 Unauthorized): check the API Key, or create a new one in the Storefront dashboard',
+					message:
+						'Storefront refused the API key (401 Unauthorized): check the API Key, or create a new one in the Storefront dashboard',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'No Storefront API at this Base URL (404 Not Found): use the API base including its version, e.g. https://api.example.com/v1',
+					message:
+						'No Storefront API at this Base URL (404 Not Found): use the API base including its version, e.g. https://api.example.com/v1',
 				},
 			},
 		],

@@ -11,7 +11,13 @@ const intParam = (q, name, def, min, max, details) => {
 	if (raw === null) return def;
 	const n = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
 	if (!(n >= min && n <= max)) {
-		details.push({ field: name, message: max === Infinity ? `must be an integer >= ${min}` : `must be an integer between ${min} and ${max}` });
+		details.push({
+			field: name,
+			message:
+				max === Infinity
+					? `must be an integer >= ${min}`
+					: `must be an integer between ${min} and ${max}`,
+		});
 	}
 	return n;
 };
@@ -34,7 +40,8 @@ function listQuery(search, extra) {
 
 function page(sb, resource, all, query) {
 	const { compat } = sb;
-	if (compat.list_order === 'id' && resource !== 'customers') all = sb.state.inIdOrder(resource, all);
+	if (compat.list_order === 'id' && resource !== 'customers')
+		all = sb.state.inIdOrder(resource, all);
 	const limit = compat.page_size_cap ? Math.min(query.limit, compat.page_size_cap) : query.limit;
 	const pageNo = compat.ignore_page ? 1 : query.page;
 	const start = (pageNo - 1) * limit;
@@ -45,29 +52,55 @@ function page(sb, resource, all, query) {
 		// whole page is cached anyway).
 		return view === record ? sb.state.jsonOf(record) : JSON.stringify(view);
 	});
-	return { status: 200, text: listJson(compat, resource, items, { page: pageNo, limit, total: all.length }) };
+	return {
+		status: 200,
+		text: listJson(compat, resource, items, { page: pageNo, limit, total: all.length }),
+	};
 }
 
 const json = (status, value) => ({ status, value });
 
 /** [path pattern, {METHOD: handler(sb, params, query string, body) → {status, value} | {status, text}}] */
 const ROUTES = [
-	[/^\/stores\/([^/]+)$/, { GET: (sb, [id]) => json(200, singleBody(sb.compat, 'store', sb.state.getStore(id))) }],
+	[
+		/^\/stores\/([^/]+)$/,
+		{ GET: (sb, [id]) => json(200, singleBody(sb.compat, 'store', sb.state.getStore(id))) },
+	],
 	[
 		/^\/products$/,
 		{
 			GET: (sb, _, search) => {
 				const q = listQuery(search, ['category', 'search']);
-				return page(sb, 'products', sb.state.listProducts({ ...q, searchIn: sb.compat.product_search }), q);
+				return page(
+					sb,
+					'products',
+					sb.state.listProducts({ ...q, searchIn: sb.compat.product_search }),
+					q,
+				);
 			},
 			POST: (sb, _, __, body) =>
-				json(sb.compat.create_status, singleBody(sb.compat, 'product', sb.state.createProduct(body, idKey(sb.compat, 'product'), sb.compat.unique_sku))),
+				json(
+					sb.compat.create_status,
+					singleBody(
+						sb.compat,
+						'product',
+						sb.state.createProduct(body, idKey(sb.compat, 'product'), sb.compat.unique_sku),
+					),
+				),
 		},
 	],
 	[
 		/^\/products\/([^/]+)$/,
 		{
-			PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'product', sb.state.updateProduct(id, body, idKey(sb.compat, 'product'), sb.compat.unique_sku))),
+			PUT: (sb, [id], _, body) =>
+				json(
+					200,
+					singleBody(
+						sb.compat,
+						'product',
+						sb.state.updateProduct(id, body, idKey(sb.compat, 'product'), sb.compat.unique_sku),
+					),
+				),
 			DELETE: (sb, [id]) => {
 				sb.state.deleteProduct(id);
 				return { status: 204 };
@@ -83,10 +116,23 @@ const ROUTES = [
 			},
 		},
 	],
-	[/^\/orders\/([^/]+)$/, { GET: (sb, [id]) => json(200, singleBody(sb.compat, 'order', sb.state.getOrder(id))) }],
+	[
+		/^\/orders\/([^/]+)$/,
+		{ GET: (sb, [id]) => json(200, singleBody(sb.compat, 'order', sb.state.getOrder(id))) },
+	],
 	[
 		/^\/orders\/([^/]+)\/status$/,
-		{ PUT: (sb, [id], _, body) => json(200, singleBody(sb.compat, 'order', sb.state.setOrderStatus(id, body, sb.compat.order_transitions === 'any'))) },
+		{
+			PUT: (sb, [id], _, body) =>
+				json(
+					200,
+					singleBody(
+						sb.compat,
+						'order',
+						sb.state.setOrderStatus(id, body, sb.compat.order_transitions === 'any'),
+					),
+				),
+		},
 	],
 	[
 		/^\/customers$/,
@@ -109,7 +155,13 @@ function route(method, path) {
 		const handler = methods[method];
 		if (!handler) {
 			const allow = Object.keys(methods).join(', ');
-			throw new ApiError(405, 'method_not_allowed', `Method ${method} is not allowed on /v1${path} (allowed: ${allow})`, undefined, { Allow: allow });
+			throw new ApiError(
+				405,
+				'method_not_allowed',
+				`Method ${method} is not allowed on /v1${path} (allowed: ${allow})`,
+				undefined,
+				{ Allow: allow },
+			);
 		}
 		let params;
 		try {
@@ -132,7 +184,13 @@ function bearerKey(req) {
 /** Writes an API error in the current error style, with the headers gathered so far. */
 function sendError(sb, res, err, headers) {
 	const payload = errorPayload(sb.compat, err);
-	sendRaw(res, err.status, payload.type, payload.text, err.headers ? { ...headers, ...err.headers } : headers);
+	sendRaw(
+		res,
+		err.status,
+		payload.type,
+		payload.text,
+		err.headers ? { ...headers, ...err.headers } : headers,
+	);
 }
 
 /** Serves one /v1 request. `path` is the part after /v1 (no trailing slash); `search` the raw query string. */
@@ -143,7 +201,10 @@ async function handleApi(sb, req, res, path, search) {
 	try {
 		const key = bearerKey(req);
 		const plan = key === undefined ? undefined : sb.keys.get(key);
-		if (!plan) throw new ApiError(401, 'unauthorized', 'Missing or invalid API key', undefined, { 'WWW-Authenticate': 'Bearer' });
+		if (!plan)
+			throw new ApiError(401, 'unauthorized', 'Missing or invalid API key', undefined, {
+				'WWW-Authenticate': 'Bearer',
+			});
 
 		// Service and network time (PUT /__admin/latency): before the rate limiter counts the request.
 		if (sb.latencyMs > 0) {
@@ -152,7 +213,8 @@ async function handleApi(sb, req, res, path, search) {
 		}
 
 		const fault = sb.faults.take(method, '/v1' + path);
-		if (fault && fault.type !== 'slow' && fault.type !== 'lost') return injectFault(sb, req, res, fault);
+		if (fault && fault.type !== 'slow' && fault.type !== 'lost')
+			return injectFault(sb, req, res, fault);
 		if (fault?.type === 'slow') {
 			await new Promise((resolve) => setTimeout(resolve, fault.delay_ms).unref());
 			if (res.destroyed) return res.statusCode;
@@ -228,8 +290,19 @@ function injectFault(sb, req, res, fault) {
 		503: 'Service unavailable (injected fault)',
 		504: 'Gateway timeout (injected fault)',
 	};
-	const codes = { 429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'gateway_timeout' };
-	sendError(sb, res, new ApiError(fault.status, codes[fault.status], messages[fault.status]), headers);
+	const codes = {
+		429: 'rate_limited',
+		500: 'internal_error',
+		502: 'bad_gateway',
+		503: 'service_unavailable',
+		504: 'gateway_timeout',
+	};
+	sendError(
+		sb,
+		res,
+		new ApiError(fault.status, codes[fault.status], messages[fault.status]),
+		headers,
+	);
 	return fault.status;
 }
 

@@ -2,7 +2,13 @@
 // The sandbox's own lists, kept apart from the node code as a real service would keep them
 // (docs/api-contract.md rows 7, 12, 15, 16); test/contract.test.ts compares them with nodes/shared/constants.ts.
 
-const EVENT_KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
+const EVENT_KINDS = [
+	'order.created',
+	'order.updated',
+	'payment.completed',
+	'product.created',
+	'inventory.low',
+];
 
 const ORDER_STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled', 'refunded'];
 

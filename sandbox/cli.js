@@ -64,12 +64,15 @@ function main() {
 		return n;
 	};
 	const sizes = {};
-	for (const name of ['products', 'orders', 'customers']) if (int(name) !== undefined) sizes[name] = int(name);
+	for (const name of ['products', 'orders', 'customers'])
+		if (int(name) !== undefined) sizes[name] = int(name);
 	const webhook = {};
 	if (values['webhook-url']) webhook.url = values['webhook-url'];
 	if (values['webhook-secret']) webhook.secret = values['webhook-secret'];
 	if (!Object.hasOwn(PROFILES, values.profile)) {
-		console.error(`--profile must be one of: ${Object.keys(PROFILES).join(', ')} (got "${values.profile}")`);
+		console.error(
+			`--profile must be one of: ${Object.keys(PROFILES).join(', ')} (got "${values.profile}")`,
+		);
 		process.exit(2);
 	}
 	const windowMs = int('rate-window-ms', MIN_WINDOW_MS, MAX_WINDOW_MS);
@@ -91,7 +94,9 @@ function main() {
 		profile: values.profile,
 	}).then(
 		(sb) => {
-			const others = catalog.DEFAULT_KEYS.slice(1).map((k) => `${k.key} (${k.plan})`).join(', ');
+			const others = catalog.DEFAULT_KEYS.slice(1)
+				.map((k) => `${k.key} (${k.plan})`)
+				.join(', ');
 			console.log(
 				[
 					'Storefront sandbox is running.',
@@ -103,10 +108,16 @@ function main() {
 					`  Store           ${sb.storeId}: ${sb.state.products.size} products, ${sb.state.orders.size} orders, ${sb.state.customers.size} customers`,
 					...(values.snapshot ? [`  Snapshot        ${values.snapshot}`] : []),
 					...(windowMs !== undefined || values['no-rate-headers']
-						? [`  Rate limits     ${limits}${values['no-rate-headers'] ? ', no X-RateLimit-* headers' : ''}`]
+						? [
+								`  Rate limits     ${limits}${values['no-rate-headers'] ? ', no X-RateLimit-* headers' : ''}`,
+							]
 						: []),
 					...(latencyMs ? [`  Latency         ${latencyMs} ms per API request`] : []),
-					...(values.profile !== 'contract' ? [`  Profile         ${values.profile} (not the contract's shapes; see sandbox/README.md)`] : []),
+					...(values.profile !== 'contract'
+						? [
+								`  Profile         ${values.profile} (not the contract's shapes; see sandbox/README.md)`,
+							]
+						: []),
 					'Press Ctrl+C to stop.',
 				].join('\n'),
 			);

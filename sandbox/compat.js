@@ -95,7 +95,8 @@ const PROFILES = Object.freeze({
 
 /** The profile the settings amount to, or null when they match none (a compat or rate-header change since). */
 function profileOf(compat, rateHeaders) {
-	const matches = ([, p]) => p.rateHeaders === rateHeaders && Object.entries(p.compat).every(([k, v]) => compat[k] === v);
+	const matches = ([, p]) =>
+		p.rateHeaders === rateHeaders && Object.entries(p.compat).every(([k, v]) => compat[k] === v);
 	return Object.entries(PROFILES).find(matches)?.[0] ?? null;
 }
 
@@ -105,9 +106,14 @@ function mergeCompat(current, body) {
 	const next = { ...current };
 	for (const [key, value] of Object.entries(body ?? {})) {
 		if (CHOICES[key]) {
-			if (!CHOICES[key].includes(value)) details.push({ field: key, message: `must be one of: ${CHOICES[key].map(String).join(', ')}` });
+			if (!CHOICES[key].includes(value))
+				details.push({
+					field: key,
+					message: `must be one of: ${CHOICES[key].map(String).join(', ')}`,
+				});
 		} else if (key === 'page_size_cap') {
-			if (value !== null && (!Number.isInteger(value) || value < 1)) details.push({ field: key, message: 'must be a positive integer or null' });
+			if (value !== null && (!Number.isInteger(value) || value < 1))
+				details.push({ field: key, message: 'must be a positive integer or null' });
 		} else if (key === 'ignore_page') {
 			if (typeof value !== 'boolean') details.push({ field: key, message: 'must be a boolean' });
 		} else {
@@ -140,7 +146,14 @@ function listMeta(compat, p) {
 	const body = {};
 	switch (compat.pagination) {
 		case 'full':
-			body.pagination = { page: p.page, limit: p.limit, total: p.total, total_pages: totalPages, has_more: hasMore, next_page: hasMore ? p.page + 1 : null };
+			body.pagination = {
+				page: p.page,
+				limit: p.limit,
+				total: p.total,
+				total_pages: totalPages,
+				has_more: hasMore,
+				next_page: hasMore ? p.page + 1 : null,
+			};
 			break;
 		case 'has_more':
 			body.has_more = hasMore;
@@ -162,7 +175,8 @@ function listMeta(compat, p) {
  * The key of a record's own id in the API: `id`, or `<resource>_id` under record_ids 'resource'; none under 'none' (a
  * service whose records carry no id the nodes know: they must say so, never act on `undefined`).
  */
-const idKey = (compat, resource) => ({ id: 'id', resource: `${resource}_id`, none: undefined })[compat.record_ids];
+const idKey = (compat, resource) =>
+	({ id: 'id', resource: `${resource}_id`, none: undefined })[compat.record_ids];
 
 /**
  * A record (resource: 'store' | 'product' | 'order' | 'customer') as the API shows it, keys in the record's order;
@@ -174,8 +188,7 @@ function recordView(compat, resource, record) {
 	for (const [key, value] of Object.entries(record)) {
 		if (key === 'id') {
 			if (idKey(compat, resource)) view[idKey(compat, resource)] = value;
-		}
-		else if (key !== 'updated_at' || compat.updated_at) view[key] = value;
+		} else if (key !== 'updated_at' || compat.updated_at) view[key] = value;
 	}
 	return view;
 }
@@ -188,7 +201,8 @@ function singleBody(compat, resource, record) {
 	return value;
 }
 
-const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+const escapeHtml = (s) =>
+	s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 /** Content type and body text of an error response in the current error style. */
 function errorPayload(compat, err) {
@@ -199,7 +213,11 @@ function errorPayload(compat, err) {
 		case 'string':
 			return json({ error: message });
 		case 'errors':
-			return json({ errors: details ? details.map((d) => ({ field: d.field, message: d.message })) : [{ message }] });
+			return json({
+				errors: details
+					? details.map((d) => ({ field: d.field, message: d.message }))
+					: [{ message }],
+			});
 		case 'text':
 			return { type: 'text/plain; charset=utf-8', text: `${message}\ncode: ${code}\n` };
 		case 'html': {
@@ -215,4 +233,15 @@ function errorPayload(compat, err) {
 }
 const json = (value) => ({ type: 'application/json', text: JSON.stringify(value) });
 
-module.exports = { DEFAULT_COMPAT, PROFILES, profileOf, mergeCompat, listJson, idKey, recordView, singleBody, errorPayload, objectEventData };
+module.exports = {
+	DEFAULT_COMPAT,
+	PROFILES,
+	profileOf,
+	mergeCompat,
+	listJson,
+	idKey,
+	recordView,
+	singleBody,
+	errorPayload,
+	objectEventData,
+};

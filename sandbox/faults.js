@@ -17,20 +17,33 @@ class Faults {
 		body = body ?? {};
 		const details = [];
 		const known = ['count', 'status', 'retry_after', 'type', 'delay_ms', 'path', 'method'];
-		for (const key of Object.keys(body)) if (!known.includes(key)) details.push({ field: key, message: 'is not a fault setting' });
+		for (const key of Object.keys(body))
+			if (!known.includes(key)) details.push({ field: key, message: 'is not a fault setting' });
 		const type = body.type ?? 'status';
 		const count = body.count ?? 1;
 		const status = body.status ?? 503;
-		if (!FAULT_TYPES.includes(type)) details.push({ field: 'type', message: `must be one of: ${FAULT_TYPES.join(', ')}` });
-		if (!Number.isInteger(count) || count < 1) details.push({ field: 'count', message: 'must be an integer >= 1' });
-		if (!FAULT_STATUSES.includes(status)) details.push({ field: 'status', message: `must be one of: ${FAULT_STATUSES.join(', ')}` });
+		if (!FAULT_TYPES.includes(type))
+			details.push({ field: 'type', message: `must be one of: ${FAULT_TYPES.join(', ')}` });
+		if (!Number.isInteger(count) || count < 1)
+			details.push({ field: 'count', message: 'must be an integer >= 1' });
+		if (!FAULT_STATUSES.includes(status))
+			details.push({ field: 'status', message: `must be one of: ${FAULT_STATUSES.join(', ')}` });
 		const ra = body.retry_after;
-		if (ra !== undefined && ra !== null && !(Number.isInteger(ra) && ra >= 0) && typeof ra !== 'string')
-			details.push({ field: 'retry_after', message: 'must be whole seconds, an HTTP date string or null' });
+		if (
+			ra !== undefined &&
+			ra !== null &&
+			!(Number.isInteger(ra) && ra >= 0) &&
+			typeof ra !== 'string'
+		)
+			details.push({
+				field: 'retry_after',
+				message: 'must be whole seconds, an HTTP date string or null',
+			});
 		if (body.delay_ms !== undefined && (!Number.isInteger(body.delay_ms) || body.delay_ms < 0))
 			details.push({ field: 'delay_ms', message: 'must be an integer >= 0' });
 		for (const key of ['path', 'method'])
-			if (body[key] !== undefined && (typeof body[key] !== 'string' || body[key] === '')) details.push({ field: key, message: 'must be a non-empty string' });
+			if (body[key] !== undefined && (typeof body[key] !== 'string' || body[key] === ''))
+				details.push({ field: key, message: 'must be a non-empty string' });
 		if (details.length) throw validationError(details);
 		const fault = {
 			id: this.nextId++,
@@ -50,7 +63,9 @@ class Faults {
 	/** The first rule matching this request, consumed by one. */
 	take(method, path) {
 		if (this.list.length === 0) return undefined;
-		const i = this.list.findIndex((f) => (!f.path || path.includes(f.path)) && (!f.method || f.method === method));
+		const i = this.list.findIndex(
+			(f) => (!f.path || path.includes(f.path)) && (!f.method || f.method === method),
+		);
 		if (i < 0) return undefined;
 		const fault = this.list[i];
 		if (--fault.remaining <= 0) this.list.splice(i, 1);

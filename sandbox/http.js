@@ -11,7 +11,8 @@ function sendRaw(res, status, type, payload, headers) {
 	res.end(body);
 }
 
-const sendJson = (res, status, value, headers) => sendRaw(res, status, 'application/json', JSON.stringify(value), headers);
+const sendJson = (res, status, value, headers) =>
+	sendRaw(res, status, 'application/json', JSON.stringify(value), headers);
 
 function sendEmpty(res, status, headers) {
 	res.writeHead(status, headers);
@@ -52,14 +53,25 @@ function readJson(req) {
 			try {
 				resolve(JSON.parse(text));
 			} catch (err) {
-				reject(new ApiError(400, 'invalid_json', `The request body is not valid JSON: ${err.message}`));
+				reject(
+					new ApiError(400, 'invalid_json', `The request body is not valid JSON: ${err.message}`),
+				);
 			}
 		});
 	});
 }
 
-const tooLarge = () => new ApiError(413, 'payload_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)`);
+const tooLarge = () =>
+	new ApiError(
+		413,
+		'payload_too_large',
+		`The request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)`,
+	);
 const unsupported = (type) =>
-	new ApiError(415, 'unsupported_media_type', `Request bodies must be application/json${type ? `, not ${type.split(';')[0]}` : ''}`);
+	new ApiError(
+		415,
+		'unsupported_media_type',
+		`Request bodies must be application/json${type ? `, not ${type.split(';')[0]}` : ''}`,
+	);
 
 module.exports = { sendRaw, sendJson, sendEmpty, readJson };

@@ -20,7 +20,8 @@ const SNAPSHOT_DEBOUNCE_MS = 250;
 function readSnapshot(file) {
 	if (!file || !fs.existsSync(file)) return undefined;
 	const data = JSON.parse(fs.readFileSync(file, 'utf8'));
-	if (data.version !== 1 || !Array.isArray(data.products)) throw new Error(`${file} is not a sandbox snapshot`);
+	if (data.version !== 1 || !Array.isArray(data.products))
+		throw new Error(`${file} is not a sandbox snapshot`);
 	return data;
 }
 
@@ -31,12 +32,19 @@ function readSnapshot(file) {
 async function startSandbox(opts = {}) {
 	const profile = opts.profile ?? 'contract';
 	if (!Object.hasOwn(PROFILES, profile))
-		throw new Error(`Invalid sandbox option: profile must be one of: ${Object.keys(PROFILES).join(', ')} (got ${profile})`);
+		throw new Error(
+			`Invalid sandbox option: profile must be one of: ${Object.keys(PROFILES).join(', ')} (got ${profile})`,
+		);
 	// The profile decides the headers unless rateLimit.headers says otherwise; throws on invalid settings.
-	const limiter = new RateLimiter({ ...opts.rateLimit, headers: opts.rateLimit?.headers ?? PROFILES[profile].rateHeaders });
+	const limiter = new RateLimiter({
+		...opts.rateLimit,
+		headers: opts.rateLimit?.headers ?? PROFILES[profile].rateHeaders,
+	});
 	if (opts.latencyMs !== undefined && !isLatency(opts.latencyMs))
-		throw new Error(`Invalid sandbox option: latencyMs must be an integer 0-${MAX_LATENCY_MS} (got ${opts.latencyMs})`);
-	const log = opts.quiet ? () => {} : opts.log ?? ((line) => console.log(`[sandbox] ${line}`));
+		throw new Error(
+			`Invalid sandbox option: latencyMs must be an integer 0-${MAX_LATENCY_MS} (got ${opts.latencyMs})`,
+		);
+	const log = opts.quiet ? () => {} : (opts.log ?? ((line) => console.log(`[sandbox] ${line}`)));
 	const snapshotPath = opts.snapshot ? path.resolve(opts.snapshot) : undefined;
 	const snapshot = readSnapshot(snapshotPath);
 	const webhooks = new Webhooks({
@@ -64,7 +72,8 @@ async function startSandbox(opts = {}) {
 			),
 	});
 	const keyList = opts.keys ?? snapshot?.keys ?? catalog.DEFAULT_KEYS;
-	for (const { plan } of keyList) if (!(plan in catalog.PLANS)) throw new Error(`Unknown plan "${plan}"`);
+	for (const { plan } of keyList)
+		if (!(plan in catalog.PLANS)) throw new Error(`Unknown plan "${plan}"`);
 
 	let compatRev = 0;
 	let cache = { rev: -1, compatRev: -1, map: new Map() };
@@ -89,7 +98,8 @@ async function startSandbox(opts = {}) {
 			compatRev++;
 		},
 		listCache() {
-			if (cache.rev !== state.rev || cache.compatRev !== compatRev) cache = { rev: state.rev, compatRev, map: new Map() };
+			if (cache.rev !== state.rev || cache.compatRev !== compatRev)
+				cache = { rev: state.rev, compatRev, map: new Map() };
 			return cache.map;
 		},
 		reset(seed, sizes) {
@@ -99,7 +109,11 @@ async function startSandbox(opts = {}) {
 			sb.requests.length = 0;
 		},
 		snapshotData() {
-			return { ...state.toJSON(), keys: [...sb.keys].map(([key, plan]) => ({ key, plan })), webhook: { url: webhooks.url, secret: webhooks.secret } };
+			return {
+				...state.toJSON(),
+				keys: [...sb.keys].map(([key, plan]) => ({ key, plan })),
+				webhook: { url: webhooks.url, secret: webhooks.secret },
+			};
 		},
 		saveSnapshot(file) {
 			const tmp = `${file}.${process.pid}.tmp`;
@@ -118,7 +132,8 @@ async function startSandbox(opts = {}) {
 		},
 		record(entry) {
 			sb.requests.push(entry);
-			if (sb.requests.length > REQUEST_LOG_SIZE * 2) sb.requests.splice(0, sb.requests.length - REQUEST_LOG_SIZE);
+			if (sb.requests.length > REQUEST_LOG_SIZE * 2)
+				sb.requests.splice(0, sb.requests.length - REQUEST_LOG_SIZE);
 		},
 	};
 	if (snapshotPath && !snapshot) sb.saveSnapshot(snapshotPath);
@@ -133,14 +148,24 @@ async function startSandbox(opts = {}) {
 			const search = q < 0 ? '' : url.slice(q + 1);
 			handleApi(sb, req, res, p.slice(3), search).then((status) => {
 				const ms = Math.round((performance.now() - started) * 100) / 100;
-				sb.record({ at: new Date().toISOString(), method: req.method, path: p, query: Object.fromEntries(new URLSearchParams(search)), status, ms });
+				sb.record({
+					at: new Date().toISOString(),
+					method: req.method,
+					path: p,
+					query: Object.fromEntries(new URLSearchParams(search)),
+					status,
+					ms,
+				});
 				if (!opts.quiet) log(`${req.method} ${url} → ${status} (${ms} ms)`);
 			});
 		} else if (p === '/__admin' || p.startsWith('/__admin/')) {
 			handleAdmin(sb, req, res, p);
 		} else {
 			sendJson(res, 404, {
-				error: { code: 'not_found', message: `No endpoint ${req.method} ${p}; the API is under /v1, the admin API under /__admin` },
+				error: {
+					code: 'not_found',
+					message: `No endpoint ${req.method} ${p}; the API is under /v1, the admin API under /__admin`,
+				},
 			});
 		}
 	});
@@ -153,7 +178,11 @@ async function startSandbox(opts = {}) {
 		});
 	});
 	const address = /** @type {import('net').AddressInfo} */ (server.address());
-	const host = ['0.0.0.0', '::', ''].includes(address.address) ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+	const host = ['0.0.0.0', '::', ''].includes(address.address)
+		? 'localhost'
+		: address.family === 'IPv6'
+			? `[${address.address}]`
+			: address.address;
 	const origin = `http://${host}:${address.port}`;
 	sb.baseUrl = `${origin}/v1`;
 
@@ -182,7 +211,8 @@ async function startSandbox(opts = {}) {
 		/** Resolves when no webhook delivery is pending (delivered, or given up after the last attempt). */
 		idle: () => webhooks.idle(),
 		/** Calls the admin API: resolves to {status, body} (body parsed when JSON). */
-		admin: (method, adminPath, body) => adminCall(address.port, address.address, method, adminPath, body),
+		admin: (method, adminPath, body) =>
+			adminCall(address.port, address.address, method, adminPath, body),
 		stop() {
 			stopped ??= (async () => {
 				webhooks.stop();
@@ -207,7 +237,9 @@ function adminCall(port, host, method, adminPath, body) {
 				port,
 				method,
 				path: `/__admin${adminPath.startsWith('/') || adminPath === '' ? adminPath : '/' + adminPath}`,
-				headers: payload ? { 'Content-Type': 'application/json', 'Content-Length': payload.length } : {},
+				headers: payload
+					? { 'Content-Type': 'application/json', 'Content-Length': payload.length }
+					: {},
 				agent: false,
 			},
 			(res) => {

@@ -12,7 +12,11 @@ const MIN_WINDOW_MS = 1000;
 const MAX_WINDOW_MS = 3_600_000;
 
 /** The contract's settings: one-minute windows, the plans' own limits, headers on. */
-const DEFAULT_SETTINGS = Object.freeze({ windowMs: RATE_WINDOW_MS, limits: Object.freeze({}), headers: true });
+const DEFAULT_SETTINGS = Object.freeze({
+	windowMs: RATE_WINDOW_MS,
+	limits: Object.freeze({}),
+	headers: true,
+});
 
 /** "minute", "12 s", "1.5 s": the window as the 429 message names it. */
 function windowText(windowMs) {
@@ -63,14 +67,23 @@ class RateLimiter {
 		const reset = Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000));
 		if (w.count >= limit) {
 			const headers = { 'Retry-After': String(reset) };
-			if (this.headers) Object.assign(headers, { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(reset) });
+			if (this.headers)
+				Object.assign(headers, {
+					'X-RateLimit-Limit': String(limit),
+					'X-RateLimit-Remaining': '0',
+					'X-RateLimit-Reset': String(reset),
+				});
 			const requests = limit === 1 ? 'request' : 'requests';
 			const message = `Rate limit of ${limit} ${requests} per ${windowText(this.windowMs)} exceeded (${PLANS[plan].name} plan)`;
 			throw new ApiError(429, 'rate_limited', message, undefined, headers);
 		}
 		w.count++;
 		if (!this.headers) return undefined;
-		return { 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(limit - w.count), 'X-RateLimit-Reset': String(reset) };
+		return {
+			'X-RateLimit-Limit': String(limit),
+			'X-RateLimit-Remaining': String(limit - w.count),
+			'X-RateLimit-Reset': String(reset),
+		};
 	}
 
 	/** Forgets every key's window (the settings stay). */
@@ -85,35 +98,62 @@ class RateLimiter {
  */
 function rateLimitSettings(body, current = DEFAULT_SETTINGS) {
 	const details = [];
-	for (const key of Object.keys(body)) if (!['window_ms', 'limits', 'headers'].includes(key)) details.push({ field: key, message: 'is not a rate-limit setting' });
-	if (body.window_ms !== undefined && (!Number.isInteger(body.window_ms) || body.window_ms < MIN_WINDOW_MS || body.window_ms > MAX_WINDOW_MS))
-		details.push({ field: 'window_ms', message: `must be an integer ${MIN_WINDOW_MS}-${MAX_WINDOW_MS}` });
-	if (body.headers !== undefined && typeof body.headers !== 'boolean') details.push({ field: 'headers', message: 'must be true or false' });
+	for (const key of Object.keys(body))
+		if (!['window_ms', 'limits', 'headers'].includes(key))
+			details.push({ field: key, message: 'is not a rate-limit setting' });
+	if (
+		body.window_ms !== undefined &&
+		(!Number.isInteger(body.window_ms) ||
+			body.window_ms < MIN_WINDOW_MS ||
+			body.window_ms > MAX_WINDOW_MS)
+	)
+		details.push({
+			field: 'window_ms',
+			message: `must be an integer ${MIN_WINDOW_MS}-${MAX_WINDOW_MS}`,
+		});
+	if (body.headers !== undefined && typeof body.headers !== 'boolean')
+		details.push({ field: 'headers', message: 'must be true or false' });
 	const limits = { ...current.limits };
 	if (body.limits !== undefined) {
-		if (typeof body.limits !== 'object' || body.limits === null || Array.isArray(body.limits)) details.push({ field: 'limits', message: 'must be an object' });
+		if (typeof body.limits !== 'object' || body.limits === null || Array.isArray(body.limits))
+			details.push({ field: 'limits', message: 'must be an object' });
 		else {
 			for (const [plan, value] of Object.entries(body.limits)) {
-				if (!LIMITED_PLANS.includes(plan)) details.push({ field: `limits.${plan}`, message: `is not a plan with a limit (${LIMITED_PLANS.join(', ')})` });
+				if (!LIMITED_PLANS.includes(plan))
+					details.push({
+						field: `limits.${plan}`,
+						message: `is not a plan with a limit (${LIMITED_PLANS.join(', ')})`,
+					});
 				else if (value !== null && (!Number.isInteger(value) || value < 1))
-					details.push({ field: `limits.${plan}`, message: 'must be a positive integer, or null for unlimited' });
+					details.push({
+						field: `limits.${plan}`,
+						message: 'must be a positive integer, or null for unlimited',
+					});
 				else limits[plan] = value;
 			}
 		}
 	}
 	if (details.length) throw validationError(details);
-	return { windowMs: body.window_ms ?? current.windowMs, limits, headers: body.headers ?? current.headers };
+	return {
+		windowMs: body.window_ms ?? current.windowMs,
+		limits,
+		headers: body.headers ?? current.headers,
+	};
 }
 
 /** startSandbox's `rateLimit` option ({windowMs?, limits?, headers?}) as settings; an Error naming every problem. */
 function rateLimitOptions(options = {}) {
 	const { windowMs, window_ms: snake, ...rest } = options;
 	try {
-		if (snake !== undefined) throw validationError([{ field: 'window_ms', message: 'is not an option (windowMs is)' }]);
+		if (snake !== undefined)
+			throw validationError([{ field: 'window_ms', message: 'is not an option (windowMs is)' }]);
 		return rateLimitSettings(windowMs === undefined ? rest : { ...rest, window_ms: windowMs });
 	} catch (err) {
 		if (!(err instanceof ApiError)) throw err;
-		const problems = err.details.map(({ field, message }) => `rateLimit.${field === 'window_ms' && snake === undefined ? 'windowMs' : field} ${message}`);
+		const problems = err.details.map(
+			({ field, message }) =>
+				`rateLimit.${field === 'window_ms' && snake === undefined ? 'windowMs' : field} ${message}`,
+		);
 		throw new Error(`Invalid sandbox option: ${problems.join('; ')}`);
 	}
 }

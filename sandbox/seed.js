@@ -25,25 +25,253 @@ const SEED_EPOCH = Date.parse('2026-06-01T00:00:00.000Z');
 const DAY = 86_400_000;
 
 const CATEGORIES = [
-	{ name: 'Apparel', sku: 'APP', price: [12, 120], nouns: ['T-Shirt', 'Hoodie', 'Denim Jacket', 'Chinos', 'Flannel Shirt', 'Rain Jacket', 'Wool Sweater', 'Polo Shirt'] },
-	{ name: 'Footwear', sku: 'FTW', price: [35, 220], nouns: ['Running Shoes', 'Leather Boots', 'Sneakers', 'Sandals', 'Hiking Boots', 'Loafers', 'Slippers'] },
-	{ name: 'Home & Kitchen', sku: 'HOM', price: [8, 180], nouns: ['Chef Knife', 'Cast Iron Skillet', 'French Press', 'Cutting Board', 'Dutch Oven', 'Mixing Bowl Set', 'Tea Kettle'] },
-	{ name: 'Electronics', sku: 'ELE', price: [15, 900], nouns: ['Wireless Earbuds', 'Bluetooth Speaker', 'USB-C Charger', 'Smart Watch', 'Desk Lamp', 'Mechanical Keyboard', 'Webcam'] },
-	{ name: 'Beauty', sku: 'BEA', price: [6, 85], nouns: ['Face Serum', 'Lip Balm', 'Body Lotion', 'Shampoo', 'Hand Cream', 'Sunscreen', 'Face Mask'] },
-	{ name: 'Sports & Outdoors', sku: 'SPO', price: [10, 350], nouns: ['Yoga Mat', 'Water Bottle', 'Camping Tent', 'Backpack', 'Trekking Poles', 'Sleeping Bag', 'Headlamp'] },
-	{ name: 'Toys & Games', sku: 'TOY', price: [7, 90], nouns: ['Puzzle', 'Board Game', 'Building Blocks', 'Plush Bear', 'Kite', 'Card Game', 'Train Set'] },
-	{ name: 'Books', sku: 'BOO', price: [8, 45], nouns: ['Cookbook', 'Field Guide', 'Notebook', 'Travel Journal', 'Sketchbook', 'Atlas'] },
-	{ name: 'Garden', sku: 'GAR', price: [5, 260], nouns: ['Planter', 'Pruning Shears', 'Garden Hose', 'Seed Kit', 'Watering Can', 'Raised Bed'] },
-	{ name: 'Pet Supplies', sku: 'PET', price: [6, 140], nouns: ['Dog Leash', 'Cat Tree', 'Pet Bed', 'Chew Toy', 'Food Bowl', 'Grooming Brush'] },
-	{ name: 'Jewelry', sku: 'JEW', price: [20, 600], nouns: ['Necklace', 'Bracelet', 'Earrings', 'Ring', 'Pendant', 'Anklet'] },
-	{ name: 'Office', sku: 'OFF', price: [4, 400], nouns: ['Desk Organizer', 'Fountain Pen', 'Office Chair', 'Monitor Stand', 'Planner', 'Stapler'] },
+	{
+		name: 'Apparel',
+		sku: 'APP',
+		price: [12, 120],
+		nouns: [
+			'T-Shirt',
+			'Hoodie',
+			'Denim Jacket',
+			'Chinos',
+			'Flannel Shirt',
+			'Rain Jacket',
+			'Wool Sweater',
+			'Polo Shirt',
+		],
+	},
+	{
+		name: 'Footwear',
+		sku: 'FTW',
+		price: [35, 220],
+		nouns: [
+			'Running Shoes',
+			'Leather Boots',
+			'Sneakers',
+			'Sandals',
+			'Hiking Boots',
+			'Loafers',
+			'Slippers',
+		],
+	},
+	{
+		name: 'Home & Kitchen',
+		sku: 'HOM',
+		price: [8, 180],
+		nouns: [
+			'Chef Knife',
+			'Cast Iron Skillet',
+			'French Press',
+			'Cutting Board',
+			'Dutch Oven',
+			'Mixing Bowl Set',
+			'Tea Kettle',
+		],
+	},
+	{
+		name: 'Electronics',
+		sku: 'ELE',
+		price: [15, 900],
+		nouns: [
+			'Wireless Earbuds',
+			'Bluetooth Speaker',
+			'USB-C Charger',
+			'Smart Watch',
+			'Desk Lamp',
+			'Mechanical Keyboard',
+			'Webcam',
+		],
+	},
+	{
+		name: 'Beauty',
+		sku: 'BEA',
+		price: [6, 85],
+		nouns: [
+			'Face Serum',
+			'Lip Balm',
+			'Body Lotion',
+			'Shampoo',
+			'Hand Cream',
+			'Sunscreen',
+			'Face Mask',
+		],
+	},
+	{
+		name: 'Sports & Outdoors',
+		sku: 'SPO',
+		price: [10, 350],
+		nouns: [
+			'Yoga Mat',
+			'Water Bottle',
+			'Camping Tent',
+			'Backpack',
+			'Trekking Poles',
+			'Sleeping Bag',
+			'Headlamp',
+		],
+	},
+	{
+		name: 'Toys & Games',
+		sku: 'TOY',
+		price: [7, 90],
+		nouns: [
+			'Puzzle',
+			'Board Game',
+			'Building Blocks',
+			'Plush Bear',
+			'Kite',
+			'Card Game',
+			'Train Set',
+		],
+	},
+	{
+		name: 'Books',
+		sku: 'BOO',
+		price: [8, 45],
+		nouns: ['Cookbook', 'Field Guide', 'Notebook', 'Travel Journal', 'Sketchbook', 'Atlas'],
+	},
+	{
+		name: 'Garden',
+		sku: 'GAR',
+		price: [5, 260],
+		nouns: ['Planter', 'Pruning Shears', 'Garden Hose', 'Seed Kit', 'Watering Can', 'Raised Bed'],
+	},
+	{
+		name: 'Pet Supplies',
+		sku: 'PET',
+		price: [6, 140],
+		nouns: ['Dog Leash', 'Cat Tree', 'Pet Bed', 'Chew Toy', 'Food Bowl', 'Grooming Brush'],
+	},
+	{
+		name: 'Jewelry',
+		sku: 'JEW',
+		price: [20, 600],
+		nouns: ['Necklace', 'Bracelet', 'Earrings', 'Ring', 'Pendant', 'Anklet'],
+	},
+	{
+		name: 'Office',
+		sku: 'OFF',
+		price: [4, 400],
+		nouns: [
+			'Desk Organizer',
+			'Fountain Pen',
+			'Office Chair',
+			'Monitor Stand',
+			'Planner',
+			'Stapler',
+		],
+	},
 ];
-const ADJECTIVES = ['Classic', 'Everyday', 'Premium', 'Organic', 'Vintage', 'Compact', 'Deluxe', 'Essential', 'Eco', 'Urban', 'Alpine', 'Coastal', 'Nordic', 'Heritage', 'Lightweight', 'Signature'];
-const COLORS = ['Black', 'White', 'Navy', 'Olive', 'Sand', 'Charcoal', 'Rust', 'Sage', 'Slate', 'Ivory', 'Teal', 'Burgundy'];
-const MATERIALS = ['cotton', 'recycled materials', 'stainless steel', 'bamboo', 'leather', 'aluminium', 'oak', 'merino wool', 'ceramic', 'canvas'];
-const FIRST_NAMES = ['Olivia', 'Liam', 'Emma', 'Noah', 'Ava', 'Elijah', 'Sophia', 'Lucas', 'Mia', 'Mateo', 'Amelia', 'Levi', 'Harper', 'Kai', 'Aisha', 'Yuki', 'Priya', 'Diego', 'Chloe', 'Omar', 'Ingrid', 'Tariq', 'Lena', 'Marco', 'Zoe', 'Hiro', 'Fatima', 'Jonas', 'Camila', 'Arjun'];
-const LAST_NAMES = ['Smith', 'Johnson', 'Garcia', 'Nguyen', 'Kim', 'Patel', 'Müller', 'Rossi', 'Silva', 'Okafor', 'Andersen', 'Kowalski', 'Dubois', 'Tanaka', 'Haddad', 'Murphy', 'Costa', 'Novak', 'Schmidt', 'Lopez', 'Chen', 'Brown', 'Ivanova', 'Moreau'];
-const STATUS_WEIGHTS = { pending: 10, processing: 15, shipped: 15, delivered: 45, cancelled: 8, refunded: 7 };
+const ADJECTIVES = [
+	'Classic',
+	'Everyday',
+	'Premium',
+	'Organic',
+	'Vintage',
+	'Compact',
+	'Deluxe',
+	'Essential',
+	'Eco',
+	'Urban',
+	'Alpine',
+	'Coastal',
+	'Nordic',
+	'Heritage',
+	'Lightweight',
+	'Signature',
+];
+const COLORS = [
+	'Black',
+	'White',
+	'Navy',
+	'Olive',
+	'Sand',
+	'Charcoal',
+	'Rust',
+	'Sage',
+	'Slate',
+	'Ivory',
+	'Teal',
+	'Burgundy',
+];
+const MATERIALS = [
+	'cotton',
+	'recycled materials',
+	'stainless steel',
+	'bamboo',
+	'leather',
+	'aluminium',
+	'oak',
+	'merino wool',
+	'ceramic',
+	'canvas',
+];
+const FIRST_NAMES = [
+	'Olivia',
+	'Liam',
+	'Emma',
+	'Noah',
+	'Ava',
+	'Elijah',
+	'Sophia',
+	'Lucas',
+	'Mia',
+	'Mateo',
+	'Amelia',
+	'Levi',
+	'Harper',
+	'Kai',
+	'Aisha',
+	'Yuki',
+	'Priya',
+	'Diego',
+	'Chloe',
+	'Omar',
+	'Ingrid',
+	'Tariq',
+	'Lena',
+	'Marco',
+	'Zoe',
+	'Hiro',
+	'Fatima',
+	'Jonas',
+	'Camila',
+	'Arjun',
+];
+const LAST_NAMES = [
+	'Smith',
+	'Johnson',
+	'Garcia',
+	'Nguyen',
+	'Kim',
+	'Patel',
+	'Müller',
+	'Rossi',
+	'Silva',
+	'Okafor',
+	'Andersen',
+	'Kowalski',
+	'Dubois',
+	'Tanaka',
+	'Haddad',
+	'Murphy',
+	'Costa',
+	'Novak',
+	'Schmidt',
+	'Lopez',
+	'Chen',
+	'Brown',
+	'Ivanova',
+	'Moreau',
+];
+const STATUS_WEIGHTS = {
+	pending: 10,
+	processing: 15,
+	shipped: 15,
+	delivered: 45,
+	cancelled: 8,
+	refunded: 7,
+};
 
 function weighted(rng, weights) {
 	let r = rng.next() * Object.values(weights).reduce((a, b) => a + b, 0);
@@ -54,7 +282,11 @@ function weighted(rng, weights) {
 }
 
 const iso = (ms) => new Date(ms).toISOString();
-const ascii = (s) => s.normalize('NFD').replace(/[^\x20-\x7e]/g, '').toLowerCase();
+const ascii = (s) =>
+	s
+		.normalize('NFD')
+		.replace(/[^\x20-\x7e]/g, '')
+		.toLowerCase();
 
 function seedStore() {
 	return {
@@ -78,7 +310,11 @@ function generate(seed, sizes) {
 		const category = rng.pick(CATEGORIES);
 		const noun = rng.pick(category.nouns);
 		const color = rng.pick(COLORS);
-		const created = SEED_EPOCH - 365 * DAY + Math.floor((i / Math.max(1, sizes.products)) * 300 * DAY) + rng.int(0, DAY - 1);
+		const created =
+			SEED_EPOCH -
+			365 * DAY +
+			Math.floor((i / Math.max(1, sizes.products)) * 300 * DAY) +
+			rng.int(0, DAY - 1);
 		const lowStock = rng.next() < 0.06;
 		products.push({
 			id: `prod_${pad(i)}`,
@@ -108,7 +344,9 @@ function generate(seed, sizes) {
 			email: `${ascii(first)}.${ascii(last)}${i}@example.com`,
 			orders_count: 0,
 			total_spent: 0,
-			created_at: iso(SEED_EPOCH - 380 * DAY + Math.floor((i / Math.max(1, sizes.customers)) * 200 * DAY)),
+			created_at: iso(
+				SEED_EPOCH - 380 * DAY + Math.floor((i / Math.max(1, sizes.customers)) * 200 * DAY),
+			),
 		});
 	}
 
@@ -121,10 +359,19 @@ function generate(seed, sizes) {
 		for (let k = 0; k < count; k++) {
 			const product = rng.pick(sellable);
 			if (items.some((it) => it.product_id === product.id)) continue;
-			items.push({ product_id: product.id, name: product.name, quantity: rng.int(1, 3), price: product.price });
+			items.push({
+				product_id: product.id,
+				name: product.name,
+				quantity: rng.int(1, 3),
+				price: product.price,
+			});
 		}
 		const status = weighted(rng, STATUS_WEIGHTS);
-		const created = SEED_EPOCH - 180 * DAY + Math.floor((i / Math.max(1, sizes.orders)) * 179 * DAY) + rng.int(0, DAY - 1);
+		const created =
+			SEED_EPOCH -
+			180 * DAY +
+			Math.floor((i / Math.max(1, sizes.orders)) * 179 * DAY) +
+			rng.int(0, DAY - 1);
 		const updated = status === 'pending' ? created : created + rng.int(1, 6 * 24) * 3_600_000;
 		const paid = status !== 'pending' && !(status === 'cancelled' && rng.next() < 0.5);
 		const total = round2(items.reduce((sum, it) => sum + it.price * it.quantity, 0));
@@ -148,7 +395,8 @@ function generate(seed, sizes) {
 			paid_at: paidAt === null ? null : iso(paidAt),
 		});
 		customer.orders_count++;
-		if (status !== 'cancelled' && status !== 'refunded') customer.total_spent = round2(customer.total_spent + total);
+		if (status !== 'cancelled' && status !== 'refunded')
+			customer.total_spent = round2(customer.total_spent + total);
 	}
 
 	return {

@@ -12,7 +12,17 @@ const {
 const { generate, createRng, round2, pad } = require('./seed');
 const { ApiError, validationError, notFound } = require('./errors');
 
-const PRODUCT_FIELDS = ['name', 'price', 'description', 'sku', 'category', 'stock', 'currency', 'status', 'images'];
+const PRODUCT_FIELDS = [
+	'name',
+	'price',
+	'description',
+	'sku',
+	'category',
+	'stock',
+	'currency',
+	'status',
+	'images',
+];
 const READ_ONLY_FIELDS = ['id', 'store_id', 'created_at', 'updated_at'];
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -33,13 +43,18 @@ const PRODUCT_RULES = {
 			: v.length > 200
 				? 'must be at most 200 characters'
 				: undefined,
-	price: (v) => (typeof v !== 'number' || !Number.isFinite(v) || v < 0 ? 'must be a number >= 0' : undefined),
+	price: (v) =>
+		typeof v !== 'number' || !Number.isFinite(v) || v < 0 ? 'must be a number >= 0' : undefined,
 	description: (v) => (v !== null && typeof v !== 'string' ? 'must be a string' : undefined),
 	sku: (v) => (v !== null && typeof v !== 'string' ? 'must be a string' : undefined),
 	category: (v) => (v !== null && typeof v !== 'string' ? 'must be a string' : undefined),
 	stock: (v) => (!Number.isInteger(v) || v < 0 ? 'must be an integer >= 0' : undefined),
-	currency: (v) => (typeof v !== 'string' || !/^[A-Za-z]{3}$/.test(v) ? 'must be a three-letter currency code' : undefined),
-	status: (v) => (!PRODUCT_STATUSES.includes(v) ? `must be one of: ${PRODUCT_STATUSES.join(', ')}` : undefined),
+	currency: (v) =>
+		typeof v !== 'string' || !/^[A-Za-z]{3}$/.test(v)
+			? 'must be a three-letter currency code'
+			: undefined,
+	status: (v) =>
+		!PRODUCT_STATUSES.includes(v) ? `must be one of: ${PRODUCT_STATUSES.join(', ')}` : undefined,
 	images: (v) =>
 		!Array.isArray(v) || v.some((u) => typeof u !== 'string' || !isHttpUrl(u))
 			? 'must be an array of http(s) URL strings'
@@ -47,7 +62,8 @@ const PRODUCT_RULES = {
 };
 
 function requireObjectBody(body) {
-	if (!isPlainObject(body)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
+	if (!isPlainObject(body))
+		throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
 }
 
 class State {
@@ -140,7 +156,9 @@ class State {
 		const fields = searchIn === 'name' ? ['name'] : ['name', 'sku', 'description'];
 		return this.cachedList(`p|${c}|${s}|${searchIn}`, () =>
 			all.filter(
-				(p) => (!c || (p.category ?? '').toLowerCase() === c) && (!s || fields.some((f) => (p[f] ?? '').toLowerCase().includes(s))),
+				(p) =>
+					(!c || (p.category ?? '').toLowerCase() === c) &&
+					(!s || fields.some((f) => (p[f] ?? '').toLowerCase().includes(s))),
 			),
 		);
 	}
@@ -160,15 +178,20 @@ class State {
 		requireObjectBody(body);
 		const details = [];
 		for (const key of Object.keys(body)) {
-			if (READ_ONLY_FIELDS.includes(key) || key === idKey) details.push({ field: key, message: 'is read-only' });
-			else if (!PRODUCT_FIELDS.includes(key)) details.push({ field: key, message: 'is not a known product field' });
+			if (READ_ONLY_FIELDS.includes(key) || key === idKey)
+				details.push({ field: key, message: 'is read-only' });
+			else if (!PRODUCT_FIELDS.includes(key))
+				details.push({ field: key, message: 'is not a known product field' });
 		}
 		if (!partial) {
 			for (const key of ['name', 'price']) {
 				if (body[key] === undefined) details.push({ field: key, message: 'is required' });
 			}
 		} else if (!PRODUCT_FIELDS.some((k) => body[k] !== undefined) && details.length === 0) {
-			details.push({ field: 'body', message: `must contain at least one of: ${PRODUCT_FIELDS.join(', ')}` });
+			details.push({
+				field: 'body',
+				message: `must contain at least one of: ${PRODUCT_FIELDS.join(', ')}`,
+			});
 		}
 		const values = {};
 		for (const key of PRODUCT_FIELDS) {
@@ -251,8 +274,10 @@ class State {
 	setStock(body) {
 		requireObjectBody(body);
 		const details = [];
-		if (typeof body.product_id !== 'string') details.push({ field: 'product_id', message: 'is required' });
-		if (!Number.isInteger(body.stock) || body.stock < 0) details.push({ field: 'stock', message: 'must be an integer >= 0' });
+		if (typeof body.product_id !== 'string')
+			details.push({ field: 'product_id', message: 'is required' });
+		if (!Number.isInteger(body.stock) || body.stock < 0)
+			details.push({ field: 'stock', message: 'must be an integer >= 0' });
 		if (details.length) throw validationError(details);
 		const product = this.getProduct(body.product_id);
 		const before = product.stock;
@@ -265,18 +290,28 @@ class State {
 
 	/** inventory.low fires when stock falls from above the threshold to at or below it (contract row 16). */
 	checkLowStock(product, before) {
-		if (before > this.threshold && product.stock <= this.threshold) this.emit('inventory.low', this.lowStockEventData(product), ['product', product]);
+		if (before > this.threshold && product.stock <= this.threshold)
+			this.emit('inventory.low', this.lowStockEventData(product), ['product', product]);
 	}
 
 	lowStockEventData(product, stock = product.stock) {
-		return { product_id: product.id, store_id: product.store_id, name: product.name, sku: product.sku, stock, threshold: this.threshold };
+		return {
+			product_id: product.id,
+			store_id: product.store_id,
+			name: product.name,
+			sku: product.sku,
+			stock,
+			threshold: this.threshold,
+		};
 	}
 
 	// ---- orders ---------------------------------------------------------------------------------------------
 
 	listOrders({ status }) {
 		return this.cachedList(`o|${status || ''}`, () => {
-			const all = status ? this.cachedList('o|', () => this.listOrders({})) : byRecentChange([...this.orders.values()]);
+			const all = status
+				? this.cachedList('o|', () => this.listOrders({}))
+				: byRecentChange([...this.orders.values()]);
 			return status ? all.filter((o) => o.status === status) : all;
 		});
 	}
@@ -306,13 +341,17 @@ class State {
 			.filter((k) => k !== 'status')
 			.map((k) => ({ field: k, message: 'is not allowed; the body holds only "status"' }));
 		if (body.status === undefined) details.push({ field: 'status', message: 'is required' });
-		else if (typeof body.status !== 'string') details.push({ field: 'status', message: 'must be a string' });
+		else if (typeof body.status !== 'string')
+			details.push({ field: 'status', message: 'must be a string' });
 		if (details.length) throw validationError(details);
 		const next = body.status;
 		if (!ORDER_STATUSES.includes(next)) {
-			throw new ApiError(422, 'invalid_status', `Unknown order status "${next}"; allowed: ${ORDER_STATUSES.join(', ')}`, [
-				{ field: 'status', message: `must be one of: ${ORDER_STATUSES.join(', ')}` },
-			]);
+			throw new ApiError(
+				422,
+				'invalid_status',
+				`Unknown order status "${next}"; allowed: ${ORDER_STATUSES.join(', ')}`,
+				[{ field: 'status', message: `must be one of: ${ORDER_STATUSES.join(', ')}` }],
+			);
 		}
 		const previous = order.status;
 		if (next === previous) return order; // idempotent: a retried PUT changes nothing and emits nothing
@@ -328,13 +367,24 @@ class State {
 		order.status = next;
 		order.updated_at = new Date().toISOString();
 		const customer = this.customers.get(order.customer_id);
-		if (customer && NON_REVENUE_STATUSES.includes(next) && !NON_REVENUE_STATUSES.includes(previous)) {
+		if (
+			customer &&
+			NON_REVENUE_STATUSES.includes(next) &&
+			!NON_REVENUE_STATUSES.includes(previous)
+		) {
 			customer.total_spent = round2(customer.total_spent - order.total);
-		} else if (customer && NON_REVENUE_STATUSES.includes(previous) && !NON_REVENUE_STATUSES.includes(next)) {
+		} else if (
+			customer &&
+			NON_REVENUE_STATUSES.includes(previous) &&
+			!NON_REVENUE_STATUSES.includes(next)
+		) {
 			customer.total_spent = round2(customer.total_spent + order.total); // out of a final status: only under 'any'
 		}
 		this.changed();
-		this.emit('order.updated', { ...this.orderEventData(order), previous_status: previous }, ['order', order]);
+		this.emit('order.updated', { ...this.orderEventData(order), previous_status: previous }, [
+			'order',
+			order,
+		]);
 		return order;
 	}
 
@@ -346,26 +396,46 @@ class State {
 		let customer;
 		if (body.customer_id !== undefined) {
 			customer = this.customers.get(body.customer_id);
-			if (!customer) details.push({ field: 'customer_id', message: `customer ${body.customer_id} does not exist` });
+			if (!customer)
+				details.push({
+					field: 'customer_id',
+					message: `customer ${body.customer_id} does not exist`,
+				});
 		}
 		let lines = body.items;
 		if (lines !== undefined) {
 			if (!Array.isArray(lines) || lines.length === 0) {
-				details.push({ field: 'items', message: 'must be a non-empty array of {product_id, quantity}' });
+				details.push({
+					field: 'items',
+					message: 'must be a non-empty array of {product_id, quantity}',
+				});
 				lines = [];
 			}
 			const wanted = new Map();
 			lines.forEach((line, i) => {
 				const product = isPlainObject(line) ? this.products.get(line.product_id) : undefined;
-				if (!product) return void details.push({ field: `items[${i}].product_id`, message: 'must be an existing product id' });
+				if (!product)
+					return void details.push({
+						field: `items[${i}].product_id`,
+						message: 'must be an existing product id',
+					});
 				if (product.status !== 'active')
-					details.push({ field: `items[${i}].product_id`, message: `product is ${product.status}, not for sale` });
+					details.push({
+						field: `items[${i}].product_id`,
+						message: `product is ${product.status}, not for sale`,
+					});
 				const quantity = line.quantity ?? 1;
 				if (!Number.isInteger(quantity) || quantity < 1)
-					return void details.push({ field: `items[${i}].quantity`, message: 'must be an integer >= 1' });
+					return void details.push({
+						field: `items[${i}].quantity`,
+						message: 'must be an integer >= 1',
+					});
 				wanted.set(product.id, (wanted.get(product.id) ?? 0) + quantity);
 				if (wanted.get(product.id) > product.stock)
-					details.push({ field: `items[${i}].quantity`, message: `only ${product.stock} in stock` });
+					details.push({
+						field: `items[${i}].quantity`,
+						message: `only ${product.stock} in stock`,
+					});
 			});
 		}
 		if (details.length) throw validationError(details);
@@ -374,16 +444,23 @@ class State {
 		const rng = createRng((this.seed * 2654435761 + this.seq.order * 40503 + 1) >>> 0);
 		if (!customer) {
 			const all = [...this.customers.values()];
-			if (all.length === 0) throw validationError([{ field: 'customer_id', message: 'the store has no customers' }]);
+			if (all.length === 0)
+				throw validationError([{ field: 'customer_id', message: 'the store has no customers' }]);
 			customer = all[Math.floor(rng.next() * all.length)];
 		}
 		if (lines === undefined) {
-			const inStock = [...this.products.values()].filter((p) => p.status === 'active' && p.stock > 0);
-			if (inStock.length === 0) throw validationError([{ field: 'items', message: 'no product is in stock' }]);
+			const inStock = [...this.products.values()].filter(
+				(p) => p.status === 'active' && p.stock > 0,
+			);
+			if (inStock.length === 0)
+				throw validationError([{ field: 'items', message: 'no product is in stock' }]);
 			const count = Math.min(inStock.length, 1 + Math.floor(rng.next() * 3));
 			const chosen = new Set();
 			while (chosen.size < count) chosen.add(inStock[Math.floor(rng.next() * inStock.length)]);
-			lines = [...chosen].map((p) => ({ product_id: p.id, quantity: Math.min(p.stock, 1 + Math.floor(rng.next() * 2)) }));
+			lines = [...chosen].map((p) => ({
+				product_id: p.id,
+				quantity: Math.min(p.stock, 1 + Math.floor(rng.next() * 2)),
+			}));
 		}
 
 		const now = new Date().toISOString();
@@ -432,31 +509,58 @@ class State {
 			const order = orders[i % orders.length];
 			const product = products[i % products.length];
 			if (type === 'order.created') events.push([type, this.orderEventData(order)]);
-			else if (type === 'order.updated') events.push([type, { ...this.orderEventData(order), previous_status: 'pending' }]);
-			else if (type === 'payment.completed') events.push([type, this.paymentEventData(order, `pay_sample_${i + 1}`, 'card')]);
+			else if (type === 'order.updated')
+				events.push([type, { ...this.orderEventData(order), previous_status: 'pending' }]);
+			else if (type === 'payment.completed')
+				events.push([type, this.paymentEventData(order, `pay_sample_${i + 1}`, 'card')]);
 			else if (type === 'product.created') events.push([type, this.productEventData(product)]);
-			else events.push([type, this.lowStockEventData(product, Math.min(product.stock, this.threshold))]);
+			else
+				events.push([
+					type,
+					this.lowStockEventData(product, Math.min(product.stock, this.threshold)),
+				]);
 		}
 		return events;
 	}
 
 	paymentEventData(order, paymentId, method) {
-		return { payment_id: paymentId, order_id: order.id, store_id: order.store_id, amount: order.total, currency: order.currency, method };
+		return {
+			payment_id: paymentId,
+			order_id: order.id,
+			store_id: order.store_id,
+			amount: order.total,
+			currency: order.currency,
+			method,
+		};
 	}
 
 	/** Admin simulation of a completed payment: sets paid_at, emits payment.completed (the status is unchanged). */
 	pay(body) {
 		requireObjectBody(body);
 		const details = [];
-		if (typeof body.order_id !== 'string') details.push({ field: 'order_id', message: 'is required' });
+		if (typeof body.order_id !== 'string')
+			details.push({ field: 'order_id', message: 'is required' });
 		if (body.method !== undefined && (typeof body.method !== 'string' || body.method === ''))
 			details.push({ field: 'method', message: 'must be a non-empty string' });
 		if (details.length) throw validationError(details);
 		const order = this.getOrder(body.order_id);
-		if (order.paid_at) throw new ApiError(409, 'already_paid', `Order ${order.id} was already paid at ${order.paid_at}`);
+		if (order.paid_at)
+			throw new ApiError(
+				409,
+				'already_paid',
+				`Order ${order.id} was already paid at ${order.paid_at}`,
+			);
 		if (NON_REVENUE_STATUSES.includes(order.status))
-			throw new ApiError(409, 'order_closed', `Order ${order.id} is ${order.status} and cannot be paid`);
-		const payment = this.paymentEventData(order, `pay_${pad(++this.seq.payment)}`, body.method ?? 'card');
+			throw new ApiError(
+				409,
+				'order_closed',
+				`Order ${order.id} is ${order.status} and cannot be paid`,
+			);
+		const payment = this.paymentEventData(
+			order,
+			`pay_${pad(++this.seq.payment)}`,
+			body.method ?? 'card',
+		);
 		order.paid_at = new Date().toISOString();
 		order.updated_at = order.paid_at;
 		this.changed();
@@ -470,7 +574,9 @@ class State {
 		const s = search ? search.toLowerCase() : '';
 		return this.cachedList(`c|${s}`, () => {
 			const all = [...this.customers.values()];
-			return s ? all.filter((c) => c.name.toLowerCase().includes(s) || c.email.toLowerCase().includes(s)) : all;
+			return s
+				? all.filter((c) => c.name.toLowerCase().includes(s) || c.email.toLowerCase().includes(s))
+				: all;
 		});
 	}
 
@@ -519,7 +625,9 @@ class State {
  */
 function byRecentChange(records) {
 	const later = (a, b) => b.length - a.length || (a < b ? 1 : a > b ? -1 : 0);
-	return records.sort((a, b) => (a.updated_at === b.updated_at ? later(a.id, b.id) : a.updated_at < b.updated_at ? 1 : -1));
+	return records.sort((a, b) =>
+		a.updated_at === b.updated_at ? later(a.id, b.id) : a.updated_at < b.updated_at ? 1 : -1,
+	);
 }
 
 const newId = (prefix) => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;

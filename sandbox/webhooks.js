@@ -12,7 +12,8 @@ const RESPONSE_LOG_CHARS = 500;
 const httpAgent = new http.Agent({ keepAlive: false });
 const httpsAgent = new https.Agent({ keepAlive: false });
 
-const sign = (secret, body) => 'sha256=' + crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
+const sign = (secret, body) =>
+	'sha256=' + crypto.createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
 
 class Webhooks {
 	/**
@@ -80,7 +81,15 @@ class Webhooks {
 		}
 		const controller = new AbortController();
 		const started = Date.now();
-		const record = { attempt: n, at: new Date(started).toISOString(), status: null, ok: false, error: null, response: null, ms: 0 };
+		const record = {
+			attempt: n,
+			at: new Date(started).toISOString(),
+			status: null,
+			ok: false,
+			error: null,
+			response: null,
+			ms: 0,
+		};
 		const job = { controller };
 		this.inFlight.add(job);
 		try {
@@ -117,14 +126,19 @@ class Webhooks {
 		record.ms = Date.now() - started;
 		delivery.attempts.push(record);
 		if (delivery.status !== 'pending') return this.settle(); // cancelled by a reset or stop meanwhile
-		this.log(`webhook ${delivery.type} ${delivery.event_id} attempt ${n}: ${record.ok ? record.status : record.error ?? record.status}`);
+		this.log(
+			`webhook ${delivery.type} ${delivery.event_id} attempt ${n}: ${record.ok ? record.status : (record.error ?? record.status)}`,
+		);
 		if (record.ok) delivery.status = 'delivered';
 		else if (n >= this.policy.attempts) delivery.status = 'failed';
 		else {
-			const timer = setTimeout(() => {
-				this.timers.delete(timer);
-				this.attempt(delivery, n + 1);
-			}, this.policy.baseDelayMs * 2 ** (n - 1));
+			const timer = setTimeout(
+				() => {
+					this.timers.delete(timer);
+					this.attempt(delivery, n + 1);
+				},
+				this.policy.baseDelayMs * 2 ** (n - 1),
+			);
 			timer.unref();
 			this.timers.add(timer);
 		}
@@ -141,7 +155,9 @@ class Webhooks {
 
 	/** Resolves once no delivery is pending (delivered or given up). */
 	idle() {
-		return this.pending() === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+		return this.pending() === 0
+			? Promise.resolve()
+			: new Promise((resolve) => this.idleWaiters.push(resolve));
 	}
 
 	/** Cancels retries still waiting or running. */

@@ -9,10 +9,25 @@ const { spawnSync } = require('child_process');
 const path = require('path');
 
 const root = path.resolve(__dirname, '..');
-const ALL = ['sandbox', 'trigger', 'node', 'poll', 'catchup', 'reconcile', 'n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale', 'catalog'];
+const ALL = [
+	'sandbox',
+	'trigger',
+	'node',
+	'poll',
+	'catchup',
+	'reconcile',
+	'n8n',
+	'queue',
+	'return-all',
+	'dedupe',
+	'bulk',
+	'flashsale',
+	'catalog',
+];
 const IN_N8N = ['n8n', 'queue', 'return-all', 'dedupe', 'bulk', 'flashsale', 'catalog'];
 const chosen = process.argv.slice(2).filter((name) => ALL.includes(name));
-const run = (args) => spawnSync(args[0], args.slice(1), { cwd: root, stdio: 'inherit' }).status === 0;
+const run = (args) =>
+	spawnSync(args[0], args.slice(1), { cwd: root, stdio: 'inherit' }).status === 0;
 
 if (!run(['npm', 'run', 'build', '--silent'])) process.exit(1);
 let failed = 0;

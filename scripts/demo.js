@@ -24,13 +24,27 @@ const LINE = argValue('--n8n') || process.env.DEMO_N8N_LINE || '2';
 const QUEUE = process.argv.includes('--queue') || process.env.DEMO_N8N_MODE === 'queue';
 // n8n 1.x cannot open a database that 2.x has migrated, and queue mode keeps its data in Postgres: each keeps its
 // own demo folder.
-const DEMO_DIR = path.resolve(ROOT, process.env.DEMO_DIR || (QUEUE ? '.n8n-demo-queue' : LINE === '2' ? '.n8n-demo' : `.n8n-demo-n8n${LINE}`));
+const DEMO_DIR = path.resolve(
+	ROOT,
+	process.env.DEMO_DIR ||
+		(QUEUE ? '.n8n-demo-queue' : LINE === '2' ? '.n8n-demo' : `.n8n-demo-n8n${LINE}`),
+);
 const N8N_PORT = Number(process.env.DEMO_N8N_PORT || 5678);
 const WEBHOOK_PORT = Number(process.env.DEMO_WEBHOOK_PORT || 5679);
 const SANDBOX_PORT = Number(process.env.DEMO_SANDBOX_PORT || 4010);
-const OWNER = { email: 'demo@storefront.example', password: 'Storefront-demo-1', firstName: 'Demo', lastName: 'Owner' };
+const OWNER = {
+	email: 'demo@storefront.example',
+	password: 'Storefront-demo-1',
+	firstName: 'Demo',
+	lastName: 'Owner',
+};
 const CREDENTIAL_NAME = 'Storefront sandbox';
-const EXAMPLES = ['order-intake.json', 'low-stock-alert.json', 'analytics-summary.json', 'catalog-sync.json'];
+const EXAMPLES = [
+	'order-intake.json',
+	'low-stock-alert.json',
+	'analytics-summary.json',
+	'catalog-sync.json',
+];
 // Imported but left inactive: its chat model needs the user's own model credential (docs/ai-agent.md).
 const AI_EXAMPLE = 'ai-order-assistant.json';
 // Imported but left inactive: active, it would poll the sandbox every minute beside the order-intake webhook flow.
@@ -46,7 +60,8 @@ function argValue(name) {
 
 async function main() {
 	const started = Date.now();
-	if (QUEUE && LINE !== '2') throw new Error('queue mode runs the pinned n8n 2.x: drop --n8n / DEMO_N8N_LINE');
+	if (QUEUE && LINE !== '2')
+		throw new Error('queue mode runs the pinned n8n 2.x: drop --n8n / DEMO_N8N_LINE');
 	fs.mkdirSync(DEMO_DIR, { recursive: true });
 
 	if (!process.argv.includes('--no-build')) {
@@ -56,7 +71,10 @@ async function main() {
 	}
 
 	step(`Preparing the pinned n8n ${LINE}.x runtime (user cache; minutes the first time)`);
-	const rt = require('../dev/n8n/prepare').prepare({ line: LINE, log: (line) => console.log(`  ${line}`) });
+	const rt = require('../dev/n8n/prepare').prepare({
+		line: LINE,
+		log: (line) => console.log(`  ${line}`),
+	});
 	const runtime = require('../dev/n8n/runtime');
 	const { N8nClient } = require('../dev/n8n/rest');
 	const setup = require('../dev/n8n/instance');
@@ -68,7 +86,9 @@ async function main() {
 	const shutdown = async (/** @type {number} */ code) => {
 		if (stopping) return;
 		stopping = true;
-		console.log(`\nStopping ${QUEUE ? 'n8n (main, webhook processor, workers), then Postgres and Redis,' : 'n8n'} and the sandbox…`);
+		console.log(
+			`\nStopping ${QUEUE ? 'n8n (main, webhook processor, workers), then Postgres and Redis,' : 'n8n'} and the sandbox…`,
+		);
 		for (const cleanup of cleanups.reverse()) {
 			try {
 				await cleanup();
@@ -88,7 +108,8 @@ async function main() {
 			host: '127.0.0.1',
 			port: SANDBOX_PORT,
 			snapshot: path.join(DEMO_DIR, 'sandbox.json'),
-			log: (/** @type {string} */ line) => fs.appendFileSync(path.join(DEMO_DIR, 'sandbox.log'), `${line}\n`),
+			log: (/** @type {string} */ line) =>
+				fs.appendFileSync(path.join(DEMO_DIR, 'sandbox.log'), `${line}\n`),
 		});
 		cleanups.push(() => sandbox.stop());
 
@@ -99,7 +120,9 @@ async function main() {
 		/** @type {Awaited<ReturnType<typeof import('../dev/n8n/queue').startQueue>> | undefined} */
 		let topology;
 		if (QUEUE) {
-			step(`Starting n8n ${rt.version} in queue mode: Postgres, Redis, main, webhook processor, 2 workers (logs: ${path.relative(ROOT, DEMO_DIR)}/*.log)`);
+			step(
+				`Starting n8n ${rt.version} in queue mode: Postgres, Redis, main, webhook processor, 2 workers (logs: ${path.relative(ROOT, DEMO_DIR)}/*.log)`,
+			);
 			topology = await require('../dev/n8n/queue').startQueue({
 				dir: DEMO_DIR,
 				line: LINE,
@@ -112,7 +135,9 @@ async function main() {
 			n8n = { url: topology.url, webhookUrl: topology.webhookUrl, version: topology.version };
 			watched = [topology.main, ...topology.webhooks, ...topology.workers];
 		} else {
-			step(`Starting n8n ${rt.version} on 127.0.0.1:${N8N_PORT} (log: ${path.relative(ROOT, DEMO_DIR)}/n8n.log)`);
+			step(
+				`Starting n8n ${rt.version} on 127.0.0.1:${N8N_PORT} (log: ${path.relative(ROOT, DEMO_DIR)}/n8n.log)`,
+			);
 			const single = await runtime.startN8n({
 				line: LINE,
 				port: N8N_PORT,
@@ -139,32 +164,54 @@ async function main() {
 		console.log(`  owner ${OWNER.email} ${owner.created ? 'created' : 'exists, logged in'}`);
 		const credential = await setup.ensureCredential(client, {
 			name: CREDENTIAL_NAME,
-			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+			data: {
+				baseUrl: sandbox.baseUrl,
+				apiKey: sandbox.apiKey,
+				webhookSecret: sandbox.webhookSecret,
+			},
 		});
 		const test = await client.testCredential({
 			id: credential.id,
 			name: CREDENTIAL_NAME,
 			type: runtime.TYPES.credential,
-			data: { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret },
+			data: {
+				baseUrl: sandbox.baseUrl,
+				apiKey: sandbox.apiKey,
+				webhookSecret: sandbox.webhookSecret,
+			},
 		});
-		console.log(`  credential "${CREDENTIAL_NAME}" ${credential.created ? 'created' : 'updated'}; test: ${test.status}`);
+		console.log(
+			`  credential "${CREDENTIAL_NAME}" ${credential.created ? 'created' : 'updated'}; test: ${test.status}`,
+		);
 
 		/** @type {Array<{name: string, id: string, url?: string}>} */
 		const workflows = [];
 		for (const file of EXAMPLES) {
 			const example = setup.bindCredential(setup.loadExample(file), credential);
 			const workflow = await setup.ensureWorkflow(client, example);
-			const hasTrigger = workflow.nodes.some((/** @type {any} */ n) => n.type === runtime.TYPES.trigger);
+			const hasTrigger = workflow.nodes.some(
+				(/** @type {any} */ n) => n.type === runtime.TYPES.trigger,
+			);
 			// Production webhooks are served by n8n itself, or in queue mode by the webhook processor.
 			const url = hasTrigger ? setup.productionWebhookUrl(n8n.webhookUrl, workflow) : undefined;
 			await setup.activate(client, workflow.id, url);
 			workflows.push({ name: workflow.name, id: workflow.id, url });
 			console.log(`  "${workflow.name}" ${workflow.created ? 'imported' : 'exists'}, active`);
 		}
-		const assistant = await setup.ensureWorkflow(client, setup.bindCredential(setup.loadExample(AI_EXAMPLE), credential));
-		console.log(`  "${assistant.name}" ${assistant.created ? 'imported' : 'exists'}, inactive: it needs your chat model's credential`);
-		const polling = await setup.ensureWorkflow(client, setup.bindCredential(setup.loadExample(POLLING_EXAMPLE), credential));
-		const pollingState = polling.active ? 'active (you activated it)' : 'inactive: activate it to try polling instead of webhooks';
+		const assistant = await setup.ensureWorkflow(
+			client,
+			setup.bindCredential(setup.loadExample(AI_EXAMPLE), credential),
+		);
+		console.log(
+			`  "${assistant.name}" ${assistant.created ? 'imported' : 'exists'}, inactive: it needs your chat model's credential`,
+		);
+		const polling = await setup.ensureWorkflow(
+			client,
+			setup.bindCredential(setup.loadExample(POLLING_EXAMPLE), credential),
+		);
+		const pollingState = polling.active
+			? 'active (you activated it)'
+			: 'inactive: activate it to try polling instead of webhooks';
 		console.log(`  "${polling.name}" ${polling.created ? 'imported' : 'exists'}, ${pollingState}`);
 
 		// The service takes one webhook URL per store (its dashboard setting): the order-intake workflow's.
@@ -177,7 +224,10 @@ async function main() {
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ url: intake.url, secret: sandbox.webhookSecret }),
 		});
-		if (!res.ok) throw new Error(`registering the webhook in the sandbox failed: ${res.status} ${await res.text()}`);
+		if (!res.ok)
+			throw new Error(
+				`registering the webhook in the sandbox failed: ${res.status} ${await res.text()}`,
+			);
 		console.log(`  sandbox webhook → ${intake.url}`);
 
 		const admin = sandbox.adminUrl;
@@ -187,8 +237,14 @@ async function main() {
  queue mode   which process runs what (each with this package in its own user folder, logs in ${path.relative(ROOT, DEMO_DIR)}/):
 ${[
 	`main        ${topology.main.url}  n8n start: editor, REST API, credential tests, list searches, activation (pid ${topology.main.child.pid})`,
-	...topology.webhooks.map((p) => `${p.name}   ${p.url}  n8n webhook: receives the sandbox's signed deliveries, runs the Storefront Trigger, enqueues (pid ${p.child.pid})`),
-	...topology.workers.map((p) => `${p.name}    n8n worker: runs the workflows, incl. the Storefront node's API calls (pid ${p.child.pid}, health ${p.url}/healthz)`),
+	...topology.webhooks.map(
+		(p) =>
+			`${p.name}   ${p.url}  n8n webhook: receives the sandbox's signed deliveries, runs the Storefront Trigger, enqueues (pid ${p.child.pid})`,
+	),
+	...topology.workers.map(
+		(p) =>
+			`${p.name}    n8n worker: runs the workflows, incl. the Storefront node's API calls (pid ${p.child.pid}, health ${p.url}/healthz)`,
+	),
 	`postgres    127.0.0.1:${topology.postgres.port}  the database of all of them (${topology.postgres.version.replace(/^postgres \(PostgreSQL\) /, '')}, pid ${topology.postgres.who.pid})`,
 	`redis       127.0.0.1:${topology.redis.port}  the execution queue (${topology.redis.version}, pid ${topology.redis.who.pid})`,
 ]

@@ -22,7 +22,12 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_NAME = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).name;
 /** The owner account created in a fresh dev user folder (the folder is local to this machine and bound to 127.0.0.1). */
-const DEV_OWNER = { email: 'dev@storefront.example', password: 'Storefront-dev-1', firstName: 'Node', lastName: 'Developer' };
+const DEV_OWNER = {
+	email: 'dev@storefront.example',
+	password: 'Storefront-dev-1',
+	firstName: 'Node',
+	lastName: 'Developer',
+};
 /** A change of such a file below these folders runs gulpfile.js's build:icons again (gulp picks what it copies). */
 const ASSET_DIRS = ['nodes', 'credentials'];
 const ASSET_FILE = /\.(png|svg|json)$/;
@@ -42,17 +47,21 @@ function parseArgs(argv) {
 	};
 	const known = ['--port', '--line', '--user-folder', '--external-n8n'];
 	for (const arg of argv) {
-		if (arg.startsWith('--') && !known.includes(arg)) throw new Error(`unknown option ${arg} (known: ${known.join(', ')})`);
+		if (arg.startsWith('--') && !known.includes(arg))
+			throw new Error(`unknown option ${arg} (known: ${known.join(', ')})`);
 	}
 	const line = value('--line') || '2';
 	if (!['1', '2'].includes(line)) throw new Error(`--line must be 1 or 2, not "${line}"`);
 	const port = Number(value('--port') || 5678);
-	if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a TCP port, not "${value('--port')}"`);
+	if (!Number.isInteger(port) || port < 1 || port > 65535)
+		throw new Error(`--port must be a TCP port, not "${value('--port')}"`);
 	const folder = value('--user-folder');
 	return {
 		port,
 		line,
-		userFolder: path.resolve(folder || path.join(os.homedir(), '.n8n-node-cli', `${PACKAGE_NAME}-n8n${line}`)),
+		userFolder: path.resolve(
+			folder || path.join(os.homedir(), '.n8n-node-cli', `${PACKAGE_NAME}-n8n${line}`),
+		),
 		externalN8n: argv.includes('--external-n8n'),
 	};
 }
@@ -130,10 +139,17 @@ function signalGroup(pgid, signal) {
  * @param {{name: string, file: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv, onLine?: (line: string) => void}} o
  */
 function startGroup(o) {
-	const child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env || process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+	const child = spawn(o.file, o.args, {
+		cwd: o.cwd,
+		env: o.env || process.env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true,
+	});
 	const pid = /** @type {number} */ (child.pid);
 	/** @type {Promise<{code: number | null, signal: NodeJS.Signals | null}>} */
-	const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+	const exited = new Promise((resolve) =>
+		child.once('exit', (code, signal) => resolve({ code, signal })),
+	);
 	for (const stream of [child.stdout, child.stderr]) {
 		let rest = '';
 		stream.on('data', (/** @type {Buffer} */ chunk) => {
@@ -203,14 +219,21 @@ async function main() {
 	let firstSignalAt = 0;
 	// Whatever happens to this process, none of its children outlives it.
 	process.on('exit', () => {
-		for (const g of [...groups, ...(assetRun ? [assetRun] : [])]) if (groupMembers(g.pid).length) signalGroup(g.pid, 'SIGKILL');
+		for (const g of [...groups, ...(assetRun ? [assetRun] : [])])
+			if (groupMembers(g.pid).length) signalGroup(g.pid, 'SIGKILL');
 	});
 	const shutdown = async (/** @type {number} */ code, /** @type {string} */ why) => {
 		if (stopping) return;
 		stopping = true;
-		log(`${why}: stopping ${groups.map((g) => `${g.name} (pid ${g.pid})`).join(', ') || 'nothing started yet'}…`);
+		log(
+			`${why}: stopping ${groups.map((g) => `${g.name} (pid ${g.pid})`).join(', ') || 'nothing started yet'}…`,
+		);
 		for (const w of watchers) w.close();
-		await Promise.all([...groups, ...(assetRun ? [assetRun] : [])].map((g) => stopGroup(g, g.name === 'n8n' ? 20_000 : 5000)));
+		await Promise.all(
+			[...groups, ...(assetRun ? [assetRun] : [])].map((g) =>
+				stopGroup(g, g.name === 'n8n' ? 20_000 : 5000),
+			),
+		);
 		log('stopped.');
 		process.exit(code);
 	};
@@ -237,10 +260,17 @@ async function main() {
 		let rt;
 		if (!options.externalN8n) {
 			if (!(await portFree(options.port))) {
-				throw new Error(`port ${options.port} is in use (another n8n, \`npm start\`?): choose another with --port`);
+				throw new Error(
+					`port ${options.port} is in use (another n8n, \`npm start\`?): choose another with --port`,
+				);
 			}
-			log(`preparing the pinned n8n ${options.line}.x runtime (user cache; minutes the first time)`);
-			rt = require('../dev/n8n/prepare').prepare({ line: options.line, log: (/** @type {string} */ l) => log(l) });
+			log(
+				`preparing the pinned n8n ${options.line}.x runtime (user cache; minutes the first time)`,
+			);
+			rt = require('../dev/n8n/prepare').prepare({
+				line: options.line,
+				log: (/** @type {string} */ l) => log(l),
+			});
 		}
 
 		log('building: clean dist/, icons and codex files, then tsc -p tsconfig.build.json --watch');
@@ -255,13 +285,23 @@ async function main() {
 		const tsc = startGroup({
 			name: 'tsc',
 			file: process.execPath,
-			args: [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput', '--pretty', 'false'],
+			args: [
+				path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+				'-p',
+				'tsconfig.build.json',
+				'--watch',
+				'--preserveWatchOutput',
+				'--pretty',
+				'false',
+			],
 			cwd: ROOT,
 			onLine: (line) => {
 				if (/File change detected/.test(line)) compileStart = Date.now();
 				const found = line.match(/Found (\d+) errors?\. Watching for file changes/);
 				if (found) {
-					log(`compiled in ${((Date.now() - compileStart) / 1000).toFixed(1)} s${found[1] === '0' ? '' : ` with ${found[1]} error(s) (emitted anyway)`}`);
+					log(
+						`compiled in ${((Date.now() - compileStart) / 1000).toFixed(1)} s${found[1] === '0' ? '' : ` with ${found[1]} error(s) (emitted anyway)`}`,
+					);
 					compiled(Number(found[1]));
 					rebuilt(compileStart);
 				}
@@ -272,7 +312,8 @@ async function main() {
 		if (stopping) return;
 		const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 		for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
-			if (!fs.existsSync(path.join(ROOT, file))) throw new Error(`${file} was not built: see tsc's errors above`);
+			if (!fs.existsSync(path.join(ROOT, file)))
+				throw new Error(`${file} was not built: see tsc's errors above`);
 		}
 
 		// Icons and codex files: copied again (all of them, by gulpfile.js) after a change, one run at a time.
@@ -314,8 +355,11 @@ async function main() {
 
 		const link = linkDist(options.userFolder);
 		log(`linked ${link} → ${path.join(ROOT, 'dist')}`);
-		const others = fs.readdirSync(path.dirname(link)).filter((name) => name !== PACKAGE_NAME && !name.startsWith('.'));
-		if (others.length) log(`also in that custom folder, and loaded by n8n too: ${others.join(', ')}`);
+		const others = fs
+			.readdirSync(path.dirname(link))
+			.filter((name) => name !== PACKAGE_NAME && !name.startsWith('.'));
+		if (others.length)
+			log(`also in that custom folder, and loaded by n8n too: ${others.join(', ')}`);
 
 		if (options.externalN8n) {
 			console.log(`
@@ -330,7 +374,13 @@ async function main() {
 		const runtime = require('../dev/n8n/runtime');
 		const runnerPort = await runtime.freePort();
 		const env = {
-			...runtime.n8nEnv({ port: options.port, userFolder: options.userFolder, runnerPort, logLevel: 'info', line: options.line }),
+			...runtime.n8nEnv({
+				port: options.port,
+				userFolder: options.userFolder,
+				runnerPort,
+				logLevel: 'info',
+				line: options.line,
+			}),
 			N8N_DEV_RELOAD: 'true',
 			// n8n 1.x sets up the hot reload only outside production; n8n 2.x's dev mode also serves assets uncached.
 			NODE_ENV: 'development',
@@ -368,9 +418,14 @@ async function main() {
 		rebuilt = (since) => {
 			void sleep(3000).then(async () => {
 				if (stopping || reloadedAt >= since) return;
-				if (options.line === '1') return log("n8n's file watcher did not reload the nodes: restart npm run dev to see the change");
+				if (options.line === '1')
+					return log(
+						"n8n's file watcher did not reload the nodes: restart npm run dev to see the change",
+					);
 				log("n8n's file watcher did not reload the nodes within 3 s: POST /rest/dev/reload");
-				await client.request('POST', '/dev/reload').catch((/** @type {Error} */ error) => log(`reload failed: ${error.message}`));
+				await client
+					.request('POST', '/dev/reload')
+					.catch((/** @type {Error} */ error) => log(`reload failed: ${error.message}`));
 			});
 		};
 		console.log(`

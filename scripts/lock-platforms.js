@@ -9,7 +9,19 @@ const path = require('path');
 
 const file = path.resolve(process.argv[2] || 'package-lock.json');
 const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
-const OS = ['android', 'darwin', 'freebsd', 'linux', 'openharmony', 'win32', 'wasm32', 'sunos', 'aix', 'netbsd', 'openbsd'];
+const OS = [
+	'android',
+	'darwin',
+	'freebsd',
+	'linux',
+	'openharmony',
+	'win32',
+	'wasm32',
+	'sunos',
+	'aix',
+	'netbsd',
+	'openbsd',
+];
 const CPU = ['arm64', 'arm', 'x64', 'ia32', 'loong64', 'ppc64', 'riscv64', 's390x', 'wasm32'];
 
 let added = 0;
@@ -32,4 +44,6 @@ for (const [where, entry] of Object.entries(lock.packages)) {
 	}
 }
 fs.writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
-console.log(`${path.relative(process.cwd(), file)}: ${added} missing optional platform package(s) recorded`);
+console.log(
+	`${path.relative(process.cwd(), file)}: ${added} missing optional platform package(s) recorded`,
+);

@@ -35,14 +35,25 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const { prepare, LINES } = require('../dev/n8n/prepare');
 const { INSTALLS } = require('../dev/n8n/runtime');
-const { CELLS: ALL, MODES, PROFILES, RECORD, projectsOf, cellLabel, writeRecord } = require('./compatibility');
+const {
+	CELLS: ALL,
+	MODES,
+	PROFILES,
+	RECORD,
+	projectsOf,
+	cellLabel,
+	writeRecord,
+} = require('./compatibility');
 
 /** `2/community/queue` → its parts; a part after the install path is a mode or a profile. @param {string} cell */
 function parseCell(cell) {
 	const [line, install, ...rest] = cell.split('/');
 	const mode = rest.find((part) => MODES.includes(part)) ?? 'single';
 	const profile = rest.find((part) => PROFILES.includes(part)) ?? 'contract';
-	const known = line in LINES && INSTALLS.includes(install) && rest.every((part) => MODES.includes(part) || PROFILES.includes(part));
+	const known =
+		line in LINES &&
+		INSTALLS.includes(install) &&
+		rest.every((part) => MODES.includes(part) || PROFILES.includes(part));
 	if (!known) throw new Error(`unknown cell ${cell} (known: ${ALL.join(', ')})`);
 	return { line, install, mode, profile };
 }
@@ -50,7 +61,12 @@ function parseCell(cell) {
 /** The last recorded wall time of each cell (docs/compatibility.json), to start the longest first. */
 function lastSeconds() {
 	try {
-		return new Map(JSON.parse(fs.readFileSync(RECORD, 'utf8')).rows.map((/** @type {any} */ row) => [row.cell, row.seconds]));
+		return new Map(
+			JSON.parse(fs.readFileSync(RECORD, 'utf8')).rows.map((/** @type {any} */ row) => [
+				row.cell,
+				row.seconds,
+			]),
+		);
 	} catch {
 		return new Map();
 	}
@@ -74,7 +90,15 @@ async function runJest(projects, id, jsonDir, env) {
 	const status = await new Promise((resolve) => {
 		const child = spawn(
 			process.execPath,
-			[require.resolve('jest/bin/jest'), '--selectProjects', ...projects, '--runInBand', '--ci', '--json', `--outputFile=${outputFile}`],
+			[
+				require.resolve('jest/bin/jest'),
+				'--selectProjects',
+				...projects,
+				'--runInBand',
+				'--ci',
+				'--json',
+				`--outputFile=${outputFile}`,
+			],
 			{ cwd: ROOT, stdio: ['ignore', log, log], env: { ...process.env, FORCE_COLOR: '0', ...env } },
 		);
 		child.on('error', () => resolve(null));
@@ -91,7 +115,12 @@ async function runJest(projects, id, jsonDir, env) {
 		failed = 1; // jest died before writing results
 	}
 	if (status !== 0 && failed === 0) failed = 1;
-	return { passed, failed, seconds: (Date.now() - started) / 1000, log: () => fs.readFileSync(logFile, 'utf8') };
+	return {
+		passed,
+		failed,
+		seconds: (Date.now() - started) / 1000,
+		log: () => fs.readFileSync(logFile, 'utf8'),
+	};
 }
 
 /**
@@ -118,14 +147,23 @@ async function runCell(cell, jsonDir) {
 	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
 	const projects = projectsOf(mode, install, profile);
-	const groups = [projects.filter((p) => p !== 'catchup'), projects.filter((p) => p === 'catchup')].filter((group) => group.length > 0);
+	const groups = [
+		projects.filter((p) => p !== 'catchup'),
+		projects.filter((p) => p === 'catchup'),
+	].filter((group) => group.length > 0);
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
 	const runs = await Promise.all(
 		groups.map(async (group, i) => {
 			const groupId = i === 0 ? id : `${id}-${group.join('-')}`;
 			const report = path.join(jsonDir, `${groupId}.report.json`);
 			fs.rmSync(report, { force: true });
-			const run = await runJest(group, groupId, jsonDir, { E2E_N8N_LINE: line, E2E_INSTALL: install, E2E_N8N_MODE: mode, E2E_PROFILE: profile, E2E_REPORT: report });
+			const run = await runJest(group, groupId, jsonDir, {
+				E2E_N8N_LINE: line,
+				E2E_INSTALL: install,
+				E2E_N8N_MODE: mode,
+				E2E_PROFILE: profile,
+				E2E_REPORT: report,
+			});
 			/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
 			let info = {};
 			try {
@@ -137,7 +175,9 @@ async function runCell(cell, jsonDir) {
 	const passed = runs.reduce((sum, run) => sum + run.passed, 0);
 	const failed = runs.reduce((sum, run) => sum + run.failed, 0);
 	const seconds = Math.max(...runs.map((run) => run.seconds));
-	console.log(`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`);
+	console.log(
+		`\n=== matrix cell ${cell}: n8n ${rt.version} on Node ${rt.nodeVersion}, ${cellLabel({ install, mode, profile })} (${Math.round(seconds)} s)`,
+	);
 	for (const run of runs) process.stdout.write(run.log());
 	// The first group's facts win (its n8n start-up is the cell's).
 	const info = Object.assign({}, ...runs.map((run) => run.info).reverse());
@@ -150,7 +190,9 @@ async function runCell(cell, jsonDir) {
 			...(mode === 'single' ? {} : { mode }),
 			...(profile === 'contract' ? {} : { profile }),
 			projects,
-			...(projects.includes('queue') ? { counts: { volume: info.volume, duplicates: info.duplicates } } : {}),
+			...(projects.includes('queue')
+				? { counts: { volume: info.volume, duplicates: info.duplicates } }
+				: {}),
 			n8n: info.version || rt.version,
 			node: rt.nodeVersion,
 			passed,
@@ -166,18 +208,23 @@ async function main() {
 	const parallel = Math.max(1, Number(option('--parallel') || 1));
 	const suites = (option('--with') || '').split(',').filter(Boolean);
 	const lastSuites = (option('--then') || '').split(',').filter(Boolean);
-	const jsonDir = option('--json-dir') || fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-matrix-'));
+	const jsonDir =
+		option('--json-dir') || fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-matrix-'));
 	fs.mkdirSync(jsonDir, { recursive: true });
 	for (const cell of cells) parseCell(cell);
 	// Runtimes first, one line at a time (installing is not something two cells should do at once).
-	for (const line of new Set(cells.map((cell) => parseCell(cell).line))) prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
+	for (const line of new Set(cells.map((cell) => parseCell(cell).line)))
+		prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
 	const seconds = lastSeconds();
 	// The queue-mode cell (Postgres, Redis, webhook processors, workers) first, whatever the record says. When the
 	// recorded times put it after the reliability suite, the two ran side by side and slowed each other by 40 %
 	// (525 → 745 s and 516 → 744 s in two clean-clone runs here; the whole run 1,932 → 2,348 s).
-	const heavy = (/** @type {string} */ cell) => (parseCell(cell).mode === 'queue' && parseCell(cell).install === 'community' ? 1 : 0);
+	const heavy = (/** @type {string} */ cell) =>
+		parseCell(cell).mode === 'queue' && parseCell(cell).install === 'community' ? 1 : 0;
 	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; --with suites as soon as a lane is free; --then suites last */
-	const queue = [...cells].sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200)).map((cell) => ({ cell }));
+	const queue = [...cells]
+		.sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200))
+		.map((cell) => ({ cell }));
 	queue.splice(Math.min(parallel, queue.length), 0, ...suites.map((suite) => ({ suite })));
 	queue.push(...lastSuites.map((suite) => ({ suite })));
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
@@ -188,10 +235,17 @@ async function main() {
 	// browser suite's chromium and editor are kept away from the reliability suite's bursts and flash sales, whose
 	// counts are measured on a machine no busier than the cells make it.
 	const APART = [
-		[(/** @type {string} */ job) => job.includes('/') && heavy(job) === 1, (/** @type {string} */ job) => job === 'reliability'],
-		[(/** @type {string} */ job) => job === 'reliability', (/** @type {string} */ job) => job === 'browser'],
+		[
+			(/** @type {string} */ job) => job.includes('/') && heavy(job) === 1,
+			(/** @type {string} */ job) => job === 'reliability',
+		],
+		[
+			(/** @type {string} */ job) => job === 'reliability',
+			(/** @type {string} */ job) => job === 'browser',
+		],
 	];
-	const apart = (/** @type {string} */ a, /** @type {string} */ b) => APART.some(([x, y]) => (x(a) && y(b)) || (x(b) && y(a)));
+	const apart = (/** @type {string} */ a, /** @type {string} */ b) =>
+		APART.some(([x, y]) => (x(a) && y(b)) || (x(b) && y(a)));
 	/** @type {Set<string>} */
 	const running = new Set();
 	/** @type {Array<() => void>} lanes waiting for a job to end */
@@ -202,9 +256,13 @@ async function main() {
 				// Once the --with suites have ended, the --then suites go ahead of the cells still waiting: the browser suite
 				// (about 180 s) is longer than the short cells left by then (15–140 s), and started after them it ran alone
 				// for its last 90 s while the other lane had nothing left.
-				const withEnded = suites.length > 0 && !suites.some((suite) => running.has(suite) || queue.some((job) => job.suite === suite));
-				const first = (/** @type {{cell?: string, suite?: string}} */ job) => withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
-				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) => ![...running].some((other) => apart(job.cell ?? job.suite ?? '', other));
+				const withEnded =
+					suites.length > 0 &&
+					!suites.some((suite) => running.has(suite) || queue.some((job) => job.suite === suite));
+				const first = (/** @type {{cell?: string, suite?: string}} */ job) =>
+					withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
+				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) =>
+					![...running].some((other) => apart(job.cell ?? job.suite ?? '', other));
 				const pick = queue.find((job) => first(job) && allowed(job)) ?? queue.find(allowed);
 				const at = pick === undefined ? -1 : queue.indexOf(pick);
 				if (at < 0) {
@@ -237,11 +295,15 @@ async function main() {
 		rows.push(row);
 		for (const format of ['chat', 'responses']) {
 			const list = info[`aiListBytes_${format}`];
-			if (list) aiFigures.push(`  ${cell} (${format} API): ${list.orders} orders in ${list.bytes} bytes; as full records ${list.fullBytes} bytes`);
+			if (list)
+				aiFigures.push(
+					`  ${cell} (${format} API): ${list.orders} orders in ${list.bytes} bytes; as full records ${list.fullBytes} bytes`,
+				);
 		}
 		const update = info.registryUpdate;
 		if (update) {
-			const line = (/** @type {any} */ c) => `sent ${c.sent}, acknowledged ${c.acknowledged}, run ${c.run}, run twice ${c.runTwice}, lost ${c.lost}, retried by the sender ${c.retried}`;
+			const line = (/** @type {any} */ c) =>
+				`sent ${c.sent}, acknowledged ${c.acknowledged}, run ${c.run}, run twice ${c.runTwice}, lost ${c.lost}, retried by the sender ${c.retried}`;
 			const again = update.redeliveredAfter;
 			registryFigures.push(
 				`  ${cell}: update ${info.registryVersions} took ${(update.updateMs / 1000).toFixed(1)} s; all deliveries: ${line(update.all)}`,
@@ -249,37 +311,65 @@ async function main() {
 				`    redelivered after it (ran before it): ${again.sent}, answered 200: ${again.answered200}, dropped on arrival ${again.droppedAtArrival}, ran again ${again.ranAgain}`,
 			);
 		}
-		if (info.registryUninstalled) registryFigures.push(`    a delivery to a workflow of the uninstalled package: ${info.registryUninstalled.status} ${info.registryUninstalled.body}`);
+		if (info.registryUninstalled)
+			registryFigures.push(
+				`    a delivery to a workflow of the uninstalled package: ${info.registryUninstalled.status} ${info.registryUninstalled.body}`,
+			);
 	}
 
-	console.log('\nCompatibility matrix (per cell: e2e and AI Agent suites; queue and registry suites where named)\n');
+	console.log(
+		'\nCompatibility matrix (per cell: e2e and AI Agent suites; queue and registry suites where named)\n',
+	);
 	console.log('| n8n | Node | install path | passed | failed | n8n start-up | cell wall time |');
 	console.log('|---|---|---|---|---|---|---|');
 	for (const row of rows) {
 		const startup = row.startupSeconds === null ? '—' : `${row.startupSeconds} s`;
 		const label = `${cellLabel({ install: row.install, mode: row.mode || 'single', profile: row.profile || 'contract' })} (${row.projects.join(', ')})`;
-		console.log(`| ${row.n8n} | ${row.node} | ${label} | ${row.passed} | ${row.failed} | ${startup} | ${row.seconds} s |`);
+		console.log(
+			`| ${row.n8n} | ${row.node} | ${label} | ${row.passed} | ${row.failed} | ${startup} | ${row.seconds} s |`,
+		);
 	}
 	for (const row of rows.filter((r) => r.counts)) {
 		const { volume, duplicates } = row.counts;
 		console.log(`\nQueue mode (${row.cell}) counts:`);
 		if (volume) {
-			const split = Object.entries(volume.perWorker).map(([worker, n]) => `${worker} ${n}`).join(', ');
-			const resent = volume.retried ? ` (${volume.retried} resent by the sandbox after a late answer, dropped as duplicates)` : '';
-			console.log(`  ${volume.deliveries} signed deliveries${resent} → ${volume.executions} executions, each event id once; run by ${split}`);
+			const split = Object.entries(volume.perWorker)
+				.map(([worker, n]) => `${worker} ${n}`)
+				.join(', ');
+			const resent = volume.retried
+				? ` (${volume.retried} resent by the sandbox after a late answer, dropped as duplicates)`
+				: '';
+			console.log(
+				`  ${volume.deliveries} signed deliveries${resent} → ${volume.executions} executions, each event id once; run by ${split}`,
+			);
 		}
 		if (duplicates) {
-			console.log(`  ${duplicates.events} events, each delivered to both webhook processors — duplicates that got through:`);
+			console.log(
+				`  ${duplicates.events} events, each delivered to both webhook processors — duplicates that got through:`,
+			);
 			for (const [how, n] of Object.entries(duplicates.through)) console.log(`    ${how}: ${n}`);
 		}
 		if (!volume) console.log('  volume: no figures (its test failed; see above)');
 		if (!duplicates) console.log('  duplicates: no figures (those tests did not run; see above)');
 	}
-	if (registryFigures.length) console.log(`\nRegistry cells: Community Nodes install, update while deliveries flow, uninstall\n${registryFigures.join('\n')}`);
-	if (aiFigures.length) console.log(`\nAI Agent suite: what a List Orders tool (default settings) returned to the model\n${aiFigures.join('\n')}`);
-	const record = { measuredAt: new Date().toISOString().slice(0, 10), platform: `${process.platform}-${process.arch}`, rows };
+	if (registryFigures.length)
+		console.log(
+			`\nRegistry cells: Community Nodes install, update while deliveries flow, uninstall\n${registryFigures.join('\n')}`,
+		);
+	if (aiFigures.length)
+		console.log(
+			`\nAI Agent suite: what a List Orders tool (default settings) returned to the model\n${aiFigures.join('\n')}`,
+		);
+	const record = {
+		measuredAt: new Date().toISOString().slice(0, 10),
+		platform: `${process.platform}-${process.arch}`,
+		rows,
+	};
 	fs.mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });
-	fs.writeFileSync(path.join(ROOT, 'artifacts', 'matrix.json'), `${JSON.stringify(record, null, 2)}\n`);
+	fs.writeFileSync(
+		path.join(ROOT, 'artifacts', 'matrix.json'),
+		`${JSON.stringify(record, null, 2)}\n`,
+	);
 	const green = rows.every((row) => row.failed === 0 && row.passed > 0);
 	if (process.argv.includes('--record')) {
 		if (!green) throw new Error('not recording a matrix with failures');

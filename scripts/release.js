@@ -23,7 +23,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 /** @param {string[]} args @param {string} cwd */
-const git = (args, cwd) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (args, cwd) =>
+	execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 
@@ -34,7 +35,10 @@ const SEMVER = /^\d+\.\d+\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 function compareVersions(a, b) {
 	const split = (/** @type {string} */ v) => {
 		const dash = v.indexOf('-');
-		return { core: (dash < 0 ? v : v.slice(0, dash)).split('.').map(Number), pre: dash < 0 ? [] : v.slice(dash + 1).split('.') };
+		return {
+			core: (dash < 0 ? v : v.slice(0, dash)).split('.').map(Number),
+			pre: dash < 0 ? [] : v.slice(dash + 1).split('.'),
+		};
 	};
 	const x = split(a);
 	const y = split(b);
@@ -54,7 +58,8 @@ function compareVersions(a, b) {
 /** @param {string} current @param {string} bump */
 function nextVersion(current, bump) {
 	if (SEMVER.test(bump)) {
-		if (compareVersions(bump, current) <= 0) throw new Error(`version ${bump} does not come after the current ${current}`);
+		if (compareVersions(bump, current) <= 0)
+			throw new Error(`version ${bump} does not come after the current ${current}`);
 		return bump;
 	}
 	const [major, minor, patch] = current.split('-')[0].split('.').map(Number);
@@ -71,12 +76,16 @@ function nextVersion(current, bump) {
 function moveUnreleased(changelog, version, date) {
 	const heading = /^## \[Unreleased\][^\n]*\n/m.exec(changelog);
 	if (!heading) throw new Error('CHANGELOG.md has no "## [Unreleased]" section');
-	if (changelog.includes(`\n## [${version}]`)) throw new Error(`CHANGELOG.md has a "## [${version}]" section already`);
+	if (changelog.includes(`\n## [${version}]`))
+		throw new Error(`CHANGELOG.md has a "## [${version}]" section already`);
 	const start = heading.index + heading[0].length;
 	const next = changelog.slice(start).search(/^## \[/m);
 	const end = next < 0 ? changelog.length : start + next;
 	const body = changelog.slice(start, end).trim();
-	if (!body) throw new Error('nothing under "## [Unreleased]" in CHANGELOG.md: say what this release changes first');
+	if (!body)
+		throw new Error(
+			'nothing under "## [Unreleased]" in CHANGELOG.md: say what this release changes first',
+		);
 	return `${changelog.slice(0, heading.index)}## [Unreleased]\n\n## [${version}] - ${date}\n\n${body}\n\n${changelog.slice(end)}`;
 }
 
@@ -94,7 +103,10 @@ function editJson(file, edit) {
  */
 function release(dir, bump, { date = new Date().toISOString().slice(0, 10) } = {}) {
 	const dirty = git(['status', '--porcelain'], dir);
-	if (dirty) throw new Error(`the working tree has uncommitted changes; commit or stash them first:\n${dirty}`);
+	if (dirty)
+		throw new Error(
+			`the working tree has uncommitted changes; commit or stash them first:\n${dirty}`,
+		);
 	const manifestFile = path.join(dir, 'package.json');
 	const current = JSON.parse(fs.readFileSync(manifestFile, 'utf8')).version;
 	const version = nextVersion(current, bump);
@@ -102,7 +114,10 @@ function release(dir, bump, { date = new Date().toISOString().slice(0, 10) } = {
 	if (git(['tag', '--list', tag], dir)) throw new Error(`tag ${tag} exists already`);
 
 	const changelogFile = path.join(dir, 'CHANGELOG.md');
-	fs.writeFileSync(changelogFile, moveUnreleased(fs.readFileSync(changelogFile, 'utf8'), version, date));
+	fs.writeFileSync(
+		changelogFile,
+		moveUnreleased(fs.readFileSync(changelogFile, 'utf8'), version, date),
+	);
 	editJson(manifestFile, (json) => {
 		json.version = version;
 	});
@@ -110,7 +125,15 @@ function release(dir, bump, { date = new Date().toISOString().slice(0, 10) } = {
 		json.version = version;
 		if (json.packages?.['']) json.packages[''].version = version;
 	});
-	git(['add', 'package.json', 'CHANGELOG.md', ...(fs.existsSync(path.join(dir, 'package-lock.json')) ? ['package-lock.json'] : [])], dir);
+	git(
+		[
+			'add',
+			'package.json',
+			'CHANGELOG.md',
+			...(fs.existsSync(path.join(dir, 'package-lock.json')) ? ['package-lock.json'] : []),
+		],
+		dir,
+	);
 	git(['commit', '-q', '-m', `Release ${version}`], dir);
 	git(['tag', '-a', tag, '-m', `Release ${version}`], dir);
 	return { from: current, version, tag, commit: git(['rev-parse', 'HEAD'], dir) };
@@ -122,7 +145,9 @@ function parseArgs(args) {
 	const positional = args.filter((a) => !a.startsWith('-'));
 	// A mistyped --dry-run must not turn into a real release.
 	if (unknown.length || positional.length > 1) {
-		throw new Error(`usage: npm run release -- [patch|minor|major|X.Y.Z] [--dry-run] (got: ${args.join(' ')})`);
+		throw new Error(
+			`usage: npm run release -- [patch|minor|major|X.Y.Z] [--dry-run] (got: ${args.join(' ')})`,
+		);
 	}
 	return { dryRun: args.includes('--dry-run'), bump: positional[0] ?? 'patch' };
 }
@@ -134,7 +159,10 @@ function main() {
 	let temp = '';
 	if (dryRun) {
 		const dirty = git(['status', '--porcelain'], repo);
-		if (dirty) throw new Error(`the working tree has uncommitted changes; commit or stash them first:\n${dirty}`);
+		if (dirty)
+			throw new Error(
+				`the working tree has uncommitted changes; commit or stash them first:\n${dirty}`,
+			);
 		temp = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-release-'));
 		dir = path.join(temp, 'repo');
 		git(['clone', '-q', repo, dir], temp); // checks out this clone's HEAD commit (branch or detached)
@@ -142,12 +170,19 @@ function main() {
 	try {
 		const result = release(dir, bump);
 		const prefix = dryRun ? '[dry run, in a temporary clone] ' : '';
-		console.log(`${prefix}${result.from} → ${result.version}; commit ${result.commit.slice(0, 10)} "Release ${result.version}"; tag ${result.tag}`);
+		console.log(
+			`${prefix}${result.from} → ${result.version}; commit ${result.commit.slice(0, 10)} "Release ${result.version}"; tag ${result.tag}`,
+		);
 		console.log(git(['show', '--stat', '--format=%s', 'HEAD'], dir));
-		console.log(git(['show', '--format=', '-U2', 'HEAD', '--', 'package.json', 'CHANGELOG.md'], dir));
+		console.log(
+			git(['show', '--format=', '-U2', 'HEAD', '--', 'package.json', 'CHANGELOG.md'], dir),
+		);
 		console.log(`tag: ${git(['tag', '-n1', '--list', result.tag], dir)}`);
 		if (dryRun) console.log('dry run: nothing changed here.');
-		else console.log(`Next: git push --follow-tags  (the ${result.tag} tag starts .github/workflows/publish.yml)`);
+		else
+			console.log(
+				`Next: git push --follow-tags  (the ${result.tag} tag starts .github/workflows/publish.yml)`,
+			);
 	} finally {
 		if (temp) fs.rmSync(temp, { recursive: true, force: true });
 	}

@@ -15,12 +15,17 @@ const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(
 );
 
 export async function scan() {
-	if (!existsSync(path.join(root, 'dist'))) throw new Error('dist/ is missing: run `npm run build` first');
+	if (!existsSync(path.join(root, 'dist')))
+		throw new Error('dist/ is missing: run `npm run build` first');
 	const work = mkdtempSync(path.join(tmpdir(), 'storefront-scan-'));
 	try {
 		const source = await analyzePackage(root, SOURCE_FILE_PATTERNS);
 		const packed = JSON.parse(
-			execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+			execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+				cwd: root,
+				encoding: 'utf8',
+				stdio: ['ignore', 'pipe', 'ignore'],
+			}),
 		)[0];
 		execFileSync('tar', ['-xzf', path.join(work, packed.filename), '-C', work]);
 		const tarballDir = path.join(work, 'package');
@@ -49,9 +54,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
 			console.log(`${leg}: ${r.passed ? 'passed, 0 errors' : `FAILED: ${r.message}`}`);
 			if (r.details) console.log(r.details);
 		}
-		console.log(`tarball: ${result.files.length} files, runtime dependencies: ${result.runtimeDependencies.length}`);
+		console.log(
+			`tarball: ${result.files.length} files, runtime dependencies: ${result.runtimeDependencies.length}`,
+		);
 	}
 	// With --json the verdict is in the output (callers assert on it); otherwise in the exit code.
-	const passed = result.source.passed && result.tarball.passed && result.runtimeDependencies.length === 0;
+	const passed =
+		result.source.passed && result.tarball.passed && result.runtimeDependencies.length === 0;
 	process.exit(passed || process.argv.includes('--json') ? 0 : 1);
 }

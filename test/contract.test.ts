@@ -28,7 +28,9 @@ test('order statuses: nodes, sandbox and contract agree, and every status is rea
 	expect(statuses).toEqual(catalog.ORDER_STATUSES);
 	expect(Object.keys(catalog.ORDER_TRANSITIONS).sort()).toEqual([...statuses].sort());
 	expect(ORDER_TRANSITIONS).toEqual(catalog.ORDER_TRANSITIONS);
-	const reachable = new Set(Object.values(catalog.ORDER_TRANSITIONS as Record<string, string[]>).flat());
+	const reachable = new Set(
+		Object.values(catalog.ORDER_TRANSITIONS as Record<string, string[]>).flat(),
+	);
 	expect(statuses.filter((s) => s !== 'pending' && !reachable.has(s))).toEqual([]);
 	// The node's option descriptions name the statuses each one is allowed from: check them against the sandbox.
 	for (const status of ORDER_STATUSES) {
@@ -42,7 +44,11 @@ test('order statuses: nodes, sandbox and contract agree, and every status is rea
 test('product statuses, page size and plans agree', () => {
 	expect(PRODUCT_STATUSES.map((s) => s.value)).toEqual(catalog.PRODUCT_STATUSES);
 	expect(MAX_PAGE_SIZE).toBe(catalog.MAX_PAGE_SIZE);
-	for (const plan of Object.values(catalog.PLANS as Record<string, { name: string; limit: number | null }>)) {
-		expect(RATE_LIMIT_PLANS).toContain(plan.limit === null ? `${plan.name} unlimited` : `${plan.name} ${plan.limit}/min`);
+	for (const plan of Object.values(
+		catalog.PLANS as Record<string, { name: string; limit: number | null }>,
+	)) {
+		expect(RATE_LIMIT_PLANS).toContain(
+			plan.limit === null ? `${plan.name} unlimited` : `${plan.name} ${plan.limit}/min`,
+		);
 	}
 });

@@ -9,9 +9,15 @@
 /** A node class, as n8n's rules select it: `implements INodeType`, or `extends Node`. */
 function isNodeTypeClass(classNode) {
 	const implementsNodeType = (classNode.implements ?? []).some(
-		(impl) => impl.type === 'TSClassImplements' && impl.expression.type === 'Identifier' && impl.expression.name === 'INodeType',
+		(impl) =>
+			impl.type === 'TSClassImplements' &&
+			impl.expression.type === 'Identifier' &&
+			impl.expression.name === 'INodeType',
 	);
-	return implementsNodeType || (classNode.superClass?.type === 'Identifier' && classNode.superClass.name === 'Node');
+	return (
+		implementsNodeType ||
+		(classNode.superClass?.type === 'Identifier' && classNode.superClass.name === 'Node')
+	);
 }
 
 /** Whether `node` or any node below it is a call `this.continueOnFail()`. */
@@ -29,7 +35,8 @@ function containsContinueOnFailCall(node, visitorKeys) {
 		const value = node[key];
 		const children = Array.isArray(value) ? value : [value];
 		for (const child of children) {
-			if (child && typeof child.type === 'string' && containsContinueOnFailCall(child, visitorKeys)) return true;
+			if (child && typeof child.type === 'string' && containsContinueOnFailCall(child, visitorKeys))
+				return true;
 		}
 	}
 	return false;
@@ -52,7 +59,11 @@ module.exports = {
 			ClassDeclaration(node) {
 				if (!isNodeTypeClass(node)) return;
 				for (const member of node.body.body) {
-					if (member.type !== 'MethodDefinition' || member.key.type !== 'Identifier' || member.key.name !== 'execute') {
+					if (
+						member.type !== 'MethodDefinition' ||
+						member.key.type !== 'Identifier' ||
+						member.key.name !== 'execute'
+					) {
 						continue;
 					}
 					if (member.value.body && !containsContinueOnFailCall(member.value.body, visitorKeys)) {

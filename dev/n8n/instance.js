@@ -41,7 +41,11 @@ async function ensureCredential(client, { name, data }) {
 		(/** @type {any} */ c) => c.name === name && c.type === CREDENTIAL_TYPE,
 	);
 	if (existing) {
-		await client.request('PATCH', `/credentials/${existing.id}`, { name, type: CREDENTIAL_TYPE, data });
+		await client.request('PATCH', `/credentials/${existing.id}`, {
+			name,
+			type: CREDENTIAL_TYPE,
+			data,
+		});
 		return { id: String(existing.id), name, created: false };
 	}
 	const created = await client.createCredential({ name, type: CREDENTIAL_TYPE, data });
@@ -53,10 +57,15 @@ async function ensureCredential(client, { name, data }) {
  * @param {import('./rest').N8nClient} client @param {any} workflow
  */
 async function ensureWorkflow(client, workflow) {
-	const existing = (await client.listWorkflows()).find((/** @type {any} */ w) => w.name === workflow.name);
+	const existing = (await client.listWorkflows()).find(
+		(/** @type {any} */ w) => w.name === workflow.name,
+	);
 	if (existing) return { ...(await client.getWorkflow(existing.id)), created: false };
 	const { name, nodes, connections, settings } = workflow;
-	return { ...(await client.createWorkflow({ name, nodes, connections, settings })), created: true };
+	return {
+		...(await client.createWorkflow({ name, nodes, connections, settings })),
+		created: true,
+	};
 }
 
 /**
@@ -84,7 +93,8 @@ async function waitForWebhook(url, { timeoutMs = 30_000, live = true } = {}) {
 		const text = await res.text();
 		const registered = res.status !== 404 || /not registered for GET/.test(text);
 		if (registered === live) return;
-		if (Date.now() > deadline) throw new Error(`webhook ${url} did not become ${live ? 'live' : 'inactive'}`);
+		if (Date.now() > deadline)
+			throw new Error(`webhook ${url} did not become ${live ? 'live' : 'inactive'}`);
 		await new Promise((resolve) => setTimeout(resolve, 150));
 	}
 }
@@ -114,10 +124,14 @@ async function waitForExecutions(client, workflowId, predicate, timeoutMs = 30_0
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const { results } = await client.listExecutions({ workflowId, limit: 100 });
-		const finished = results.filter((/** @type {any} */ e) => e.status !== 'running' && e.status !== 'new');
+		const finished = results.filter(
+			(/** @type {any} */ e) => e.status !== 'running' && e.status !== 'new',
+		);
 		if (predicate(finished)) return finished;
 		if (Date.now() > deadline) {
-			throw new Error(`executions of ${workflowId} never matched (have ${finished.length}: ${JSON.stringify(finished.map((/** @type {any} */ e) => e.status))})`);
+			throw new Error(
+				`executions of ${workflowId} never matched (have ${finished.length}: ${JSON.stringify(finished.map((/** @type {any} */ e) => e.status))})`,
+			);
 		}
 		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
@@ -131,7 +145,11 @@ async function waitForExecutions(client, workflowId, predicate, timeoutMs = 30_0
  * @param {object} credentials the nodes' `credentials`
  */
 function orderIntakeSteps(actionType, credentials) {
-	const action = (/** @type {string} */ name, /** @type {number} */ x, /** @type {object} */ parameters) => ({
+	const action = (
+		/** @type {string} */ name,
+		/** @type {number} */ x,
+		/** @type {object} */ parameters,
+	) => ({
 		id: crypto.randomUUID(),
 		name,
 		type: actionType,
@@ -142,7 +160,11 @@ function orderIntakeSteps(actionType, credentials) {
 	});
 	return {
 		nodes: [
-			action('Get Order', 220, { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.order_id }}' } }),
+			action('Get Order', 220, {
+				resource: 'order',
+				operation: 'get',
+				orderId: { __rl: true, mode: 'id', value: '={{ $json.data.order_id }}' },
+			}),
 			action('Mark Processing', 440, {
 				resource: 'order',
 				operation: 'updateStatus',
@@ -162,7 +184,15 @@ function orderIntakeSteps(actionType, credentials) {
  * @param {string} name @param {string} type @param {number} typeVersion @param {object} parameters @param {object} [extra]
  */
 function workflowNode(name, type, typeVersion, parameters, extra = {}) {
-	return { id: crypto.randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
+	return {
+		id: crypto.randomUUID(),
+		name,
+		type,
+		typeVersion,
+		position: [0, 0],
+		parameters,
+		...extra,
+	};
 }
 
 /**
@@ -174,7 +204,8 @@ function chain(nodes) {
 	const connections = {};
 	nodes.forEach((node, i) => {
 		node.position = [220 * i, 0];
-		if (i < nodes.length - 1) connections[node.name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+		if (i < nodes.length - 1)
+			connections[node.name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
 	});
 	return { nodes, connections, settings: { executionOrder: 'v1' } };
 }

@@ -43,17 +43,22 @@ const DEFAULT_LINE = '2';
 
 const CACHE_ROOT =
 	process.env.STOREFRONT_CACHE_DIR ||
-	path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'n8n-nodes-storefront');
+	path.join(
+		process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'),
+		'n8n-nodes-storefront',
+	);
 
 /** @param {string} line */
 function lineDir(line) {
-	if (!(line in LINES)) throw new Error(`unknown n8n line "${line}" (known: ${Object.keys(LINES).join(', ')})`);
+	if (!(line in LINES))
+		throw new Error(`unknown n8n line "${line}" (known: ${Object.keys(LINES).join(', ')})`);
 	return path.join(__dirname, 'lines', line);
 }
 
 /** @param {string} line */
 function pinnedVersion(line) {
-	return JSON.parse(fs.readFileSync(path.join(lineDir(line), 'package.json'), 'utf8')).dependencies.n8n;
+	return JSON.parse(fs.readFileSync(path.join(lineDir(line), 'package.json'), 'utf8')).dependencies
+		.n8n;
 }
 
 /** @param {string} version @param {{min: [number, number], maxMajor?: number}} range */
@@ -92,7 +97,12 @@ function nodeFor(line) {
 		return { version: own, tag: `node${own}-${process.platform}-${process.arch}`, own: true };
 	}
 	const pkg = node24Package();
-	return { version: NODE24, tag: `node${NODE24}-${process.platform}-${process.arch}`, own: false, package: pkg };
+	return {
+		version: NODE24,
+		tag: `node${NODE24}-${process.platform}-${process.arch}`,
+		own: false,
+		package: pkg,
+	};
 }
 
 /** @param {string} line */
@@ -111,10 +121,17 @@ function runtimeKey(line) {
 function describe(line = DEFAULT_LINE) {
 	const node = nodeFor(line);
 	const dir = path.join(CACHE_ROOT, runtimeKey(line));
-	const nodeDir = node.own ? undefined : path.join(CACHE_ROOT, `node-v${node.version}-${process.platform}-${process.arch}`);
+	const nodeDir = node.own
+		? undefined
+		: path.join(CACHE_ROOT, `node-v${node.version}-${process.platform}-${process.arch}`);
 	const nodeBin = node.own
 		? process.execPath
-		: path.join(/** @type {string} */ (nodeDir), 'node_modules', /** @type {string} */ (node.package), process.platform === 'win32' ? 'bin/node.exe' : 'bin/node');
+		: path.join(
+				/** @type {string} */ (nodeDir),
+				'node_modules',
+				/** @type {string} */ (node.package),
+				process.platform === 'win32' ? 'bin/node.exe' : 'bin/node',
+			);
 	return {
 		line,
 		name: LINES[line].name,
@@ -123,7 +140,13 @@ function describe(line = DEFAULT_LINE) {
 		dir,
 		nodeBin,
 		/** Node's headers for node-gyp: the registry package carries them; the machine's Node uses npm's own setting. */
-		nodeHeaders: node.own ? undefined : path.join(/** @type {string} */ (nodeDir), 'node_modules', /** @type {string} */ (node.package)),
+		nodeHeaders: node.own
+			? undefined
+			: path.join(
+					/** @type {string} */ (nodeDir),
+					'node_modules',
+					/** @type {string} */ (node.package),
+				),
 		n8nBin: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
 		stamp: path.join(dir, '.prepared.json'),
 		nodeDir,
@@ -133,13 +156,22 @@ function describe(line = DEFAULT_LINE) {
 
 /** @param {string} cmd @param {string[]} args @param {{cwd: string, env?: NodeJS.ProcessEnv}} o */
 function run(cmd, args, { cwd, env = process.env }) {
-	const r = spawnSync(cmd, args, { cwd, env, stdio: 'inherit', shell: process.platform === 'win32' });
-	if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
+	const r = spawnSync(cmd, args, {
+		cwd,
+		env,
+		stdio: 'inherit',
+		shell: process.platform === 'win32',
+	});
+	if (r.status !== 0)
+		throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal})`);
 }
 
 /** @param {ReturnType<typeof describe>} rt @param {string} name @param {string} [cwd] */
 function loads(rt, name, cwd = rt.dir) {
-	const r = spawnSync(rt.nodeBin, ['-e', `require(${JSON.stringify(name)})`], { cwd, stdio: 'ignore' });
+	const r = spawnSync(rt.nodeBin, ['-e', `require(${JSON.stringify(name)})`], {
+		cwd,
+		stdio: 'ignore',
+	});
 	return r.status === 0;
 }
 
@@ -158,13 +190,17 @@ function verify(rt) {
 	}
 	if (stamp.key !== path.basename(rt.dir)) return `stamp is for ${stamp.key}`;
 	try {
-		const installed = JSON.parse(fs.readFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'));
-		if (installed.version !== rt.version) return `n8n ${installed.version} installed, ${rt.version} pinned`;
+		const installed = JSON.parse(
+			fs.readFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+		);
+		if (installed.version !== rt.version)
+			return `n8n ${installed.version} installed, ${rt.version} pinned`;
 	} catch {
 		return 'n8n is not installed';
 	}
 	if (!fs.existsSync(rt.n8nBin)) return 'n8n bin missing';
-	for (const name of MUST_LOAD) if (!loads(rt, name)) return `${name} does not load under Node ${rt.nodeVersion}`;
+	for (const name of MUST_LOAD)
+		if (!loads(rt, name)) return `${name} does not load under Node ${rt.nodeVersion}`;
 	return '';
 }
 
@@ -176,7 +212,19 @@ function ensureNode(rt, log) {
 	fs.rmSync(partial, { recursive: true, force: true });
 	fs.mkdirSync(partial, { recursive: true });
 	fs.writeFileSync(path.join(partial, 'package.json'), '{"private": true}\n');
-	run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', `${rt.nodePackage}@${rt.nodeVersion}`], { cwd: partial });
+	run(
+		'npm',
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--no-save',
+			'--loglevel=error',
+			`${rt.nodePackage}@${rt.nodeVersion}`,
+		],
+		{ cwd: partial },
+	);
 	fs.rmSync(rt.nodeDir, { recursive: true, force: true });
 	fs.renameSync(partial, rt.nodeDir);
 }
@@ -196,33 +244,53 @@ function pruneOthers(rt, /** @type {(line: string) => void} */ log) {
  * Make `line`'s runtime usable: reuse it when it verifies, (re)install it otherwise.
  * @param {{line?: string, log?: (line: string) => void, force?: boolean}} [o]
  */
-function prepare({ line = DEFAULT_LINE, log = (text) => console.log(`[n8n:prepare] ${text}`), force = false } = {}) {
+function prepare({
+	line = DEFAULT_LINE,
+	log = (text) => console.log(`[n8n:prepare] ${text}`),
+	force = false,
+} = {}) {
 	const started = Date.now();
 	const rt = describe(line);
 	fs.mkdirSync(CACHE_ROOT, { recursive: true });
 	ensureNode(rt, log);
 	const problem = force ? 'forced' : verify(rt);
 	if (!problem) {
-		log(`${rt.name}: n8n ${rt.version} on Node ${rt.nodeVersion}, verified (${path.basename(rt.dir)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+		log(
+			`${rt.name}: n8n ${rt.version} on Node ${rt.nodeVersion}, verified (${path.basename(rt.dir)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+		);
 		return { ...rt, reused: true, seconds: (Date.now() - started) / 1000 };
 	}
-	log(`${rt.name}: preparing n8n ${rt.version} on Node ${rt.nodeVersion} (${problem}); several minutes…`);
+	log(
+		`${rt.name}: preparing n8n ${rt.version} on Node ${rt.nodeVersion} (${problem}); several minutes…`,
+	);
 	const partial = `${rt.dir}.partial-${process.pid}`;
 	fs.rmSync(partial, { recursive: true, force: true });
 	fs.mkdirSync(partial, { recursive: true });
-	for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(lineDir(line), file), path.join(partial, file));
+	for (const file of ['package.json', 'package-lock.json'])
+		fs.copyFileSync(path.join(lineDir(line), file), path.join(partial, file));
 	let t = Date.now();
 	// n8n's own install scripts are not needed, and a few try to download prebuilt binaries from the internet.
-	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: partial });
+	run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: partial,
+	});
 	log(`installed in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 	for (const name of NATIVE) {
 		t = Date.now();
 		log(`building ${name} for Node ${rt.nodeVersion} (node-gyp, a few minutes)…`);
 		/** @type {NodeJS.ProcessEnv} */
-		const env = { ...process.env, PATH: `${path.dirname(rt.nodeBin)}${path.delimiter}${process.env.PATH}`, CFLAGS: '-w' };
+		const env = {
+			...process.env,
+			PATH: `${path.dirname(rt.nodeBin)}${path.delimiter}${process.env.PATH}`,
+			CFLAGS: '-w',
+		};
 		if (rt.nodeHeaders) env.npm_config_nodedir = rt.nodeHeaders;
-		run('npm', ['rebuild', name, '--ignore-scripts=false', '--foreground-scripts', '--loglevel=error'], { cwd: partial, env });
-		if (!loads(rt, name, partial)) throw new Error(`${name} still does not load under ${rt.nodeBin}`);
+		run(
+			'npm',
+			['rebuild', name, '--ignore-scripts=false', '--foreground-scripts', '--loglevel=error'],
+			{ cwd: partial, env },
+		);
+		if (!loads(rt, name, partial))
+			throw new Error(`${name} still does not load under ${rt.nodeBin}`);
 		log(`${name} built in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 	}
 	const key = path.basename(rt.dir);
@@ -254,12 +322,25 @@ function resolveRuntime(line = DEFAULT_LINE) {
 	if (known) return known;
 	const rt = describe(line);
 	const problem = verify(rt);
-	if (problem) throw new Error(`${rt.name} runtime is not ready (${problem}): run \`npm run n8n:prepare -- --line ${line}\` first.`);
+	if (problem)
+		throw new Error(
+			`${rt.name} runtime is not ready (${problem}): run \`npm run n8n:prepare -- --line ${line}\` first.`,
+		);
 	verified.set(line, rt);
 	return rt;
 }
 
-module.exports = { LINES, DEFAULT_LINE, CACHE_ROOT, describe, prepare, resolveRuntime, verify, nodeFits, node24Package };
+module.exports = {
+	LINES,
+	DEFAULT_LINE,
+	CACHE_ROOT,
+	describe,
+	prepare,
+	resolveRuntime,
+	verify,
+	nodeFits,
+	node24Package,
+};
 
 if (require.main === module) {
 	const args = process.argv.slice(2);

@@ -84,7 +84,8 @@ function cpuSeconds(pid, { tree = false } = {}) {
 		const f = statFields(p);
 		if (!f) return 0;
 		// utime, stime = fields 14, 15; cutime, cstime = 16, 17.
-		const ticks = Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0);
+		const ticks =
+			Number(f[11]) + Number(f[12]) + (withChildren ? Number(f[13]) + Number(f[14]) : 0);
 		return ticks / TICKS_PER_SECOND;
 	};
 	let total = own(pid, tree);
@@ -95,7 +96,9 @@ function cpuSeconds(pid, { tree = false } = {}) {
 /** A line of /proc/<pid>/status in kB (VmRSS, VmHWM, …), or undefined. @param {number} pid @param {string} key */
 function statusKb(pid, key) {
 	try {
-		const match = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'));
+		const match = fs
+			.readFileSync(`/proc/${pid}/status`, 'utf8')
+			.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'));
 		return match ? Number(match[1]) : undefined;
 	} catch {
 		return undefined;
@@ -106,7 +109,10 @@ function statusKb(pid, key) {
 function rssMiB(pid) {
 	const now = statusKb(pid, 'VmRSS');
 	const peak = statusKb(pid, 'VmHWM');
-	return { now: now === undefined ? NaN : now / 1024, peak: peak === undefined ? NaN : peak / 1024 };
+	return {
+		now: now === undefined ? NaN : now / 1024,
+		peak: peak === undefined ? NaN : peak / 1024,
+	};
 }
 
 /** Reset a process's peak-RSS mark (VmHWM) to its current RSS: needs to own the process or be root. @param {number} pid */
@@ -115,7 +121,10 @@ function resetPeakRss(pid) {
 }
 
 /** Send `signal` to the process `who` if it is still that process; true when it was sent. */
-function signalIfAlive(/** @type {{pid: number, start: string}} */ who, /** @type {NodeJS.Signals} */ signal) {
+function signalIfAlive(
+	/** @type {{pid: number, start: string}} */ who,
+	/** @type {NodeJS.Signals} */ signal,
+) {
 	if (!isAlive(who)) return false;
 	try {
 		process.kill(who.pid, signal);
@@ -126,7 +135,10 @@ function signalIfAlive(/** @type {{pid: number, start: string}} */ who, /** @typ
 }
 
 /** Wait until none of `list` is alive, up to `timeoutMs`; resolves to those still alive. */
-async function waitGone(/** @type {Array<{pid: number, start: string}>} */ list, timeoutMs = 10_000) {
+async function waitGone(
+	/** @type {Array<{pid: number, start: string}>} */ list,
+	timeoutMs = 10_000,
+) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const alive = list.filter(isAlive);
@@ -135,4 +147,15 @@ async function waitGone(/** @type {Array<{pid: number, start: string}>} */ list,
 	}
 }
 
-module.exports = { TICKS_PER_SECOND, identity, isAlive, parents, descendants, cpuSeconds, rssMiB, resetPeakRss, signalIfAlive, waitGone };
+module.exports = {
+	TICKS_PER_SECOND,
+	identity,
+	isAlive,
+	parents,
+	descendants,
+	cpuSeconds,
+	rssMiB,
+	resetPeakRss,
+	signalIfAlive,
+	waitGone,
+};

@@ -29,7 +29,8 @@ const proc = require('./proc');
 const POSTGRES_MAJOR = 15;
 const DB_NAME = 'n8n';
 const DB_USER = 'n8n';
-const INSTALL_HINT = 'install them with `apt-get install -y postgresql redis-server` (Debian/Ubuntu)';
+const INSTALL_HINT =
+	'install them with `apt-get install -y postgresql redis-server` (Debian/Ubuntu)';
 
 // ---------------------------------------------------------------------------------------------------- helpers
 
@@ -38,7 +39,9 @@ function run(cmd, args, { env = process.env } = {}) {
 	const r = spawnSync(cmd, args, { env, encoding: 'utf8' });
 	if (r.status !== 0) {
 		const output = `${r.stdout || ''}${r.stderr || ''}`.trim().slice(-2000);
-		throw new Error(`${path.basename(cmd)} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})${output ? `:\n${output}` : ''}`);
+		throw new Error(
+			`${path.basename(cmd)} ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`})${output ? `:\n${output}` : ''}`,
+		);
 	}
 	return r.stdout;
 }
@@ -46,17 +49,26 @@ function run(cmd, args, { env = process.env } = {}) {
 /** Postgres's server binaries: Debian's /usr/lib/postgresql/<major>/bin, 15 preferred. */
 function postgresBinDir() {
 	const root = '/usr/lib/postgresql';
-	const majors = fs.existsSync(root) ? fs.readdirSync(root).map(Number).filter((n) => n >= POSTGRES_MAJOR) : [];
+	const majors = fs.existsSync(root)
+		? fs
+				.readdirSync(root)
+				.map(Number)
+				.filter((n) => n >= POSTGRES_MAJOR)
+		: [];
 	majors.sort((a, b) => (a === POSTGRES_MAJOR ? -1 : b === POSTGRES_MAJOR ? 1 : b - a));
 	for (const major of majors) {
 		const dir = path.join(root, String(major), 'bin');
 		if (fs.existsSync(path.join(dir, 'pg_ctl'))) return dir;
 	}
-	throw new Error(`Postgres ${POSTGRES_MAJOR} or newer is not installed (no ${root}/<version>/bin/pg_ctl): ${INSTALL_HINT}.`);
+	throw new Error(
+		`Postgres ${POSTGRES_MAJOR} or newer is not installed (no ${root}/<version>/bin/pg_ctl): ${INSTALL_HINT}.`,
+	);
 }
 
 function redisServerBin() {
-	for (const dir of (process.env.PATH || '/usr/bin:/bin').split(path.delimiter).concat('/usr/bin', '/usr/sbin')) {
+	for (const dir of (process.env.PATH || '/usr/bin:/bin')
+		.split(path.delimiter)
+		.concat('/usr/bin', '/usr/sbin')) {
 		const file = path.join(dir, 'redis-server');
 		if (fs.existsSync(file)) return file;
 	}
@@ -119,7 +131,8 @@ function postgresDataDir(dir, owner) {
 	const inside = path.join(dir, 'postgres');
 	if (!owner) return inside;
 	const stat = fs.statSync(dir);
-	if (stat.uid === process.getuid?.() && (stat.mode & 0o011) !== 0o011) fs.chmodSync(dir, stat.mode | 0o011);
+	if (stat.uid === process.getuid?.() && (stat.mode & 0o011) !== 0o011)
+		fs.chmodSync(dir, stat.mode | 0o011);
 	if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', dir]).status === 0) return inside;
 	const key = crypto.createHash('sha256').update(dir).digest('hex').slice(0, 12);
 	return path.join(os.tmpdir(), `n8n-nodes-storefront-postgres-${key}`);
@@ -142,18 +155,62 @@ async function startPostgres({ dir, port }) {
 		fs.rmSync(dataDir, { recursive: true, force: true });
 		fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 		chown(dataDir);
-		run(...asPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-U', DB_USER, '--auth=trust', '-E', 'UTF8', '--no-sync']));
+		run(
+			...asPostgres(path.join(bin, 'initdb'), [
+				'-D',
+				dataDir,
+				'-U',
+				DB_USER,
+				'--auth=trust',
+				'-E',
+				'UTF8',
+				'--no-sync',
+			]),
+		);
 		fs.appendFileSync(
 			path.join(dataDir, 'postgresql.conf'),
 			"\n# dev/n8n/queue.js: TCP on 127.0.0.1 only (the port is given at start), no Unix socket\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n",
 		);
 	}
-	run(...asPostgres(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-l', logFile, '-o', `-p ${port}`, '-w', '-t', '60', 'start']));
+	run(
+		...asPostgres(path.join(bin, 'pg_ctl'), [
+			'-D',
+			dataDir,
+			'-l',
+			logFile,
+			'-o',
+			`-p ${port}`,
+			'-w',
+			'-t',
+			'60',
+			'start',
+		]),
+	);
 	const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
 	const who = proc.identity(pid);
 	if (!who) throw new Error(`Postgres started but its pid ${pid} is gone; see ${logFile}`);
-	const exists = run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', DB_USER, '-d', 'postgres', '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`]);
-	if (exists.trim() !== '1') run(path.join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', DB_USER, DB_NAME]);
+	const exists = run(path.join(bin, 'psql'), [
+		'-h',
+		'127.0.0.1',
+		'-p',
+		String(port),
+		'-U',
+		DB_USER,
+		'-d',
+		'postgres',
+		'-tAc',
+		`SELECT 1 FROM pg_database WHERE datname = '${DB_NAME}'`,
+	]);
+	if (exists.trim() !== '1')
+		run(path.join(bin, 'createdb'), [
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(port),
+			'-U',
+			DB_USER,
+			DB_NAME,
+		]);
 	return {
 		port,
 		who,
@@ -163,7 +220,19 @@ async function startPostgres({ dir, port }) {
 		/** pg_ctl's fast shutdown (ends sessions, no recovery needed), then signals when it does not finish. */
 		async stop() {
 			if (!proc.isAlive(who)) return;
-			const r = spawnSync(...asPostgres(path.join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', '-t', '20', 'stop']), { encoding: 'utf8' });
+			const r = spawnSync(
+				...asPostgres(path.join(bin, 'pg_ctl'), [
+					'-D',
+					dataDir,
+					'-m',
+					'fast',
+					'-w',
+					'-t',
+					'20',
+					'stop',
+				]),
+				{ encoding: 'utf8' },
+			);
 			if (r.status === 0 && !proc.isAlive(who)) return;
 			await stopByPid({ name: 'postgres', kind: 'postgres', ...who });
 		},
@@ -180,7 +249,20 @@ async function startPostgres({ dir, port }) {
 async function startRedis({ dir, port }) {
 	const logFile = path.join(dir, 'redis.log');
 	const fd = fs.openSync(logFile, 'a');
-	const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir];
+	const args = [
+		'--port',
+		String(port),
+		'--bind',
+		'127.0.0.1',
+		'--save',
+		'',
+		'--appendonly',
+		'no',
+		'--daemonize',
+		'no',
+		'--dir',
+		dir,
+	];
 	const child = spawn(redisServerBin(), args, { detached: true, stdio: ['ignore', fd, fd] });
 	fs.closeSync(fd);
 	child.unref();
@@ -194,8 +276,16 @@ async function startRedis({ dir, port }) {
 		}
 		await sleep(100);
 	}
-	const version = (spawnSync(redisServerBin(), ['--version'], { encoding: 'utf8' }).stdout.match(/v=(\S+)/) || [])[1];
-	return { port, who, logFile, version, stop: () => stopByPid({ name: 'redis', kind: 'redis', ...who }) };
+	const version = (spawnSync(redisServerBin(), ['--version'], { encoding: 'utf8' }).stdout.match(
+		/v=(\S+)/,
+	) || [])[1];
+	return {
+		port,
+		who,
+		logFile,
+		version,
+		stop: () => stopByPid({ name: 'redis', kind: 'redis', ...who }),
+	};
 }
 
 // ---------------------------------------------------------------------------------------------------- stopping
@@ -236,7 +326,9 @@ async function stopByPid(who, { graceMs = STOP[who.kind].graceMs } = {}) {
  * @param {Recorded[]} list @param {{n8nGraceMs?: number}} [o]
  */
 async function stopInOrder(list, { n8nGraceMs } = {}) {
-	await Promise.all(list.filter((p) => p.kind === 'n8n').map((p) => stopByPid(p, { graceMs: n8nGraceMs })));
+	await Promise.all(
+		list.filter((p) => p.kind === 'n8n').map((p) => stopByPid(p, { graceMs: n8nGraceMs })),
+	);
 	await Promise.all(list.filter((p) => p.kind !== 'n8n').map((p) => stopByPid(p)));
 }
 
@@ -254,7 +346,10 @@ function writeRecord(file, data) {
 /** Start the watchdog for the record `file`, detached (a Ctrl-C does not reach it). @param {string} file @param {string} logFile */
 function startWatchdog(file, logFile) {
 	const fd = fs.openSync(logFile, 'a');
-	const child = spawn(process.execPath, [__filename, '--watchdog', file], { detached: true, stdio: ['ignore', fd, fd] });
+	const child = spawn(process.execPath, [__filename, '--watchdog', file], {
+		detached: true,
+		stdio: ['ignore', fd, fd],
+	});
 	fs.closeSync(fd);
 	child.unref();
 	const who = child.pid === undefined ? undefined : proc.identity(child.pid);
@@ -283,7 +378,9 @@ async function watchdog(file) {
 		if (proc.isAlive(record.parent)) continue;
 		const left = record.processes.filter(proc.isAlive);
 		if (left.length) {
-			console.log(`${new Date().toISOString()} parent ${record.parent.pid} is gone; stopping ${left.map((p) => `${p.name} (${p.pid})`).join(', ')}`);
+			console.log(
+				`${new Date().toISOString()} parent ${record.parent.pid} is gone; stopping ${left.map((p) => `${p.name} (${p.pid})`).join(', ')}`,
+			);
 			// n8n's output went to the process that is gone, so its graceful shutdown cannot even log: 10 s is plenty.
 			await stopInOrder(left, { n8nGraceMs: 10_000 });
 			writeRecord(file, { ...record, processes: [] });
@@ -345,7 +442,9 @@ async function startQueue(o) {
 		recorded.length = 0;
 		record();
 		await stopByPid(watch);
-		log(`stopped ${n8n.map((p) => p.name).join(', ')}${postgres ? ', postgres' : ''}${redis ? ', redis' : ''}`);
+		log(
+			`stopped ${n8n.map((p) => p.name).join(', ')}${postgres ? ', postgres' : ''}${redis ? ', redis' : ''}`,
+		);
 	};
 
 	try {
@@ -369,10 +468,16 @@ async function startQueue(o) {
 		if (rd.status === 'rejected') throw rd.reason;
 		const db = pg.value;
 		const queue = rd.value;
-		log(`postgres ${db.version.replace(/^postgres \(PostgreSQL\) /, '')} on 127.0.0.1:${db.port} and redis ${queue.version} on 127.0.0.1:${queue.port} ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+		log(
+			`postgres ${db.version.replace(/^postgres \(PostgreSQL\) /, '')} on 127.0.0.1:${db.port} and redis ${queue.version} on 127.0.0.1:${queue.port} ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+		);
 
 		const keyFile = path.join(dir, 'encryption-key');
-		const encryptionKey = o.encryptionKey || (fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : crypto.randomBytes(24).toString('base64url'));
+		const encryptionKey =
+			o.encryptionKey ||
+			(fs.existsSync(keyFile)
+				? fs.readFileSync(keyFile, 'utf8').trim()
+				: crypto.randomBytes(24).toString('base64url'));
 		fs.writeFileSync(keyFile, `${encryptionKey}\n`, { mode: 0o600 });
 
 		const mainPort = o.mainPort || (await freePort());
@@ -418,7 +523,9 @@ async function startQueue(o) {
 			const who = p.child.pid === undefined ? undefined : proc.identity(p.child.pid);
 			if (who) recorded.push({ name, kind: 'n8n', ...who });
 			record();
-			log(`${name.padEnd(9)} n8n ${command}${extra.args ? ` ${extra.args.join(' ')}` : ''} ready at ${p.url} in ${(p.startupMs / 1000).toFixed(1)} s (pid ${p.child.pid})`);
+			log(
+				`${name.padEnd(9)} n8n ${command}${extra.args ? ` ${extra.args.join(' ')}` : ''} ready at ${p.url} in ${(p.startupMs / 1000).toFixed(1)} s (pid ${p.child.pid})`,
+			);
 			return p;
 		};
 
@@ -430,7 +537,12 @@ async function startQueue(o) {
 		});
 		const rest = await Promise.all([
 			...webhookPorts.map((port, i) =>
-				start(`webhook-${i + 1}`, 'webhook', { port, logLevel: o.logLevel, env: shared, readyPaths: ['/healthz/readiness'] }),
+				start(`webhook-${i + 1}`, 'webhook', {
+					port,
+					logLevel: o.logLevel,
+					env: shared,
+					readyPaths: ['/healthz/readiness'],
+				}),
 			),
 			...Array.from({ length: workers }, async (_, i) => {
 				// A worker serves only its health endpoints, on QUEUE_HEALTH_CHECK_PORT: that is its "port" here.
@@ -440,7 +552,12 @@ async function startQueue(o) {
 					args: [`--concurrency=${concurrency}`],
 					// "Worker started execution <id>" is an info line: the record of which worker ran what.
 					logLevel: o.workerLogLevel || 'info',
-					env: { ...shared, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
+					env: {
+						...shared,
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					},
 					readyPaths: ['/healthz/readiness'],
 				});
 			}),
@@ -464,7 +581,11 @@ async function startQueue(o) {
 			/** Every process of the topology with its pid (n8n's include their task runners when asked for CPU). */
 			processes() {
 				return [
-					...n8n.map((p) => ({ name: p.name, kind: 'n8n', pid: /** @type {number} */ (p.child.pid) })),
+					...n8n.map((p) => ({
+						name: p.name,
+						kind: 'n8n',
+						pid: /** @type {number} */ (p.child.pid),
+					})),
 					{ name: 'postgres', kind: 'postgres', pid: db.who.pid },
 					{ name: 'redis', kind: 'redis', pid: queue.who.pid },
 				];
@@ -475,7 +596,9 @@ async function startQueue(o) {
 				const byWorker = {};
 				for (const worker of workerProcesses) {
 					const text = fs.readFileSync(path.join(dir, `${worker.name}.log`), 'utf8');
-					byWorker[worker.name] = [...text.matchAll(/Worker started execution (\d+)/g)].map((m) => m[1]);
+					byWorker[worker.name] = [...text.matchAll(/Worker started execution (\d+)/g)].map(
+						(m) => m[1],
+					);
 				}
 				return byWorker;
 			},
@@ -487,7 +610,15 @@ async function startQueue(o) {
 	}
 }
 
-module.exports = { POSTGRES_MAJOR, startQueue, startPostgres, startRedis, postgresBinDir, redisServerBin, freePort };
+module.exports = {
+	POSTGRES_MAJOR,
+	startQueue,
+	startPostgres,
+	startRedis,
+	postgresBinDir,
+	redisServerBin,
+	freePort,
+};
 
 if (require.main === module) {
 	const args = process.argv.slice(2);
@@ -499,9 +630,16 @@ if (require.main === module) {
 			return at >= 0 ? Number(args[at + 1]) : fallback;
 		};
 		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storefront-queue-'));
-		startQueue({ dir, webhooks: option('webhooks', 1), workers: option('workers', 2), log: (line) => console.log(line) }).then(
+		startQueue({
+			dir,
+			webhooks: option('webhooks', 1),
+			workers: option('workers', 2),
+			log: (line) => console.log(line),
+		}).then(
 			(topology) => {
-				console.log(`queue mode up in ${(topology.startupMs / 1000).toFixed(1)} s: editor ${topology.url}, webhooks ${topology.webhookUrl}; state in ${dir}. Ctrl-C stops it.`);
+				console.log(
+					`queue mode up in ${(topology.startupMs / 1000).toFixed(1)} s: editor ${topology.url}, webhooks ${topology.webhookUrl}; state in ${dir}. Ctrl-C stops it.`,
+				);
 				let stopping = false;
 				const end = () => {
 					if (stopping) return;

@@ -37,14 +37,22 @@ const REGISTRY_URL = 'https://registry.npmjs.org';
 const REGISTRY_HOST = new URL(REGISTRY_URL).hostname;
 /** n8n's ban check (checkNpmPackageStatus) posts here; it fails open, so it is refused at once rather than left to time out. */
 const BAN_CHECK_HOST = 'api.n8n.io';
-const PUBLISHER = { name: 'storefront-ci', password: 'storefront-ci-password', email: 'ci@storefront.example' };
+const PUBLISHER = {
+	name: 'storefront-ci',
+	password: 'storefront-ci-password',
+	email: 'ci@storefront.example',
+};
 
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether this process may create mount namespaces and listen on port 443 (both need root here). */
 function canRedirect() {
-	return typeof process.getuid === 'function' && process.getuid() === 0 && fs.existsSync('/usr/bin/unshare');
+	return (
+		typeof process.getuid === 'function' &&
+		process.getuid() === 0 &&
+		fs.existsSync('/usr/bin/unshare')
+	);
 }
 
 /**
@@ -53,13 +61,65 @@ function canRedirect() {
  */
 function makeCertificates(dir) {
 	const file = (/** @type {string} */ name) => path.join(dir, name);
-	const openssl = (/** @type {string[]} */ args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-	openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2',
-		'-subj', '/CN=n8n-nodes-storefront test registry CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-	openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', `/CN=${REGISTRY_HOST}`]);
-	fs.writeFileSync(file('server.ext'), `subjectAltName=DNS:${REGISTRY_HOST}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`);
-	openssl(['x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.pem'), '-days', '2', '-extfile', file('server.ext')]);
-	return { caFile: file('ca.pem'), key: fs.readFileSync(file('server.key')), cert: fs.readFileSync(file('server.pem')) };
+	const openssl = (/** @type {string[]} */ args) =>
+		execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+	openssl([
+		'req',
+		'-x509',
+		'-newkey',
+		'rsa:2048',
+		'-nodes',
+		'-keyout',
+		file('ca.key'),
+		'-out',
+		file('ca.pem'),
+		'-days',
+		'2',
+		'-subj',
+		'/CN=n8n-nodes-storefront test registry CA',
+		'-addext',
+		'basicConstraints=critical,CA:TRUE',
+		'-addext',
+		'keyUsage=critical,keyCertSign,cRLSign',
+	]);
+	openssl([
+		'req',
+		'-newkey',
+		'rsa:2048',
+		'-nodes',
+		'-keyout',
+		file('server.key'),
+		'-out',
+		file('server.csr'),
+		'-subj',
+		`/CN=${REGISTRY_HOST}`,
+	]);
+	fs.writeFileSync(
+		file('server.ext'),
+		`subjectAltName=DNS:${REGISTRY_HOST}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n`,
+	);
+	openssl([
+		'x509',
+		'-req',
+		'-in',
+		file('server.csr'),
+		'-CA',
+		file('ca.pem'),
+		'-CAkey',
+		file('ca.key'),
+		'-CAcreateserial',
+		'-out',
+		file('server.pem'),
+		'-days',
+		'2',
+		'-extfile',
+		file('server.ext'),
+	]);
+	return {
+		caFile: file('ca.pem'),
+		key: fs.readFileSync(file('server.key')),
+		cert: fs.readFileSync(file('server.pem')),
+	};
 }
 
 /** verdaccio's pinned install (package.json and lockfile; it needs an npm override the published package may not carry). */
@@ -73,15 +133,22 @@ const VERDACCIO_DIR = path.join(__dirname, 'verdaccio');
 function ensureVerdaccio(log = () => {}) {
 	const lock = fs.readFileSync(path.join(VERDACCIO_DIR, 'package-lock.json'));
 	const version = JSON.parse(lock.toString('utf8')).packages['node_modules/verdaccio'].version;
-	const dir = path.join(CACHE_ROOT, `verdaccio-${version}-${crypto.createHash('sha256').update(lock).digest('hex').slice(0, 12)}`);
+	const dir = path.join(
+		CACHE_ROOT,
+		`verdaccio-${version}-${crypto.createHash('sha256').update(lock).digest('hex').slice(0, 12)}`,
+	);
 	const bin = path.join(dir, 'node_modules', 'verdaccio', 'bin', 'verdaccio');
 	if (fs.existsSync(path.join(dir, '.prepared'))) return bin;
 	log(`installing verdaccio ${version} into ${dir}`);
 	const partial = `${dir}.partial-${process.pid}`;
 	fs.rmSync(partial, { recursive: true, force: true });
 	fs.mkdirSync(partial, { recursive: true });
-	for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(VERDACCIO_DIR, file), path.join(partial, file));
-	execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: partial, stdio: ['ignore', 'pipe', 'pipe'] });
+	for (const file of ['package.json', 'package-lock.json'])
+		fs.copyFileSync(path.join(VERDACCIO_DIR, file), path.join(partial, file));
+	execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+		cwd: partial,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	fs.writeFileSync(path.join(partial, '.prepared'), `${new Date().toISOString()}\n`);
 	fs.rmSync(dir, { recursive: true, force: true });
 	fs.renameSync(partial, dir);
@@ -118,12 +185,20 @@ async function startVerdaccio({ dir, nodeBin }) {
 	);
 	const logFile = path.join(dir, 'verdaccio.log');
 	const out = fs.openSync(logFile, 'a');
-	const child = spawn(nodeBin, [verdaccioBin, '--config', config, '--listen', `http://127.0.0.1:${port}`], {
-		cwd: dir,
-		// Tarball addresses in the metadata it serves name the public registry, which is where n8n fetches them from.
-		env: { PATH: `${path.dirname(nodeBin)}:${process.env.PATH}`, HOME: dir, VERDACCIO_PUBLIC_URL: `${REGISTRY_URL}/` },
-		stdio: ['ignore', out, out],
-	});
+	const child = spawn(
+		nodeBin,
+		[verdaccioBin, '--config', config, '--listen', `http://127.0.0.1:${port}`],
+		{
+			cwd: dir,
+			// Tarball addresses in the metadata it serves name the public registry, which is where n8n fetches them from.
+			env: {
+				PATH: `${path.dirname(nodeBin)}:${process.env.PATH}`,
+				HOME: dir,
+				VERDACCIO_PUBLIC_URL: `${REGISTRY_URL}/`,
+			},
+			stdio: ['ignore', out, out],
+		},
+	);
 	fs.closeSync(out);
 	const who = child.pid === undefined ? undefined : proc.identity(child.pid);
 	// Never left behind when the process that started it ends without stopping it (a crashed test run).
@@ -132,17 +207,23 @@ async function startVerdaccio({ dir, nodeBin }) {
 	const url = `http://127.0.0.1:${port}`;
 	const stop = async () => {
 		process.removeListener('exit', killOnExit);
-		if (who && proc.signalIfAlive(who, 'SIGTERM') && (await proc.waitGone([who], 5000)).length) proc.signalIfAlive(who, 'SIGKILL');
+		if (who && proc.signalIfAlive(who, 'SIGTERM') && (await proc.waitGone([who], 5000)).length)
+			proc.signalIfAlive(who, 'SIGKILL');
 	};
 	const deadline = Date.now() + 60_000;
 	for (;;) {
-		if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+		if (child.exitCode !== null)
+			throw new Error(
+				`verdaccio exited with ${child.exitCode}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
+			);
 		try {
 			if ((await fetch(`${url}/-/ping`)).ok) break;
 		} catch {}
 		if (Date.now() > deadline) {
 			await stop();
-			throw new Error(`verdaccio not ready at ${url}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+			throw new Error(
+				`verdaccio not ready at ${url}: ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
+			);
 		}
 		await sleep(200);
 	}
@@ -163,15 +244,33 @@ function startFront({ address, key, cert, target }) {
 	const to = new URL(target);
 	const server = https.createServer({ key, cert }, (req, res) => {
 		const upstream = http.request(
-			{ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-proto': 'https' } },
+			{
+				host: to.hostname,
+				port: to.port,
+				method: req.method,
+				path: req.url,
+				headers: { ...req.headers, 'x-forwarded-proto': 'https' },
+			},
 			(answer) => {
-				requests.push({ at: Date.now(), method: String(req.method), path: String(req.url), status: answer.statusCode || 0, userAgent: String(req.headers['user-agent'] || '') });
+				requests.push({
+					at: Date.now(),
+					method: String(req.method),
+					path: String(req.url),
+					status: answer.statusCode || 0,
+					userAgent: String(req.headers['user-agent'] || ''),
+				});
 				res.writeHead(answer.statusCode || 502, answer.headers);
 				answer.pipe(res);
 			},
 		);
 		upstream.on('error', (error) => {
-			requests.push({ at: Date.now(), method: String(req.method), path: String(req.url), status: 502, userAgent: String(req.headers['user-agent'] || '') });
+			requests.push({
+				at: Date.now(),
+				method: String(req.method),
+				path: String(req.url),
+				status: 502,
+				userAgent: String(req.headers['user-agent'] || ''),
+			});
 			res.writeHead(502, { 'content-type': 'text/plain' });
 			res.end(`registry front: ${error.message}`);
 		});
@@ -214,7 +313,10 @@ async function frontAddress() {
  * @param {{dir: string, line?: string}} o
  */
 async function startRegistry({ dir, line }) {
-	if (!canRedirect()) throw new Error('the local registry needs root (unshare --mount for each n8n process, and port 443 on loopback)');
+	if (!canRedirect())
+		throw new Error(
+			'the local registry needs root (unshare --mount for each n8n process, and port 443 on loopback)',
+		);
 	fs.mkdirSync(dir, { recursive: true });
 	const { nodeBin } = resolveRuntime(line);
 	const certs = makeCertificates(dir);
@@ -225,7 +327,10 @@ async function startRegistry({ dir, line }) {
 		const address = await frontAddress();
 		front = await startFront({ address, key: certs.key, cert: certs.cert, target: verdaccio.url });
 		const hostsFile = path.join(dir, 'hosts');
-		fs.writeFileSync(hostsFile, `${fs.readFileSync('/etc/hosts', 'utf8').trimEnd()}\n# n8n-nodes-storefront tests: the local registry\n${address} ${REGISTRY_HOST}\n127.0.0.1 ${BAN_CHECK_HOST}\n`);
+		fs.writeFileSync(
+			hostsFile,
+			`${fs.readFileSync('/etc/hosts', 'utf8').trimEnd()}\n# n8n-nodes-storefront tests: the local registry\n${address} ${REGISTRY_HOST}\n127.0.0.1 ${BAN_CHECK_HOST}\n`,
+		);
 		const npmrc = path.join(dir, 'npmrc');
 		fs.writeFileSync(npmrc, '');
 		const token = await register(verdaccio.url);
@@ -259,7 +364,18 @@ async function startRegistry({ dir, line }) {
 			command(file, args) {
 				return {
 					file: 'unshare',
-					args: ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', hostsFile, file, ...args],
+					args: [
+						'--mount',
+						'--propagation',
+						'private',
+						'--',
+						'/bin/sh',
+						'-c',
+						'mount --bind "$0" /etc/hosts && exec "$@"',
+						hostsFile,
+						file,
+						...args,
+					],
 				};
 			},
 			/**
@@ -269,11 +385,26 @@ async function startRegistry({ dir, line }) {
 			 * @param {string} tarball
 			 */
 			publish(tarball) {
-				execFileSync('npm', ['publish', tarball, '--provenance=false', `--registry=${verdaccio.url}/`, `--//${new URL(verdaccio.url).host}/:_authToken=${token}`], {
-					cwd: dir,
-					env: { ...process.env, npm_config_userconfig: npmrc, npm_config_cache: path.join(dir, 'publish-cache'), npm_config_update_notifier: 'false' },
-					stdio: ['ignore', 'pipe', 'pipe'],
-				});
+				execFileSync(
+					'npm',
+					[
+						'publish',
+						tarball,
+						'--provenance=false',
+						`--registry=${verdaccio.url}/`,
+						`--//${new URL(verdaccio.url).host}/:_authToken=${token}`,
+					],
+					{
+						cwd: dir,
+						env: {
+							...process.env,
+							npm_config_userconfig: npmrc,
+							npm_config_cache: path.join(dir, 'publish-cache'),
+							npm_config_update_notifier: 'false',
+						},
+						stdio: ['ignore', 'pipe', 'pipe'],
+					},
+				);
 			},
 			async stop() {
 				await started.stop();
@@ -292,11 +423,28 @@ async function register(url) {
 	const res = await fetch(`${url}/-/user/org.couchdb.user:${PUBLISHER.name}`, {
 		method: 'PUT',
 		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ _id: `org.couchdb.user:${PUBLISHER.name}`, name: PUBLISHER.name, password: PUBLISHER.password, email: PUBLISHER.email, type: 'user', roles: [] }),
+		body: JSON.stringify({
+			_id: `org.couchdb.user:${PUBLISHER.name}`,
+			name: PUBLISHER.name,
+			password: PUBLISHER.password,
+			email: PUBLISHER.email,
+			type: 'user',
+			roles: [],
+		}),
 	});
 	const body = /** @type {any} */ (await res.json().catch(() => ({})));
-	if (!res.ok || !body.token) throw new Error(`registering the publisher on the local registry → ${res.status} ${JSON.stringify(body)}`);
+	if (!res.ok || !body.token)
+		throw new Error(
+			`registering the publisher on the local registry → ${res.status} ${JSON.stringify(body)}`,
+		);
 	return String(body.token);
 }
 
-module.exports = { REGISTRY_URL, REGISTRY_HOST, BAN_CHECK_HOST, canRedirect, ensureVerdaccio, startRegistry };
+module.exports = {
+	REGISTRY_URL,
+	REGISTRY_HOST,
+	BAN_CHECK_HOST,
+	canRedirect,
+	ensureVerdaccio,
+	startRegistry,
+};

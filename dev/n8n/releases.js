@@ -19,9 +19,15 @@ const NODE_FILE = 'dist/nodes/Storefront/Storefront.node.js';
 
 /** @param {string[]} args @param {string} cwd */
 const npm = (args, cwd) =>
-	execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } }).trim();
+	execFileSync('npm', args, {
+		cwd,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { ...process.env, npm_config_update_notifier: 'false' },
+	}).trim();
 /** @param {string[]} args @param {string} cwd */
-const git = (args, cwd) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (args, cwd) =>
+	execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /**
  * `npm pack` of `dir` into `outDir`; the tarball's path.
@@ -40,7 +46,8 @@ function pack(dir, outDir) {
 function buildReleases(outDir) {
 	fs.mkdirSync(outDir, { recursive: true });
 	const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-	if (!fs.existsSync(path.join(ROOT, NODE_FILE))) throw new Error(`${NODE_FILE} is missing: run \`npm run build\` first`);
+	if (!fs.existsSync(path.join(ROOT, NODE_FILE)))
+		throw new Error(`${NODE_FILE} is missing: run \`npm run build\` first`);
 	const currentTarball = pack(ROOT, outDir);
 
 	// The next release: the packed files in a repository of their own, one visible change, then the release script.
@@ -65,7 +72,13 @@ function buildReleases(outDir) {
 	fs.writeFileSync(nodeFile, source.replace(match[0], `description: '${description}'`));
 	const changelogFile = path.join(repo, 'CHANGELOG.md');
 	const changelog = fs.readFileSync(changelogFile, 'utf8');
-	fs.writeFileSync(changelogFile, changelog.replace(/^## \[Unreleased\]\n/m, `## [Unreleased]\n\n### Changed\n- The Storefront node's description says${NEXT_DESCRIPTION_SUFFIX} (a test release).\n`));
+	fs.writeFileSync(
+		changelogFile,
+		changelog.replace(
+			/^## \[Unreleased\]\n/m,
+			`## [Unreleased]\n\n### Changed\n- The Storefront node's description says${NEXT_DESCRIPTION_SUFFIX} (a test release).\n`,
+		),
+	);
 	commit('A change users can see');
 	const cut = release(repo, 'patch');
 	const nextTarball = pack(repo, outDir);

@@ -19,7 +19,8 @@ class N8nApiError extends Error {
 }
 
 /** n8n list endpoints take their filter as JSON in the query string. @param {object} [filter] */
-const filterQuery = (filter) => (filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '');
+const filterQuery = (filter) =>
+	filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
 
 class N8nClient {
 	/**
@@ -81,7 +82,14 @@ class N8nClient {
 			await this.request('POST', '/owner/setup', owner);
 			return { created: true };
 		} catch (error) {
-			if (!(error instanceof N8nApiError && error.status === 400 && /already setup/.test(error.message))) throw error;
+			if (
+				!(
+					error instanceof N8nApiError &&
+					error.status === 400 &&
+					/already setup/.test(error.message)
+				)
+			)
+				throw error;
 		}
 		await this.login(owner.email, owner.password);
 		return { created: false };
@@ -120,7 +128,11 @@ class N8nClient {
 	/** @param {object} workflow {name, nodes, connections, settings?} */
 	async createWorkflow(workflow) {
 		// n8n 1.x requires `active` in the body; 2.x activates through its own endpoint only.
-		return this.request('POST', '/workflows', (await this.major()) < 2 ? { active: false, ...workflow } : workflow);
+		return this.request(
+			'POST',
+			'/workflows',
+			(await this.major()) < 2 ? { active: false, ...workflow } : workflow,
+		);
 	}
 
 	/** @param {{filter?: object}} [o] */
@@ -140,7 +152,11 @@ class N8nClient {
 	 */
 	async activateWorkflow(id) {
 		const workflow = await this.getWorkflow(id);
-		if ((await this.major()) < 2) return this.request('PATCH', `/workflows/${id}`, { active: true, versionId: workflow.versionId });
+		if ((await this.major()) < 2)
+			return this.request('PATCH', `/workflows/${id}`, {
+				active: true,
+				versionId: workflow.versionId,
+			});
 		return this.request('POST', `/workflows/${id}/activate`, { versionId: workflow.versionId });
 	}
 
@@ -151,7 +167,10 @@ class N8nClient {
 	 */
 	async updateWorkflow(id, changes) {
 		const workflow = await this.getWorkflow(id);
-		const saved = await this.request('PATCH', `/workflows/${id}`, { ...changes, versionId: workflow.versionId });
+		const saved = await this.request('PATCH', `/workflows/${id}`, {
+			...changes,
+			versionId: workflow.versionId,
+		});
 		if ((await this.major()) < 2 || !workflow.activeVersionId) return saved;
 		return this.request('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
 	}
@@ -160,7 +179,10 @@ class N8nClient {
 	async deactivateWorkflow(id) {
 		if ((await this.major()) < 2) {
 			const workflow = await this.getWorkflow(id);
-			return this.request('PATCH', `/workflows/${id}`, { active: false, versionId: workflow.versionId });
+			return this.request('PATCH', `/workflows/${id}`, {
+				active: false,
+				versionId: workflow.versionId,
+			});
 		}
 		return this.request('POST', `/workflows/${id}/deactivate`, {});
 	}
@@ -201,7 +223,11 @@ class N8nClient {
 		let startedBefore;
 		for (;;) {
 			const pageFilter = startedBefore ? { ...filter, startedBefore } : filter;
-			const query = new URLSearchParams({ filter: JSON.stringify(pageFilter), limit: '100', ...position });
+			const query = new URLSearchParams({
+				filter: JSON.stringify(pageFilter),
+				limit: '100',
+				...position,
+			});
 			const page = await this.request('GET', `/executions?${query}`);
 			let added = 0;
 			for (const execution of page.results) {
@@ -209,10 +235,15 @@ class N8nClient {
 				all.set(String(execution.id), execution);
 			}
 			if (v2 && page.nextCursor) {
-				const started = page.results.map((/** @type {any} */ e) => e.startedAt).filter(Boolean).sort();
-				if (!added || !started.length) throw new Error(`the executions list did not move on past ${startedBefore}`);
+				const started = page.results
+					.map((/** @type {any} */ e) => e.startedAt)
+					.filter(Boolean)
+					.sort();
+				if (!added || !started.length)
+					throw new Error(`the executions list did not move on past ${startedBefore}`);
 				startedBefore = started[0];
-			} else if (!v2 && page.results.length === 100) position = { lastId: String(page.results[99].id) };
+			} else if (!v2 && page.results.length === 100)
+				position = { lastId: String(page.results[99].id) };
 			else return [...all.values()];
 		}
 	}
@@ -229,7 +260,16 @@ class N8nClient {
 	 *   filter?: string, paginationToken?: string}} o
 	 * @returns {Promise<{results: Array<{name: string, value: string}>, paginationToken?: string}>}
 	 */
-	resourceLocatorResults({ nodeType, version, methodName, parameter, parameters, credentials, filter, paginationToken }) {
+	resourceLocatorResults({
+		nodeType,
+		version,
+		methodName,
+		parameter,
+		parameters,
+		credentials,
+		filter,
+		paginationToken,
+	}) {
 		return this.request('POST', '/dynamic-node-parameters/resource-locator-results', {
 			nodeTypeAndVersion: { name: nodeType, version },
 			methodName,

@@ -29,7 +29,8 @@ const INSTALLS = ['community', 'custom', 'registry'];
  * @param {string} [install]
  */
 function typesFor(install = 'community') {
-	if (!INSTALLS.includes(install)) throw new Error(`unknown install path "${install}" (known: ${INSTALLS.join(', ')})`);
+	if (!INSTALLS.includes(install))
+		throw new Error(`unknown install path "${install}" (known: ${INSTALLS.join(', ')})`);
 	const prefix = install === 'custom' ? 'CUSTOM' : PACKAGE_NAME; // a registry install is a community package
 	return {
 		action: `${prefix}.storefront`,
@@ -48,8 +49,19 @@ const TYPES = typesFor('community');
 function retype(workflow, install) {
 	const from = typesFor('community');
 	const to = typesFor(install);
-	const map = new Map(Object.keys(from).map((k) => [from[/** @type {keyof typeof from} */ (k)], to[/** @type {keyof typeof to} */ (k)]]));
-	return { ...workflow, nodes: workflow.nodes.map((/** @type {any} */ n) => ({ ...n, type: map.get(n.type) ?? n.type })) };
+	const map = new Map(
+		Object.keys(from).map((k) => [
+			from[/** @type {keyof typeof from} */ (k)],
+			to[/** @type {keyof typeof to} */ (k)],
+		]),
+	);
+	return {
+		...workflow,
+		nodes: workflow.nodes.map((/** @type {any} */ n) => ({
+			...n,
+			type: map.get(n.type) ?? n.type,
+		})),
+	};
 }
 
 /** @param {string} [line] */
@@ -88,7 +100,9 @@ async function freePort() {
 		if (await canListen(port)) return port;
 		handedOut.delete(port);
 	}
-	throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.from + PORT_RANGE.size - 1}`);
+	throw new Error(
+		`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.from + PORT_RANGE.size - 1}`,
+	);
 }
 
 /**
@@ -102,7 +116,13 @@ async function freePort() {
  * @param {string} userFolder @param {string} [install]
  */
 function packageTarget(userFolder, install = 'community', name = PACKAGE_NAME) {
-	return path.join(userFolder, '.n8n', install === 'custom' ? 'custom' : 'nodes', 'node_modules', name);
+	return path.join(
+		userFolder,
+		'.n8n',
+		install === 'custom' ? 'custom' : 'nodes',
+		'node_modules',
+		name,
+	);
 }
 
 /**
@@ -112,7 +132,10 @@ function packageTarget(userFolder, install = 'community', name = PACKAGE_NAME) {
  */
 function installPackage(userFolder, { install = 'community', packageRoot = ROOT } = {}) {
 	const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8'));
-	const entry = manifest.n8n && [...(manifest.n8n.nodes || []), ...(manifest.n8n.credentials || [])];
+	const entry = manifest.n8n && [
+		...(manifest.n8n.nodes || []),
+		...(manifest.n8n.credentials || []),
+	];
 	for (const file of entry || []) {
 		if (!fs.existsSync(path.join(packageRoot, file))) {
 			throw new Error(`${file} is missing: run \`npm run build\` first.`);
@@ -136,12 +159,20 @@ function installPackage(userFolder, { install = 'community', packageRoot = ROOT 
  * The package is found in the user folder (see packageTarget); for a custom install n8n is pointed at it.
  * @param {{port: number, userFolder: string, runnerPort: number, logLevel?: string, install?: string, line?: string}} o
  */
-function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'community', line = DEFAULT_LINE }) {
+function n8nEnv({
+	port,
+	userFolder,
+	runnerPort,
+	logLevel = 'warn',
+	install = 'community',
+	line = DEFAULT_LINE,
+}) {
 	const { nodeBin } = resolveRuntime(line);
 	const base = `http://127.0.0.1:${port}`;
 	/** @type {Record<string, string>} */
 	const env = {};
-	for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR']) if (process.env[key]) env[key] = String(process.env[key]);
+	for (const key of ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR'])
+		if (process.env[key]) env[key] = String(process.env[key]);
 	return {
 		...env,
 		PATH: `${path.dirname(nodeBin)}${path.delimiter}${env.PATH || '/usr/bin:/bin'}`,
@@ -184,7 +215,9 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'co
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_PRUNE: 'false',
-		...(install === 'custom' ? { N8N_CUSTOM_EXTENSIONS: path.dirname(path.dirname(packageTarget(userFolder, 'custom'))) } : {}),
+		...(install === 'custom'
+			? { N8N_CUSTOM_EXTENSIONS: path.dirname(path.dirname(packageTarget(userFolder, 'custom'))) }
+			: {}),
 	};
 }
 
@@ -199,7 +232,11 @@ function n8nEnv({ port, userFolder, runnerPort, logLevel = 'warn', install = 'co
  * CI (1.123.81, the registry suite's restart). Without the editor (N8N_DISABLE_UI) there is no /rest/settings: GET
  * /rest/login answers 404 until the REST routes exist and 401 from then on, on both lines.
  */
-const MAIN_READY = ['/healthz/readiness', '/rest/settings', { path: '/types/nodes.json', status: 401 }];
+const MAIN_READY = [
+	'/healthz/readiness',
+	'/rest/settings',
+	{ path: '/types/nodes.json', status: 401 },
+];
 const HEADLESS_MAIN_READY = ['/healthz/readiness', { path: '/rest/login', status: 401 }];
 
 /**
@@ -212,9 +249,11 @@ async function waitHealthy(url, { timeoutMs = 180_000, child, paths = MAIN_READY
 	let last = '';
 	let next = 0;
 	while (Date.now() < deadline) {
-		if (child && child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode} during start`);
+		if (child && child.exitCode !== null)
+			throw new Error(`n8n exited with code ${child.exitCode} during start`);
 		const ready = paths[next];
-		const { path: readyPath, status } = typeof ready === 'string' ? { path: ready, status: 200 } : ready;
+		const { path: readyPath, status } =
+			typeof ready === 'string' ? { path: ready, status: 200 } : ready;
 		try {
 			const res = await fetch(`${url}${readyPath}`);
 			if (res.status === status && ++next === paths.length) return;
@@ -244,13 +283,19 @@ async function seedDatabase(rt, userFolder, env) {
 	if (!fs.existsSync(template)) {
 		const scratch = fs.mkdtempSync(path.join(rt.dir, '.new-user-folder.partial-'));
 		try {
-			const first = await startN8n({ userFolder: scratch, line: rt.line, installPackage: false, seed: false });
+			const first = await startN8n({
+				userFolder: scratch,
+				line: rt.line,
+				installPackage: false,
+				seed: false,
+			});
 			await first.stop();
 			const made = path.join(scratch, 'made');
 			fs.mkdirSync(made);
 			// A clean stop leaves the write-ahead log empty or whole; the shared-memory index is rebuilt on open.
 			for (const file of ['config', 'database.sqlite', 'database.sqlite-wal']) {
-				if (fs.existsSync(path.join(scratch, '.n8n', file))) fs.copyFileSync(path.join(scratch, '.n8n', file), path.join(made, file));
+				if (fs.existsSync(path.join(scratch, '.n8n', file)))
+					fs.copyFileSync(path.join(scratch, '.n8n', file), path.join(made, file));
 			}
 			// Two first starts at once: the first rename wins, the other's copy is dropped.
 			try {
@@ -263,7 +308,8 @@ async function seedDatabase(rt, userFolder, env) {
 		}
 	}
 	fs.mkdirSync(folder, { recursive: true });
-	for (const file of fs.readdirSync(template)) fs.copyFileSync(path.join(template, file), path.join(folder, file));
+	for (const file of fs.readdirSync(template))
+		fs.copyFileSync(path.join(template, file), path.join(folder, file));
 }
 
 /**
@@ -283,9 +329,17 @@ async function startN8n(o) {
 	const runnerPort = await freePort();
 	fs.mkdirSync(o.userFolder, { recursive: true });
 	// From a registry, n8n installs the package itself (Community Nodes), so nothing is copied.
-	if (o.installPackage !== false && install !== 'registry') installPackage(o.userFolder, { install });
+	if (o.installPackage !== false && install !== 'registry')
+		installPackage(o.userFolder, { install });
 	const env = {
-		...n8nEnv({ port, userFolder: o.userFolder, runnerPort, logLevel: o.logLevel, install, line: rt.line }),
+		...n8nEnv({
+			port,
+			userFolder: o.userFolder,
+			runnerPort,
+			logLevel: o.logLevel,
+			install,
+			line: rt.line,
+		}),
 		...(o.registry ? o.registry.env(o.userFolder) : {}),
 		...(o.env || {}),
 	};
@@ -329,7 +383,11 @@ async function startN8n(o) {
 		log?.end();
 	};
 	try {
-		await waitHealthy(url, { timeoutMs: o.timeoutMs, child, paths: o.readyPaths ?? (o.env?.N8N_DISABLE_UI === 'true' ? HEADLESS_MAIN_READY : MAIN_READY) });
+		await waitHealthy(url, {
+			timeoutMs: o.timeoutMs,
+			child,
+			paths: o.readyPaths ?? (o.env?.N8N_DISABLE_UI === 'true' ? HEADLESS_MAIN_READY : MAIN_READY),
+		});
 	} catch (error) {
 		await stop(2000);
 		const message = /** @type {Error} */ (error).message;

@@ -1,4 +1,10 @@
-import type { IDataObject, INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { idFieldNames, recordId, StorefrontClient } from '../shared/transport';
@@ -25,7 +31,13 @@ import {
 	productEvents,
 	type PolledEvent,
 } from '../shared/changes/events';
-import { readState, writeState, type OrderState, type PollState, type ProductState } from '../shared/changes/state';
+import {
+	readState,
+	writeState,
+	type OrderState,
+	type PollState,
+	type ProductState,
+} from '../shared/changes/state';
 import { eventsParameter, setupNotice } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
@@ -50,7 +62,9 @@ function baselineOf(read: ChangeRead) {
 	return {
 		cursor,
 		oldestFirst,
-		atCursor: oldestFirst.filter(([, record]) => changedAt(record) === cursor).map(([, record]) => record),
+		atCursor: oldestFirst
+			.filter(([, record]) => changedAt(record) === cursor)
+			.map(([, record]) => record),
 		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
 	};
 }
@@ -58,7 +72,9 @@ function baselineOf(read: ChangeRead) {
 /** The orders' baseline also keeps each order's status, so its next change has a previous_status. */
 function baselineOrders(read: ChangeRead, now: number): OrderState {
 	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
-	const statuses = oldestFirst.filter(([, o]) => typeof o.status === 'string').map(([id, o]): [string, string] => [id, String(o.status)]);
+	const statuses = oldestFirst
+		.filter(([, o]) => typeof o.status === 'string')
+		.map(([id, o]): [string, string] => [id, String(o.status)]);
 	const state: OrderState = { ...fresh, statuses };
 	orderEvents(atCursor, state, cursor, new Set(ORDER_KINDS), now);
 	return state;
@@ -67,7 +83,9 @@ function baselineOrders(read: ChangeRead, now: number): OrderState {
 /** The products' baseline also keeps which are low already, so only a new fall is reported. */
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
 	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
-	const low = oldestFirst.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold).map(([id]) => id);
+	const low = oldestFirst
+		.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold)
+		.map(([id]) => id);
 	const state: ProductState = { ...fresh, low };
 	productEvents(atCursor, state, cursor, new Set(PRODUCT_KINDS), threshold, now);
 	return state;
@@ -82,11 +100,17 @@ async function sampleEvent(
 	const lists: Partial<Record<Resource, IDataObject[]>> = {};
 	// Most recently changed first: page 1 of a list in contract row 21's order, else the whole list, read once.
 	const newest = async (resource: Resource) =>
-		(lists[resource] ??= [...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values()].sort(
-			(a, b) => changedAt(b) - changedAt(a),
-		));
-	const at = (record: IDataObject, field = 'updated_at') => String(record[field] ?? record.created_at ?? '');
-	const wrap = (type: EventKind, id: string, created_at: string, data: IDataObject): PolledEvent => ({
+		(lists[resource] ??= [
+			...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values(),
+		].sort((a, b) => changedAt(b) - changedAt(a)));
+	const at = (record: IDataObject, field = 'updated_at') =>
+		String(record[field] ?? record.created_at ?? '');
+	const wrap = (
+		type: EventKind,
+		id: string,
+		created_at: string,
+		data: IDataObject,
+	): PolledEvent => ({
 		id: `poll_${type}_${id}_sample`,
 		type,
 		created_at,
@@ -109,14 +133,16 @@ async function sampleEvent(
 		const id = pick && recordId(pick, resourceOf(kind));
 		if (!pick || id === undefined) continue;
 		// As a poll reports it: every order is created pending (docs/polling-trigger.md), whatever its status now.
-		if (kind === 'order.created') return wrap(kind, id, at(pick, 'created_at'), orderData(pick, INITIAL_STATUS));
+		if (kind === 'order.created')
+			return wrap(kind, id, at(pick, 'created_at'), orderData(pick, INITIAL_STATUS));
 		if (kind === 'order.updated')
 			return wrap(kind, id, at(pick), {
 				...orderData(pick),
 				previous_status: null,
 			});
 		if (kind === 'payment.completed') return wrap(kind, id, at(pick, 'paid_at'), paymentData(pick));
-		if (kind === 'product.created') return wrap(kind, id, at(pick, 'created_at'), productData(pick));
+		if (kind === 'product.created')
+			return wrap(kind, id, at(pick, 'created_at'), productData(pick));
 		return wrap(kind, id, at(pick), lowStockData(pick, threshold));
 	}
 	return undefined;
@@ -174,13 +200,22 @@ export class StorefrontPollingTrigger implements INodeType {
 		}
 		const unknown = kinds.filter((kind) => !EVENT_KINDS.some((k) => k.value === kind));
 		if (unknown.length) {
-			throw new NodeOperationError(this.getNode(), `Unknown event in "Events": ${unknown.join(', ')}`);
+			throw new NodeOperationError(
+				this.getNode(),
+				`Unknown event in "Events": ${unknown.join(', ')}`,
+			);
 		}
-		const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } = this.getNodeParameter('options', {}) as {
+		const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } = this.getNodeParameter(
+			'options',
+			{},
+		) as {
 			lowStockThreshold?: number;
 		};
 		if (!Number.isInteger(threshold) || threshold < 0) {
-			throw new NodeOperationError(this.getNode(), 'Option "Low Stock Threshold" must be a whole number of 0 or more');
+			throw new NodeOperationError(
+				this.getNode(),
+				'Option "Low Stock Threshold" must be a whole number of 0 or more',
+			);
 		}
 		const client = await StorefrontClient.create(this, {
 			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
@@ -218,19 +253,36 @@ async function pollOnce(
 	const events: Parameters<typeof byTime>[0][] = [];
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
-		const read = await readChanges(reader(client, 'orders'), 'orders', state.orders?.cursor, BASELINE_PAGES);
+		const read = await readChanges(
+			reader(client, 'orders'),
+			'orders',
+			state.orders?.cursor,
+			BASELINE_PAGES,
+		);
 		checkRecords(context, 'orders', read, state.orders === undefined);
 		warnUnsorted(context, 'orders', state.orders, read);
 		if (!state.orders) state.orders = baselineOrders(read, now);
-		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted, now).events);
+		else
+			events.push(
+				...orderEvents(read.records.values(), state.orders, read.newest, wanted, now).events,
+			);
 		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
-		const read = await readChanges(reader(client, 'products'), 'products', state.products?.cursor, BASELINE_PAGES);
+		const read = await readChanges(
+			reader(client, 'products'),
+			'products',
+			state.products?.cursor,
+			BASELINE_PAGES,
+		);
 		checkRecords(context, 'products', read, state.products === undefined);
 		warnUnsorted(context, 'products', state.products, read);
 		if (!state.products) state.products = baselineProducts(read, threshold, now);
-		else events.push(...productEvents(read.records.values(), state.products, read.newest, wanted, threshold, now).events);
+		else
+			events.push(
+				...productEvents(read.records.values(), state.products, read.newest, wanted, threshold, now)
+					.events,
+			);
 		state.products.sorted = read.sorted && read.stamped;
 	}
 	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
@@ -245,7 +297,12 @@ async function pollOnce(
  * reported as nothing, silently: at the first activation (the baseline) that fails the activation with the missing
  * field named; a later poll skips them and says so in n8n's log.
  */
-function checkRecords(context: IPollFunctions, resource: Resource, read: ChangeRead, baseline: boolean): void {
+function checkRecords(
+	context: IPollFunctions,
+	resource: Resource,
+	read: ChangeRead,
+	baseline: boolean,
+): void {
 	const { noId, noTime } = read.skipped;
 	if (noId === 0 && noTime === 0) return;
 	const missing = [

@@ -46,7 +46,8 @@ export class StorefrontTrigger implements INodeType {
 		// n8n's nodes panel lists this trigger and the Storefront node as one entry, "Storefront", and shows this
 		// description for it in both of its lists, "What triggers this workflow?" and "What happens next?"; so it says
 		// what both do, not only what the trigger does.
-		description: 'Manage a Storefront shop, and start workflows from its signed webhook events (orders, payments, stock)',
+		description:
+			'Manage a Storefront shop, and start workflows from its signed webhook events (orders, payments, stock)',
 		defaults: {
 			name: 'Storefront Trigger',
 		},
@@ -68,9 +69,16 @@ export class StorefrontTrigger implements INodeType {
 			setupNotice(
 				"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook settings, or the <b>Test URL</b> while you listen for a test event.",
 			),
-			eventsParameter('The event types that start the workflow. Other verified events are acknowledged and ignored.', [
-				{ name: 'All Events', value: '*', description: 'Any event type, including ones Storefront adds later' },
-			]),
+			eventsParameter(
+				'The event types that start the workflow. Other verified events are acknowledged and ignored.',
+				[
+					{
+						name: 'All Events',
+						value: '*',
+						description: 'Any event type, including ones Storefront adds later',
+					},
+				],
+			),
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -126,7 +134,7 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 15,
 						description:
-							'Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. Careful: the service\'s late retries after an outage are refused too.',
+							"Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. Careful: the service's late retries after an outage are refused too.",
 					},
 					{
 						displayName: 'Remember Events For (Hours)',
@@ -135,7 +143,7 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
 						default: DEFAULT_REMEMBER_HOURS,
 						description:
-							'How long a delivered or caught-up change is remembered, so that the service\'s late retries of it are dropped. At least as long as the service retries a delivery.',
+							"How long a delivered or caught-up change is remembered, so that the service's late retries of it are dropped. At least as long as the service retries a delivery.",
 					},
 				],
 			},

@@ -43,7 +43,12 @@ const LEGACY_FLOOR_KEY = 'catchUpFloor';
  * cannot tell a fall no delivery brought from one that ran (the stock may have fallen further since, or been
  * refilled and fallen again). The Storefront Polling Trigger, which remembers which products it saw low, reports it.
  */
-export const CATCH_UP_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
+export const CATCH_UP_KINDS: EventKind[] = [
+	'order.created',
+	'order.updated',
+	'payment.completed',
+	'product.created',
+];
 
 /** A change's time as n8n saw it may lead the service's clock a little; further ahead, it is not believed. */
 const MAX_LEAD_MS = 5 * 60_000;
@@ -76,7 +81,11 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 			const reached = `${type}/${order}/${status}`;
 			const readOnly = `${reached}/read`;
 			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };
-			return { key: `${type}/${order}/${previous}/${status}`, notes: [reached], probes: [readOnly] };
+			return {
+				key: `${type}/${order}/${previous}/${status}`,
+				notes: [reached],
+				probes: [readOnly],
+			};
 		}
 		case 'product.created': {
 			const product = eventRecordId(data, 'product');
@@ -88,7 +97,8 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 }
 
 /** The key a change is claimed by (its claim's first value), or undefined: see changeClaim. */
-export const changeKey = (type: unknown, data: unknown, read = false) => changeClaim(type, data, read)?.key;
+export const changeKey = (type: unknown, data: unknown, read = false) =>
+	changeClaim(type, data, read)?.key;
 
 type Floors = Partial<Record<EventKind, number>>;
 
@@ -119,11 +129,16 @@ export function noteSeen(staticData: IDataObject, createdAt: unknown, now: numbe
 /** Where the catch-up of a kind whose baseline is `floor` reads from (epoch ms): shortly before the newest change that ran. */
 export function catchUpCursor(staticData: IDataObject, floor: number): number {
 	const seen = staticData[SEEN_KEY];
-	return typeof seen === 'number' && Number.isFinite(seen) ? Math.max(floor, seen - CATCH_UP_MARGIN_MS) : floor;
+	return typeof seen === 'number' && Number.isFinite(seen)
+		? Math.max(floor, seen - CATCH_UP_MARGIN_MS)
+		: floor;
 }
 
 /** `statuses` with the statuses of `orders` (the newest MAX_STATUSES kept). */
-function remembered(statuses: Array<[string, string]>, orders: Iterable<IDataObject>): Array<[string, string]> {
+function remembered(
+	statuses: Array<[string, string]>,
+	orders: Iterable<IDataObject>,
+): Array<[string, string]> {
 	const kept = new RecentMap(statuses, MAX_STATUSES);
 	for (const order of orders) {
 		const id = recordId(order, 'order');
@@ -133,7 +148,8 @@ function remembered(statuses: Array<[string, string]>, orders: Iterable<IDataObj
 }
 
 /** Of the Events parameter's values ("*": all), the kinds a reading reports. */
-const readableKinds = (kinds: string[]) => CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
+const readableKinds = (kinds: string[]) =>
+	CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
 
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
@@ -188,14 +204,16 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 	const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
 	for (const { type, data } of events) {
 		const id = String(data.order_id);
-		if (type === 'order.updated' && typeof data.previous_status === 'string') statuses.set(id, data.previous_status);
+		if (type === 'order.updated' && typeof data.previous_status === 'string')
+			statuses.set(id, data.previous_status);
 		else if (type === 'order.created' || type === 'order.updated') statuses.delete(id);
 	}
 	memory.statuses = statuses.entries();
 }
 
 /** The key a reading's change is claimed and known by: changeKey, else the event's id. */
-export const claimKey = (event: IDataObject) => changeKey(event.type, event.data, true) ?? String(event.id);
+export const claimKey = (event: IDataObject) =>
+	changeKey(event.type, event.data, true) ?? String(event.id);
 
 export interface CatchUp {
 	/** The changes found, oldest first, in the webhook events' shape; none of them known to have run. */
@@ -244,7 +262,12 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const reading = ofList.filter((kind) => !baselined.includes(kind));
 		const cursors = reading.map((kind) => catchUpCursor(staticData, floors[kind] as number));
 		const readTo = memory.readTo[resource];
-		const since = cursors.length ? Math.max(Math.min(...cursors), readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS) : undefined;
+		const since = cursors.length
+			? Math.max(
+					Math.min(...cursors),
+					readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS,
+				)
+			: undefined;
 		const fetchPage = reader(client, resource);
 		const read = await readChanges(
 			async (page) => {
@@ -259,12 +282,14 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		// The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are dated
 		// by created_at and were paid later.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
-		for (const record of read.records.values()) newest = Math.max(newest, timeOf(record.paid_at) || 0);
+		for (const record of read.records.values())
+			newest = Math.max(newest, timeOf(record.paid_at) || 0);
 		for (const kind of ofList) if (baselined.includes(kind)) floors[kind] = newest + 1;
 		if (since === undefined) {
 			// A baseline still learns the statuses it read: on a service without updated_at, the next reading finds a
 			// change of these orders by comparing with them.
-			if (resource === 'orders') memory.statuses = remembered(memory.statuses, read.records.values());
+			if (resource === 'orders')
+				memory.statuses = remembered(memory.statuses, read.records.values());
 			continue;
 		}
 		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
@@ -273,13 +298,22 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const detected =
 			resource === 'orders'
 				? orderEvents(read.records.values(), orders, read.newest, new Set(reading), now)
-				: productEvents(read.records.values(), { ...fresh, low: [] }, read.newest, new Set(reading), 0, now);
+				: productEvents(
+						read.records.values(),
+						{ ...fresh, low: [] },
+						read.newest,
+						new Set(reading),
+						0,
+						now,
+					);
 		const statuses = new RecentMap(orders.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
 		for (const e of detected.events) {
 			if (e.at < (floors[e.event.type] as number)) continue;
 			// Seen by comparing statuses (no updated_at): dated when a reading first saw it, so that it outgrows the grace.
-			const seen = e.compared ? `${String(e.event.data.order_id)}/${String(e.event.data.status)}` : undefined;
+			const seen = e.compared
+				? `${String(e.event.data.order_id)}/${String(e.event.data.status)}`
+				: undefined;
 			if (seen !== undefined) {
 				e.at = firstSeen.get(seen) ?? now;
 				e.event.created_at = new Date(e.at).toISOString();
@@ -302,6 +336,9 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 	}
 	if (baselined.length) staticData[FLOORS_KEY] = floors;
 	memory.firstSeen = firstSeen.entries();
-	const unknown = found.sort(byTime).map((e) => e.event).filter((event) => !skip(claimKey(event)));
+	const unknown = found
+		.sort(byTime)
+		.map((e) => e.event)
+		.filter((event) => !skip(claimKey(event)));
 	return { events: unknown, young, requests, baselined };
 }

@@ -7,9 +7,21 @@
 // the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { claimShared, sharedStore, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
+import {
+	claimShared,
+	sharedStore,
+	type Claim,
+	type SharedStore,
+} from '../shared/claims/sharedClaims';
 import { changeClaim, noteKnown, noteSeen } from './catchUp';
-import { catchesUp, DELIVERY_KEY, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
+import {
+	catchesUp,
+	DELIVERY_KEY,
+	rememberMs,
+	scopeOf,
+	SOURCE_FIELD,
+	type Options,
+} from './options';
 import { refusedRun } from './refusals';
 import { claimRun } from './seenEvents';
 import { markSuperseded } from './superseded';
@@ -30,7 +42,8 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 	const claim = !['manual', 'retry'].includes(mode);
 	const options = context.getNodeParameter('options', 0, {}) as Options;
 	const byChange = catchesUp(options, context.getNode().typeVersion);
-	const staticData = byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
+	const staticData =
+		byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
 	const scope = scopeOf(context);
 	const shared = claim ? sharedStore(context, scope, rememberMs(options), CLAIM_WORDS) : undefined;
 	const now = Date.now();
@@ -62,7 +75,12 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
  * The shared-database claim of one event; true when the run goes on. Should n8n's database not answer, the event
  * runs (and a warning says why): dropping it would lose it, and the in-memory checks have already passed.
  */
-async function claimInDatabase(context: IExecuteFunctions, store: SharedStore, claim: Claim, delivery: string) {
+async function claimInDatabase(
+	context: IExecuteFunctions,
+	store: SharedStore,
+	claim: Claim,
+	delivery: string,
+) {
 	try {
 		return await claimShared(store, claim, delivery);
 	} catch (error) {

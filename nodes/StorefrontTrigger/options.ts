@@ -25,7 +25,8 @@ export type Options = {
 };
 
 /** Whether duplicate events are dropped outside test runs. */
-export const dropsDuplicates = (options: Options, typeVersion: number) => options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
+export const dropsDuplicates = (options: Options, typeVersion: number) =>
+	options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
 
 /** Whether the node catches up. It claims changes, so it needs Drop Duplicate Events. */
 export const catchesUp = (options: Options, typeVersion: number) =>
@@ -36,7 +37,9 @@ export const catchesUp = (options: Options, typeVersion: number) =>
  * to MIN_RECONCILE_MINUTES (the suites' quick schedules), never a reading every second.
  */
 export const reconcileMinutes = (options: Options, typeVersion: number) => {
-	const minutes = options.reconcileEveryMinutes ?? (typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
+	const minutes =
+		options.reconcileEveryMinutes ??
+		(typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
 	return minutes > 0 ? Math.max(MIN_RECONCILE_MINUTES, minutes) : 0;
 };
 const MIN_RECONCILE_MINUTES = 0.25;

@@ -3,11 +3,24 @@
 // The run's claim across processes happens when the run starts (./claim). A refusal answers the service at once and
 // is reported where a user looks (./refusals).
 import { randomUUID } from 'crypto';
-import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 import { isObject } from '../shared/transport';
-import { CATCH_UP_VERSION, catchesUp, DELIVERY_KEY, dropsDuplicates, scopeOf, SOURCE_FIELD, type Options } from './options';
+import {
+	CATCH_UP_VERSION,
+	catchesUp,
+	DELIVERY_KEY,
+	dropsDuplicates,
+	scopeOf,
+	SOURCE_FIELD,
+	type Options,
+} from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { rememberEvent } from './seenEvents';
 
@@ -15,7 +28,12 @@ import { rememberEvent } from './seenEvents';
 export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Request headers never copied into items by "Include Headers": the signature and any caller credentials. */
-export const OMITTED_HEADERS = new Set([SIGNATURE_HEADER, 'authorization', 'proxy-authorization', 'cookie']);
+export const OMITTED_HEADERS = new Set([
+	SIGNATURE_HEADER,
+	'authorization',
+	'proxy-authorization',
+	'cookie',
+]);
 
 const ACK = Object.freeze({ received: true });
 
@@ -27,7 +45,11 @@ interface StorefrontEvent extends IDataObject {
 }
 
 const isEvent = (value: unknown): value is StorefrontEvent =>
-	isObject(value) && typeof value.id === 'string' && value.id !== '' && typeof value.type === 'string' && value.type !== '';
+	isObject(value) &&
+	typeof value.id === 'string' &&
+	value.id !== '' &&
+	typeof value.type === 'string' &&
+	value.type !== '';
 
 export async function receive(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const { webhookSecret, previousWebhookSecret } = await context.getCredentials<{
@@ -41,7 +63,12 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	const rawBody = request.rawBody;
 
 	// 1. Authenticity first, over the bytes exactly as received; nothing else is looked at before it passes.
-	const check = verifySignature(rawBody, request.headers[SIGNATURE_HEADER], webhookSecret, previousWebhookSecret);
+	const check = verifySignature(
+		rawBody,
+		request.headers[SIGNATURE_HEADER],
+		webhookSecret,
+		previousWebhookSecret,
+	);
 	if (!check.valid) {
 		const code = check.reason === 'missing_secret' ? 'webhook_secret_missing' : 'invalid_signature';
 		return reject(context, 401, code, SIGNATURE_FAILURE_MESSAGES[check.reason]);
@@ -50,7 +77,12 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// 2. Shape. n8n has already parsed a JSON body from these same bytes: reuse it rather than parse twice.
 	const event = readEvent(context, rawBody);
 	if (event === undefined) {
-		return reject(context, 400, 'invalid_event', 'The body must be a UTF-8 JSON event with string "id" and "type"');
+		return reject(
+			context,
+			400,
+			'invalid_event',
+			'The body must be a UTF-8 JSON event with string "id" and "type"',
+		);
 	}
 
 	const kinds = context.getNodeParameter('events', []) as string[];
@@ -63,9 +95,17 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 		const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
 		const now = Date.now();
 		if (Number.isNaN(createdAt)) {
-			return reject(context, 400, 'invalid_created_at', 'The event has no valid "created_at" timestamp');
+			return reject(
+				context,
+				400,
+				'invalid_created_at',
+				'The event has no valid "created_at" timestamp',
+			);
 		}
-		if (now - createdAt > options.rejectOlderThanMinutes * 60_000 || createdAt - now > CLOCK_SKEW_MS) {
+		if (
+			now - createdAt > options.rejectOlderThanMinutes * 60_000 ||
+			createdAt - now > CLOCK_SKEW_MS
+		) {
 			return reject(
 				context,
 				400,
@@ -99,7 +139,11 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 }
 
 /** Answers the request directly and tells n8n not to run the workflow nor send its own response. */
-function respond(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+function respond(
+	context: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+): IWebhookResponseData {
 	context.getResponseObject().status(status).json(body);
 	return { noWebhookResponse: true };
 }
@@ -109,19 +153,26 @@ function respond(context: IWebhookFunctions, status: number, body: IDataObject):
  * and from version 1.3 a run that fails with the reason (always while listening for a test event, where the editor
  * shows it). The answer never carries more than the code and message below: no secret, no digest.
  */
-function reject(context: IWebhookFunctions, status: number, code: string, message: string): IWebhookResponseData {
+function reject(
+	context: IWebhookFunctions,
+	status: number,
+	code: string,
+	message: string,
+): IWebhookResponseData {
 	respond(context, status, { error: { code, message } });
 	const node = context.getNode();
 	const workflow = context.getWorkflow();
 	const test = context.getMode() === 'manual';
 	const report = noteRefusal(`${scopeOf(context)}${test ? ':test' : ''}`, Date.now());
 	if (report.warn) {
-		const more = report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
+		const more =
+			report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
 		context.logger.warn(
 			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node "${node.name}") with ${status} ${code}: ${message}${more}`,
 		);
 	}
-	if (node.typeVersion < CATCH_UP_VERSION || !(test || report.execution)) return { noWebhookResponse: true };
+	if (node.typeVersion < CATCH_UP_VERSION || !(test || report.execution))
+		return { noWebhookResponse: true };
 	return {
 		noWebhookResponse: true,
 		workflowData: [[{ json: { refused: { status, code, message } }, [REFUSED_KEY]: code }]],

@@ -13,7 +13,15 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
 import { claimKey, findChanges, isKnown, newMemory, noteKnown, unread } from './catchUp';
-import { catchesUp, DELIVERY_KEY, reconcileMinutes, rememberMs, scopeOf, SOURCE_FIELD, type Options } from './options';
+import {
+	catchesUp,
+	DELIVERY_KEY,
+	reconcileMinutes,
+	rememberMs,
+	scopeOf,
+	SOURCE_FIELD,
+	type Options,
+} from './options';
 
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
 const ACTIVATION_WAIT_MS = 5_000;
@@ -69,7 +77,10 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 		start: async (events) => {
 			const token = randomUUID();
 			const done = ctx.helpers.createDeferredPromise<IRun>();
-			const items = events.map((event) => ({ json: { ...event, [SOURCE_FIELD]: 'catchUp' }, [DELIVERY_KEY]: token }));
+			const items = events.map((event) => ({
+				json: { ...event, [SOURCE_FIELD]: 'catchUp' },
+				[DELIVERY_KEY]: token,
+			}));
 			ctx.emit([items], undefined, done);
 			return claimedIn(await done.promise, node);
 		},
@@ -82,14 +93,19 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 		if (isRefusal(error)) {
 			reconciler.stop();
 			throw new NodeOperationError(ctx.getNode(), error, {
-				description: 'The trigger reads the order and product lists to run the changes no delivery brought. Check the credentials, or turn off "Catch Up After Downtime".',
+				description:
+					'The trigger reads the order and product lists to run the changes no delivery brought. Check the credentials, or turn off "Catch Up After Downtime".',
 			});
 		}
 	}
 	const minutes = reconcileMinutes(options, typeVersion);
 	// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
 	const graceMs = Math.min(DELIVERY_GRACE_MS, minutes * 30_000);
-	if (minutes > 0) ctx.helpers.registerCron({ expression: scheduleOf(minutes) as never }, () => void reconciler.read(graceMs, true));
+	if (minutes > 0)
+		ctx.helpers.registerCron(
+			{ expression: scheduleOf(minutes) as never },
+			() => void reconciler.read(graceMs, true),
+		);
 	return { closeFunction: async () => reconciler.stop() };
 }
 
@@ -157,7 +173,11 @@ class Reconciler {
 	 */
 	static async create(ctx: ITriggerFunctions, options: ReadingOptions): Promise<Reconciler> {
 		// No retries of its own: a failed reading is tried again whole, with the backoff below.
-		const client = await StorefrontClient.create(ctx, { rateLimitWaitMs: RATE_LIMIT_WAIT_MS, timeoutMs: READ_TIMEOUT_MS, maxRetries: 0 });
+		const client = await StorefrontClient.create(ctx, {
+			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
+			timeoutMs: READ_TIMEOUT_MS,
+			maxRetries: 0,
+		});
 		return new Reconciler(ctx, client, options);
 	}
 
@@ -182,7 +202,11 @@ class Reconciler {
 		this.stopped = true;
 	}
 
-	private async attempts(graceMs: number, paced: boolean, report: (outcome: Error | undefined) => void): Promise<void> {
+	private async attempts(
+		graceMs: number,
+		paced: boolean,
+		report: (outcome: Error | undefined) => void,
+	): Promise<void> {
 		for (let attempt = 0; !this.stopped; attempt++) {
 			try {
 				const young = await this.once(graceMs, paced);
@@ -208,7 +232,8 @@ class Reconciler {
 
 	/** Waits `ms` in steps, so that a deactivation ends the wait too. */
 	private async wait(ms: number): Promise<void> {
-		for (let waited = 0; waited < ms && !this.stopped; waited += 1_000) await sleep(Math.min(1_000, ms - waited));
+		for (let waited = 0; waited < ms && !this.stopped; waited += 1_000)
+			await sleep(Math.min(1_000, ms - waited));
 	}
 
 	/** One reading; resolves to the number of changes it left for later (too young). */
@@ -222,10 +247,21 @@ class Reconciler {
 		const now = Date.now();
 		const lapsed = [...this.running].filter(([, { at }]) => now - at >= RUNNING_FOR_MS);
 		for (const [key] of lapsed) this.running.delete(key);
-		unread(this.memory, lapsed.map(([, { event }]) => event));
+		unread(
+			this.memory,
+			lapsed.map(([, { event }]) => event),
+		);
 		const skip = (key: string) => this.running.has(key) || isKnown(scope, key, now, rememberMs);
 		const { client, memory, staticData } = this;
-		const found = await findChanges(client, { skip, staticData, kinds, memory, now, graceMs, beforeRequest: pace });
+		const found = await findChanges(client, {
+			skip,
+			staticData,
+			kinds,
+			memory,
+			now,
+			graceMs,
+			beforeRequest: pace,
+		});
 		if (this.stopped) return 0;
 		if (found.baselined.length) {
 			this.ctx.logger.info(

@@ -37,8 +37,10 @@ const REFUSAL_ADVICE: Record<string, string> = {
 		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials, then deactivate and activate the workflow.',
 	webhook_secret_missing:
 		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials.',
-	invalid_event: 'The sender is not the Storefront service, or it sends something other than events to this URL.',
-	invalid_created_at: 'The sender sends events without a valid created_at: check the URL set in the Storefront dashboard.',
+	invalid_event:
+		'The sender is not the Storefront service, or it sends something other than events to this URL.',
+	invalid_created_at:
+		'The sender sends events without a valid created_at: check the URL set in the Storefront dashboard.',
 	event_outside_window:
 		'The event is older than "Reject Events Older Than" allows (a late retry, or a clock that is off). Raise the option or remove it; Catch Up After Downtime runs such a change.',
 };
@@ -48,7 +50,10 @@ const REFUSAL_ADVICE: Record<string, string> = {
  * the error on as an item, so it passes nothing instead: the next node never runs for a refused delivery (the refusal
  * is in n8n's log). Undefined when the items are not a refusal's.
  */
-export function refusedRun(context: IExecuteFunctions, items: INodeExecutionData[]): INodeExecutionData[][] | undefined {
+export function refusedRun(
+	context: IExecuteFunctions,
+	items: INodeExecutionData[],
+): INodeExecutionData[][] | undefined {
 	const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
 	if (!refused) return undefined;
 	if (context.continueOnFail()) return [[]];

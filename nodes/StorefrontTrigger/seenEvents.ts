@@ -32,7 +32,8 @@ function held(scope: string): Map<string, Holder> {
 }
 
 function prune(seen: Map<string, Holder>, now: number): void {
-	for (const [id, holder] of seen) if (!(now - holder.at < SEEN_EVENT_RETENTION_MS)) seen.delete(id);
+	for (const [id, holder] of seen)
+		if (!(now - holder.at < SEEN_EVENT_RETENTION_MS)) seen.delete(id);
 	// Insertion order is acceptance order: the overflow is at the front.
 	for (const id of seen.keys()) {
 		if (seen.size <= SEEN_EVENT_IDS_LIMIT) break;

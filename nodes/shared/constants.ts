@@ -2,11 +2,23 @@
 // own copy, as a real service would; test/contract.test.ts asserts the two agree.
 
 export const EVENT_KINDS = [
-	{ value: 'order.created', name: 'Order Created', description: 'A new order is created (checkout completed)' },
+	{
+		value: 'order.created',
+		name: 'Order Created',
+		description: 'A new order is created (checkout completed)',
+	},
 	{ value: 'order.updated', name: 'Order Updated', description: "An order's status changes" },
-	{ value: 'payment.completed', name: 'Payment Completed', description: 'A payment for an order is completed' },
+	{
+		value: 'payment.completed',
+		name: 'Payment Completed',
+		description: 'A payment for an order is completed',
+	},
 	{ value: 'product.created', name: 'Product Created', description: 'A new product is created' },
-	{ value: 'inventory.low', name: 'Inventory Low', description: "A product's stock falls to its low-stock threshold" },
+	{
+		value: 'inventory.low',
+		name: 'Inventory Low',
+		description: "A product's stock falls to its low-stock threshold",
+	},
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number]['value'];
@@ -29,17 +41,25 @@ export const ORDER_TRANSITIONS = {
 type OrderStatus = keyof typeof ORDER_TRANSITIONS;
 const capitalised = (status: string) => status.charAt(0).toUpperCase() + status.slice(1);
 const allowedFrom = (status: OrderStatus) =>
-	(Object.keys(ORDER_TRANSITIONS) as OrderStatus[]).filter((from) => (ORDER_TRANSITIONS[from] as readonly string[]).includes(status));
+	(Object.keys(ORDER_TRANSITIONS) as OrderStatus[]).filter((from) =>
+		(ORDER_TRANSITIONS[from] as readonly string[]).includes(status),
+	);
 
 /** "pending → processing or cancelled; …": the allowed moves, as the Status parameter and the tool say them. */
-export const ORDER_MOVES = (Object.entries(ORDER_TRANSITIONS) as Array<[OrderStatus, readonly string[]]>)
+export const ORDER_MOVES = (
+	Object.entries(ORDER_TRANSITIONS) as Array<[OrderStatus, readonly string[]]>
+)
 	.filter(([, to]) => to.length > 0)
 	.map(([from, to]) => `${from} → ${to.join(' or ')}`)
 	.join('; ');
 
 const orderStatus = (value: OrderStatus, description: string) => {
 	const from = allowedFrom(value).map(capitalised);
-	return { value, name: capitalised(value), description: from.length ? `${description} (allowed from ${from.join(' or ')})` : description };
+	return {
+		value,
+		name: capitalised(value),
+		description: from.length ? `${description} (allowed from ${from.join(' or ')})` : description,
+	};
 };
 
 export const ORDER_STATUSES = [

@@ -51,7 +51,8 @@ export function verifySignature(
 	if (typeof secret !== 'string' || secret === '') return fail('missing_secret');
 	if (!Buffer.isBuffer(rawBody)) return fail('missing_body');
 	if (Array.isArray(header)) {
-		if (header.length !== 1) return fail(header.length === 0 ? 'missing_header' : 'multiple_headers');
+		if (header.length !== 1)
+			return fail(header.length === 0 ? 'missing_header' : 'multiple_headers');
 		header = header[0];
 	}
 	if (typeof header !== 'string' || header === '') return fail('missing_header');
@@ -61,10 +62,13 @@ export function verifySignature(
 	// Buffer.from(…, 'hex') stops at the first pair that is not two hex digits (either case), so 64 characters
 	// decoding to exactly 32 bytes means all of them were hex. This also gives timingSafeEqual equal lengths.
 	const provided = hex.length === HEX_DIGEST_LENGTH ? Buffer.from(hex, 'hex') : undefined;
-	if (provided === undefined || provided.length !== HEX_DIGEST_LENGTH / 2) return fail('bad_digest');
+	if (provided === undefined || provided.length !== HEX_DIGEST_LENGTH / 2)
+		return fail('bad_digest');
 
-	const matches = (key: string) => timingSafeEqual(createHmac('sha256', key).update(rawBody).digest(), provided);
+	const matches = (key: string) =>
+		timingSafeEqual(createHmac('sha256', key).update(rawBody).digest(), provided);
 	const current = matches(secret);
-	const previous = typeof previousSecret === 'string' && previousSecret !== '' && matches(previousSecret);
+	const previous =
+		typeof previousSecret === 'string' && previousSecret !== '' && matches(previousSecret);
 	return current || previous ? VALID : fail('mismatch');
 }

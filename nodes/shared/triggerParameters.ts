@@ -4,10 +4,18 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { EVENT_OPTIONS } from './constants';
 
 /** The notice at the top of a trigger's panel: how to set it up, in a sentence or two. */
-export const setupNotice = (text: string): INodeProperties => ({ displayName: text, name: 'setupNotice', type: 'notice', default: '' });
+export const setupNotice = (text: string): INodeProperties => ({
+	displayName: text,
+	name: 'setupNotice',
+	type: 'notice',
+	default: '',
+});
 
 /** Events: the kinds that start the workflow (`first`: options offered before them). */
-export const eventsParameter = (description: string, first: INodePropertyOptions[] = []): INodeProperties => ({
+export const eventsParameter = (
+	description: string,
+	first: INodePropertyOptions[] = [],
+): INodeProperties => ({
 	displayName: 'Events',
 	name: 'events',
 	type: 'multiOptions',

@@ -9,7 +9,12 @@
 import { randomUUID } from 'crypto';
 
 import { api } from '../helpers/sandbox';
-import { startScriptedModel, type ModelTurn, type RecordedRequest, type ScriptedModel } from '../helpers/scriptedModel';
+import {
+	startScriptedModel,
+	type ModelTurn,
+	type RecordedRequest,
+	type ScriptedModel,
+} from '../helpers/scriptedModel';
 import {
 	CELL,
 	createWorkflow,
@@ -49,13 +54,20 @@ afterAll(async () => {
 }, 60_000);
 
 /** `$fromAI()` as the editor writes it for a parameter the model fills. */
-const fromAI = (key: string, description: string, type: 'string' | 'number' | 'boolean' | 'json' = 'string') =>
-	`={{ $fromAI('${key}', '${description}', '${type}') }}`;
+const fromAI = (
+	key: string,
+	description: string,
+	type: 'string' | 'number' | 'boolean' | 'json' = 'string',
+) => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 /** The Storefront tool nodes the agent gets, by node name (the model sees the name with `_` for spaces). */
 const TOOLS: Record<string, Record<string, unknown>> = {
-	'Get Order': { resource: 'order', operation: 'get', orderId: byId(fromAI('order_id', 'The order id, like ord_00001')) },
+	'Get Order': {
+		resource: 'order',
+		operation: 'get',
+		orderId: byId(fromAI('order_id', 'The order id, like ord_00001')),
+	},
 	'Set Order Status': {
 		resource: 'order',
 		operation: 'updateStatus',
@@ -63,7 +75,11 @@ const TOOLS: Record<string, Record<string, unknown>> = {
 		status: fromAI('status', 'The new status'),
 	},
 	// Default settings apart from the status filter: what a list returns to a model unless the user changes it.
-	'List Orders': { resource: 'order', operation: 'getAll', filters: { status: fromAI('status', 'Only orders in this status') } },
+	'List Orders': {
+		resource: 'order',
+		operation: 'getAll',
+		filters: { status: fromAI('status', 'Only orders in this status') },
+	},
 	'Find Products': {
 		resource: 'product',
 		operation: 'getAll',
@@ -104,7 +120,12 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path: `ask-${randomUUID()}`, responseMode: 'lastNode', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path: `ask-${randomUUID()}`,
+					responseMode: 'lastNode',
+					options: {},
+				},
 			},
 			{
 				id: 'ai-agent',
@@ -125,15 +146,26 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 				typeVersion: 1.3,
 				position: [60, 260],
-				parameters: { model: byId('gpt-4o-mini'), responsesApiEnabled: api === 'responses', options: {} },
+				parameters: {
+					model: byId('gpt-4o-mini'),
+					responsesApiEnabled: api === 'responses',
+					options: {},
+				},
 				credentials: { openAiApi: modelCredential },
 			},
 			...tools,
 		],
 		connections: {
 			Ask: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
-			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]] },
-			...Object.fromEntries(tools.map((tool) => [tool.name, { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] }])),
+			'OpenAI Chat Model': {
+				ai_languageModel: [[{ node: 'Agent', type: 'ai_languageModel', index: 0 }]],
+			},
+			...Object.fromEntries(
+				tools.map((tool) => [
+					tool.name,
+					{ ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+				]),
+			),
 		},
 		settings: { executionOrder: 'v1' },
 	});
@@ -141,7 +173,11 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 
 /** Ask the agent; the answer is the webhook's response (the agent's output). */
 async function ask(url: string, question: string) {
-	const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question }) });
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ question }),
+	});
 	const text = await res.text();
 	let body: any = text;
 	try {
@@ -164,7 +200,9 @@ async function lastExecution(workflowId: string) {
 }
 
 const statusChanges = (orderId: string) =>
-	env.sandbox.events.filter((event) => event.type === 'order.updated' && event.data.order_id === orderId).length;
+	env.sandbox.events.filter(
+		(event) => event.type === 'order.updated' && event.data.order_id === orderId,
+	).length;
 
 /** An order id in a given status, from the sandbox's own state. */
 function orderIn(status: string, skip = 0) {
@@ -175,190 +213,282 @@ function orderIn(status: string, skip = 0) {
 
 /** Everything a tool result must never contain: the credentials and request metadata. */
 function expectNothingSecret(content: string) {
-	for (const secret of [env.sandbox.apiKey, env.sandbox.webhookSecret]) expect(content).not.toContain(secret);
+	for (const secret of [env.sandbox.apiKey, env.sandbox.webhookSecret])
+		expect(content).not.toContain(secret);
 	expect(content).not.toMatch(/authorization|bearer|headers|x-ratelimit|pagination/i);
 }
 
-describe.each(['chat', 'responses'] as const)('an AI Agent with Storefront tools (%s API)', (format) => {
-	let workflow: { id: string; url: string };
-	const requests = () => model.requests.filter((request) => request.api === format);
+describe.each(['chat', 'responses'] as const)(
+	'an AI Agent with Storefront tools (%s API)',
+	(format) => {
+		let workflow: { id: string; url: string };
+		const requests = () => model.requests.filter((request) => request.api === format);
 
-	beforeAll(async () => {
-		workflow = await agentWorkflow(format);
-	});
-
-	beforeEach(() => model.reset());
-
-	it('shows the model one tool per tool node, each described for a model, with typed $fromAI inputs', async () => {
-		model.setScript(() => ({ text: 'Ready.' }));
-		const answer = await ask(workflow.url, 'Which tools do you have?');
-		expect(answer).toEqual({ status: 200, body: { output: 'Ready.' } });
-		expect(requests()).toHaveLength(1);
-		const [request] = requests();
-		expect(request.userText).toContain('Which tools do you have?');
-
-		const tools = new Map(request.tools.map((tool) => [tool.name, tool]));
-		expect([...tools.keys()].sort()).toEqual(Object.keys(TOOLS).map(toolName).sort());
-		const description = (name: string) => String(tools.get(name)?.description);
-		// What the operation does, what it needs and what it returns; never n8n's bare "<action> in Storefront".
-		expect(description('Get_Order')).toMatch(/^Get one order .* by its id \(like ord_00001\)\. Returns the order: id, status/);
-		expect(description('Set_Order_Status')).toContain(
-			'Allowed moves only: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded.',
-		);
-		expect(description('Set_Order_Status')).toMatch(/refused with a 409 error/);
-		expect(description('List_Orders')).toMatch(/at most Limit orders \(default 50\)/);
-		expect(description('Find_Products')).toMatch(/^List products .* Returns one entry per product: id \(like prod_00001\), name, sku/);
-		expect(description('Set_Product_Price')).toMatch(/^Update one product .* Needs the product id/);
-		for (const tool of tools.values()) expect(tool.description).not.toMatch(/ in Storefront$/);
-
-		const properties = (name: string) => (tools.get(name)?.parameters as any).properties;
-		expect(properties('Get_Order')).toEqual({ order_id: expect.objectContaining({ type: 'string', description: 'The order id, like ord_00001' }) });
-		expect(properties('Set_Order_Status')).toEqual({
-			order_id: expect.objectContaining({ type: 'string' }),
-			status: expect.objectContaining({ type: 'string', description: 'The new status' }),
+		beforeAll(async () => {
+			workflow = await agentWorkflow(format);
 		});
-		expect(properties('Find_Products')).toEqual({
-			limit: expect.objectContaining({ type: 'number' }),
-			search: expect.objectContaining({ type: 'string' }),
-		});
-		expect(properties('Set_Product_Price')).toEqual({
-			product_id: expect.objectContaining({ type: 'string' }),
-			price: expect.objectContaining({ type: 'number' }),
-		});
-		for (const name of tools.keys()) {
-			expect((tools.get(name)?.parameters as any).required?.sort()).toEqual(Object.keys(properties(name)).sort());
-		}
-		report({ [`aiTools_${format}`]: request.tools });
-	});
 
-	it('"is order X pending? then set it to processing": Get Order, then Set Order Status; the service shows one change', async () => {
-		const orderId = orderIn('pending', format === 'chat' ? 0 : 1);
-		model.setScript((request: RecordedRequest): ModelTurn => {
-			const results = request.toolResults;
-			if (results.length === 0) return { toolCalls: [{ name: 'Get_Order', arguments: { order_id: orderId } }] };
-			const last = parsed(results[results.length - 1].content)[0];
-			if (results.length === 1 && last.status === 'pending') {
-				return { toolCalls: [{ name: 'Set_Order_Status', arguments: { order_id: orderId, status: 'processing' } }] };
+		beforeEach(() => model.reset());
+
+		it('shows the model one tool per tool node, each described for a model, with typed $fromAI inputs', async () => {
+			model.setScript(() => ({ text: 'Ready.' }));
+			const answer = await ask(workflow.url, 'Which tools do you have?');
+			expect(answer).toEqual({ status: 200, body: { output: 'Ready.' } });
+			expect(requests()).toHaveLength(1);
+			const [request] = requests();
+			expect(request.userText).toContain('Which tools do you have?');
+
+			const tools = new Map(request.tools.map((tool) => [tool.name, tool]));
+			expect([...tools.keys()].sort()).toEqual(Object.keys(TOOLS).map(toolName).sort());
+			const description = (name: string) => String(tools.get(name)?.description);
+			// What the operation does, what it needs and what it returns; never n8n's bare "<action> in Storefront".
+			expect(description('Get_Order')).toMatch(
+				/^Get one order .* by its id \(like ord_00001\)\. Returns the order: id, status/,
+			);
+			expect(description('Set_Order_Status')).toContain(
+				'Allowed moves only: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded.',
+			);
+			expect(description('Set_Order_Status')).toMatch(/refused with a 409 error/);
+			expect(description('List_Orders')).toMatch(/at most Limit orders \(default 50\)/);
+			expect(description('Find_Products')).toMatch(
+				/^List products .* Returns one entry per product: id \(like prod_00001\), name, sku/,
+			);
+			expect(description('Set_Product_Price')).toMatch(
+				/^Update one product .* Needs the product id/,
+			);
+			for (const tool of tools.values()) expect(tool.description).not.toMatch(/ in Storefront$/);
+
+			const properties = (name: string) => (tools.get(name)?.parameters as any).properties;
+			expect(properties('Get_Order')).toEqual({
+				order_id: expect.objectContaining({
+					type: 'string',
+					description: 'The order id, like ord_00001',
+				}),
+			});
+			expect(properties('Set_Order_Status')).toEqual({
+				order_id: expect.objectContaining({ type: 'string' }),
+				status: expect.objectContaining({ type: 'string', description: 'The new status' }),
+			});
+			expect(properties('Find_Products')).toEqual({
+				limit: expect.objectContaining({ type: 'number' }),
+				search: expect.objectContaining({ type: 'string' }),
+			});
+			expect(properties('Set_Product_Price')).toEqual({
+				product_id: expect.objectContaining({ type: 'string' }),
+				price: expect.objectContaining({ type: 'number' }),
+			});
+			for (const name of tools.keys()) {
+				expect((tools.get(name)?.parameters as any).required?.sort()).toEqual(
+					Object.keys(properties(name)).sort(),
+				);
 			}
-			return { text: `Order ${idOf(last, 'order')} is now ${String(last.status)}.` };
+			report({ [`aiTools_${format}`]: request.tools });
 		});
 
-		const answer = await ask(workflow.url, `Is order ${orderId} pending? If so, set it to processing.`);
-		expect(answer).toEqual({ status: 200, body: { output: `Order ${orderId} is now processing.` } });
+		it('"is order X pending? then set it to processing": Get Order, then Set Order Status; the service shows one change', async () => {
+			const orderId = orderIn('pending', format === 'chat' ? 0 : 1);
+			model.setScript((request: RecordedRequest): ModelTurn => {
+				const results = request.toolResults;
+				if (results.length === 0)
+					return { toolCalls: [{ name: 'Get_Order', arguments: { order_id: orderId } }] };
+				const last = parsed(results[results.length - 1].content)[0];
+				if (results.length === 1 && last.status === 'pending') {
+					return {
+						toolCalls: [
+							{ name: 'Set_Order_Status', arguments: { order_id: orderId, status: 'processing' } },
+						],
+					};
+				}
+				return { text: `Order ${idOf(last, 'order')} is now ${String(last.status)}.` };
+			});
 
-		const seen = requests();
-		expect(seen).toHaveLength(3);
-		// n8n replays the call with its call id added to the arguments (its buildSteps); the model's own argument is there.
-		expect(seen[1].toolCalls).toEqual([expect.objectContaining({ name: 'Get_Order', arguments: expect.objectContaining({ order_id: orderId }) })]);
-		// Get and Set Order Status return the whole record as the API shows it: its id under `id`, or `order_id` on
-		// spec-literal (idOf also refuses a spec-literal record with an `id`).
-		const fetched = parsed(seen[1].toolResults[0].content);
-		expect(fetched).toEqual([expect.objectContaining({ [ID_KEY('order')]: orderId, status: 'pending', items: expect.any(Array) })]);
-		expect(idOf(fetched[0], 'order')).toBe(orderId);
-		const updated = parsed(seen[2].toolResults[1].content);
-		expect(updated).toEqual([expect.objectContaining({ [ID_KEY('order')]: orderId, status: 'processing' })]);
-		expect(idOf(updated[0], 'order')).toBe(orderId);
-		for (const result of seen[2].toolResults) expectNothingSecret(result.content);
+			const answer = await ask(
+				workflow.url,
+				`Is order ${orderId} pending? If so, set it to processing.`,
+			);
+			expect(answer).toEqual({
+				status: 200,
+				body: { output: `Order ${orderId} is now processing.` },
+			});
 
-		expect(env.sandbox.state.orders.get(orderId)?.status).toBe('processing');
-		expect(statusChanges(orderId)).toBe(1);
+			const seen = requests();
+			expect(seen).toHaveLength(3);
+			// n8n replays the call with its call id added to the arguments (its buildSteps); the model's own argument is there.
+			expect(seen[1].toolCalls).toEqual([
+				expect.objectContaining({
+					name: 'Get_Order',
+					arguments: expect.objectContaining({ order_id: orderId }),
+				}),
+			]);
+			// Get and Set Order Status return the whole record as the API shows it: its id under `id`, or `order_id` on
+			// spec-literal (idOf also refuses a spec-literal record with an `id`).
+			const fetched = parsed(seen[1].toolResults[0].content);
+			expect(fetched).toEqual([
+				expect.objectContaining({
+					[ID_KEY('order')]: orderId,
+					status: 'pending',
+					items: expect.any(Array),
+				}),
+			]);
+			expect(idOf(fetched[0], 'order')).toBe(orderId);
+			const updated = parsed(seen[2].toolResults[1].content);
+			expect(updated).toEqual([
+				expect.objectContaining({ [ID_KEY('order')]: orderId, status: 'processing' }),
+			]);
+			expect(idOf(updated[0], 'order')).toBe(orderId);
+			for (const result of seen[2].toolResults) expectNothingSecret(result.content);
 
-		// Each tool call is its own run of its tool node in n8n, with the model's arguments as its input.
-		const { execution, runData } = await lastExecution(workflow.id);
-		expect(execution.status).toBe('success');
-		expect(runData['Get Order']).toHaveLength(1);
-		expect(runData['Set Order Status']).toHaveLength(1);
-	});
+			expect(env.sandbox.state.orders.get(orderId)?.status).toBe('processing');
+			expect(statusChanges(orderId)).toBe(1);
 
-	it('a forbidden transition: the model gets the service\'s 409 message as the result; nothing changes; the workflow succeeds', async () => {
-		const orderId = orderIn('delivered', format === 'chat' ? 0 : 1);
-		// The service's own words for this move, asked directly (a refused move changes nothing).
-		const direct = await api(env.sandbox, 'PUT', `/orders/${orderId}/status`, { status: 'pending' });
-		expect(direct.status).toBe(409);
-		const serviceWords = errorMessageOf(direct.json);
-		const before = statusChanges(orderId);
+			// Each tool call is its own run of its tool node in n8n, with the model's arguments as its input.
+			const { execution, runData } = await lastExecution(workflow.id);
+			expect(execution.status).toBe('success');
+			expect(runData['Get Order']).toHaveLength(1);
+			expect(runData['Set Order Status']).toHaveLength(1);
+		});
 
-		model.setScript((request) => {
-			if (request.toolResults.length === 0) {
-				return { toolCalls: [{ name: 'Set_Order_Status', arguments: { order_id: orderId, status: 'pending' } }] };
+		it("a forbidden transition: the model gets the service's 409 message as the result; nothing changes; the workflow succeeds", async () => {
+			const orderId = orderIn('delivered', format === 'chat' ? 0 : 1);
+			// The service's own words for this move, asked directly (a refused move changes nothing).
+			const direct = await api(env.sandbox, 'PUT', `/orders/${orderId}/status`, {
+				status: 'pending',
+			});
+			expect(direct.status).toBe(409);
+			const serviceWords = errorMessageOf(direct.json);
+			const before = statusChanges(orderId);
+
+			model.setScript((request) => {
+				if (request.toolResults.length === 0) {
+					return {
+						toolCalls: [
+							{ name: 'Set_Order_Status', arguments: { order_id: orderId, status: 'pending' } },
+						],
+					};
+				}
+				return {
+					text: `The store refused: ${String(parsed(request.toolResults[0].content)[0].error)}`,
+				};
+			});
+			const answer = await ask(workflow.url, `Set order ${orderId} back to pending.`);
+			expect(answer.status).toBe(200);
+
+			const seen = requests();
+			expect(seen).toHaveLength(2);
+			const result = seen[1].toolResults[0].content;
+			// The node's error message, as n8n hands a failed tool call back to the model: [{"error": "…"}].
+			expect(parsed(result)).toEqual([
+				{ error: `Storefront did not accept the request (409): ${serviceWords}` },
+			]);
+			expectNothingSecret(result);
+			expect(answer.body.output).toContain(serviceWords);
+
+			expect(env.sandbox.state.orders.get(orderId)?.status).toBe('delivered');
+			expect(statusChanges(orderId)).toBe(before);
+			const { execution } = await lastExecution(workflow.id);
+			expect(execution.status).toBe('success');
+		});
+
+		it('a list under tool use returns a bounded, simplified result (default settings), and numbers reach number parameters', async () => {
+			model.setScript((request) => {
+				const results = request.toolResults;
+				if (results.length === 0)
+					return { toolCalls: [{ name: 'List_Orders', arguments: { status: 'pending' } }] };
+				if (results.length === 1)
+					return {
+						toolCalls: [{ name: 'Find_Products', arguments: { search: 'notebook', limit: 3 } }],
+					};
+				if (results.length === 2) {
+					const [product] = parsed(results[1].content);
+					return {
+						toolCalls: [
+							{ name: 'Set_Product_Price', arguments: { product_id: product.id, price: 12.5 } },
+						],
+					};
+				}
+				return { text: 'Done.' };
+			});
+			const answer = await ask(
+				workflow.url,
+				'List pending orders, then find notebooks and set the first to 12.50.',
+			);
+			expect(answer).toEqual({ status: 200, body: { output: 'Done.' } });
+
+			const results = requests()[3].toolResults;
+			const list = results[0].content;
+			const orders = parsed(list);
+			// Default Limit (50); each entry only the simplified fields, its id as `id` on every profile (the tool's
+			// simplified record names it so whatever key the service uses).
+			expect(orders).toHaveLength(50);
+			for (const order of orders) {
+				expect(Object.keys(order).sort()).toEqual([
+					'created_at',
+					'currency',
+					'customer_id',
+					'id',
+					'item_count',
+					'paid_at',
+					'status',
+					'total',
+				]);
+				expect(order.status).toBe('pending');
 			}
-			return { text: `The store refused: ${String(parsed(request.toolResults[0].content)[0].error)}` };
-		});
-		const answer = await ask(workflow.url, `Set order ${orderId} back to pending.`);
-		expect(answer.status).toBe(200);
+			expectNothingSecret(list);
+			// The same 50 orders as full records, straight from the API, for the comparison.
+			const full = await api(env.sandbox, 'GET', '/orders?status=pending&limit=50');
+			const fullOrders = listOf(full.json, 'orders');
+			// The same orders: the tool's ids are the API's, in its order.
+			expect(orders.map((order: any) => order.id)).toEqual(
+				fullOrders.map((order: any) => idOf(order, 'order')),
+			);
+			const fullBytes = Buffer.byteLength(JSON.stringify(fullOrders));
+			const bytes = Buffer.byteLength(list);
+			expect(bytes).toBeLessThan(fullBytes / 2);
+			console.log(
+				`[ai ${format}] List Orders (default settings) returned 50 orders in ${bytes} bytes; the full records: ${fullBytes} bytes (${(fullBytes / bytes).toFixed(1)}×)`,
+			);
+			report({ [`aiListBytes_${format}`]: { bytes, fullBytes, orders: orders.length } });
 
-		const seen = requests();
-		expect(seen).toHaveLength(2);
-		const result = seen[1].toolResults[0].content;
-		// The node's error message, as n8n hands a failed tool call back to the model: [{"error": "…"}].
-		expect(parsed(result)).toEqual([{ error: `Storefront did not accept the request (409): ${serviceWords}` }]);
-		expectNothingSecret(result);
-		expect(answer.body.output).toContain(serviceWords);
-
-		expect(env.sandbox.state.orders.get(orderId)?.status).toBe('delivered');
-		expect(statusChanges(orderId)).toBe(before);
-		const { execution } = await lastExecution(workflow.id);
-		expect(execution.status).toBe('success');
-	});
-
-	it('a list under tool use returns a bounded, simplified result (default settings), and numbers reach number parameters', async () => {
-		model.setScript((request) => {
-			const results = request.toolResults;
-			if (results.length === 0) return { toolCalls: [{ name: 'List_Orders', arguments: { status: 'pending' } }] };
-			if (results.length === 1) return { toolCalls: [{ name: 'Find_Products', arguments: { search: 'notebook', limit: 3 } }] };
-			if (results.length === 2) {
-				const [product] = parsed(results[1].content);
-				return { toolCalls: [{ name: 'Set_Product_Price', arguments: { product_id: product.id, price: 12.5 } }] };
+			// limit: 3 arrived as a number (the node refuses anything else), search as text: the API's own first three.
+			const products = parsed(results[1].content);
+			const direct = await api(env.sandbox, 'GET', '/products?search=notebook&limit=3');
+			expect(products.map((product: any) => product.id)).toEqual(
+				listOf(direct.json, 'products').map((product: any) => idOf(product, 'product')),
+			);
+			expect(products).toHaveLength(3);
+			for (const product of products) {
+				expect(Object.keys(product).sort()).toEqual([
+					'category',
+					'currency',
+					'id',
+					'name',
+					'price',
+					'sku',
+					'status',
+					'stock',
+				]);
 			}
-			return { text: 'Done.' };
+			// Update returns the whole record as the API shows it (`product_id` on spec-literal).
+			const updated = parsed(results[2].content);
+			expect(updated).toEqual([
+				expect.objectContaining({ [ID_KEY('product')]: products[0].id, price: 12.5 }),
+			]);
+			expect(idOf(updated[0], 'product')).toBe(products[0].id);
+			expect(env.sandbox.state.products.get(products[0].id)?.price).toBe(12.5);
 		});
-		const answer = await ask(workflow.url, 'List pending orders, then find notebooks and set the first to 12.50.');
-		expect(answer).toEqual({ status: 200, body: { output: 'Done.' } });
-
-		const results = requests()[3].toolResults;
-		const list = results[0].content;
-		const orders = parsed(list);
-		// Default Limit (50); each entry only the simplified fields, its id as `id` on every profile (the tool's
-		// simplified record names it so whatever key the service uses).
-		expect(orders).toHaveLength(50);
-		for (const order of orders) {
-			expect(Object.keys(order).sort()).toEqual(['created_at', 'currency', 'customer_id', 'id', 'item_count', 'paid_at', 'status', 'total']);
-			expect(order.status).toBe('pending');
-		}
-		expectNothingSecret(list);
-		// The same 50 orders as full records, straight from the API, for the comparison.
-		const full = await api(env.sandbox, 'GET', '/orders?status=pending&limit=50');
-		const fullOrders = listOf(full.json, 'orders');
-		// The same orders: the tool's ids are the API's, in its order.
-		expect(orders.map((order: any) => order.id)).toEqual(fullOrders.map((order: any) => idOf(order, 'order')));
-		const fullBytes = Buffer.byteLength(JSON.stringify(fullOrders));
-		const bytes = Buffer.byteLength(list);
-		expect(bytes).toBeLessThan(fullBytes / 2);
-		console.log(`[ai ${format}] List Orders (default settings) returned 50 orders in ${bytes} bytes; the full records: ${fullBytes} bytes (${(fullBytes / bytes).toFixed(1)}×)`);
-		report({ [`aiListBytes_${format}`]: { bytes, fullBytes, orders: orders.length } });
-
-		// limit: 3 arrived as a number (the node refuses anything else), search as text: the API's own first three.
-		const products = parsed(results[1].content);
-		const direct = await api(env.sandbox, 'GET', '/products?search=notebook&limit=3');
-		expect(products.map((product: any) => product.id)).toEqual(listOf(direct.json, 'products').map((product: any) => idOf(product, 'product')));
-		expect(products).toHaveLength(3);
-		for (const product of products) {
-			expect(Object.keys(product).sort()).toEqual(['category', 'currency', 'id', 'name', 'price', 'sku', 'status', 'stock']);
-		}
-		// Update returns the whole record as the API shows it (`product_id` on spec-literal).
-		const updated = parsed(results[2].content);
-		expect(updated).toEqual([expect.objectContaining({ [ID_KEY('product')]: products[0].id, price: 12.5 })]);
-		expect(idOf(updated[0], 'product')).toBe(products[0].id);
-		expect(env.sandbox.state.products.get(products[0].id)?.price).toBe(12.5);
-	});
-});
+	},
+);
 
 describe('the example examples/ai-order-assistant.json', () => {
 	it('imports with the model credential left to the user, and once given one, answers a chat with its Storefront tools', async () => {
 		const example = instance.loadExample('ai-order-assistant.json');
-		const modelNode = example.nodes.find((node: any) => node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi');
+		const modelNode = example.nodes.find(
+			(node: any) => node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+		);
 		expect(modelNode.credentials).toBeUndefined();
-		const chat = example.nodes.find((node: any) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+		const chat = example.nodes.find(
+			(node: any) => node.type === '@n8n/n8n-nodes-langchain.chatTrigger',
+		);
 		expect(chat.parameters.public).toBeUndefined(); // not public: only the editor's chat reaches it
 
 		// What a user does: pick a model credential; here also open the chat to the (loopback) world to reach it.
@@ -371,19 +501,31 @@ describe('the example examples/ai-order-assistant.json', () => {
 		const orderId = orderIn('pending', 2);
 		model.reset();
 		model.setScript((request) => {
-			if (request.toolResults.length === 0) return { toolCalls: [{ name: 'Get_Order', arguments: { order_id: orderId } }] };
+			if (request.toolResults.length === 0)
+				return { toolCalls: [{ name: 'Get_Order', arguments: { order_id: orderId } }] };
 			const [order] = parsed(request.toolResults[0].content);
 			return { text: `Order ${idOf(order, 'order')} is ${String(order.status)}.` };
 		});
 		const res = await fetch(url, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ action: 'sendMessage', sessionId: randomUUID(), chatInput: `Is ${orderId} pending?` }),
+			body: JSON.stringify({
+				action: 'sendMessage',
+				sessionId: randomUUID(),
+				chatInput: `Is ${orderId} pending?`,
+			}),
 		});
 		expect(await res.json()).toEqual({ output: `Order ${orderId} is pending.` });
 		const [first] = model.requests;
-		expect(first.tools.map((tool) => tool.name).sort()).toEqual(['Find_Products', 'Get_Order', 'List_Orders', 'Set_Order_Status']);
-		expect(first.tools.find((tool) => tool.name === 'Set_Order_Status')?.description).toMatch(/Allowed moves only/);
+		expect(first.tools.map((tool) => tool.name).sort()).toEqual([
+			'Find_Products',
+			'Get_Order',
+			'List_Orders',
+			'Set_Order_Status',
+		]);
+		expect(first.tools.find((tool) => tool.name === 'Set_Order_Status')?.description).toMatch(
+			/Allowed moves only/,
+		);
 		expect(env.sandbox.state.orders.get(orderId)?.status).toBe('pending');
 	});
 });

@@ -6,7 +6,12 @@ import * as path from 'path';
 import { inflateSync } from 'zlib';
 import { chromium, selectors, type Browser, type Page } from 'playwright-core';
 
-import { OWNER, startEnvironment, type Environment, type EnvironmentOptions } from '../e2e/environment';
+import {
+	OWNER,
+	startEnvironment,
+	type Environment,
+	type EnvironmentOptions,
+} from '../e2e/environment';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'artifacts', 'browser');
@@ -39,7 +44,11 @@ export interface BrowserSuite extends BrowserSession {
  * Start the environment, let `prepare` set it up (workflows to open, say), then open the browser on its editor. What
  * was started is stopped again when a later part fails.
  */
-export async function startBrowserSuite(label: string, options: EnvironmentOptions = {}, prepare?: (env: Environment) => Promise<void>): Promise<BrowserSuite> {
+export async function startBrowserSuite(
+	label: string,
+	options: EnvironmentOptions = {},
+	prepare?: (env: Environment) => Promise<void>,
+): Promise<BrowserSuite> {
 	const env = await startEnvironment(label, options);
 	let session: BrowserSession | undefined;
 	try {
@@ -76,7 +85,15 @@ async function openBrowser(origin: string): Promise<BrowserSession> {
 	selectors.setTestIdAttribute('data-test-id');
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+		args: [
+			'--headless',
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+			'--no-first-run',
+		],
 	});
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 	await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -102,14 +119,17 @@ async function openBrowser(origin: string): Promise<BrowserSession> {
 	const failedRequests: string[] = [];
 	page.on('pageerror', (error) => pageErrors.push(error.message));
 	page.on('response', (response) => {
-		if (response.status() >= 400) failedRequests.push(`${response.status()} ${new URL(response.url()).pathname}`);
+		if (response.status() >= 400)
+			failedRequests.push(`${response.status()} ${new URL(response.url()).pathname}`);
 	});
 	return {
 		browser,
 		page,
 		pageErrors,
-		unexpectedFailedRequests: () => failedRequests.filter((r) => !EXPECTED_FAILURES.some((expected) => expected.test(r))),
-		errorToasts: () => page.evaluate(() => [...((globalThis as any).__errorToasts ?? [])] as string[]),
+		unexpectedFailedRequests: () =>
+			failedRequests.filter((r) => !EXPECTED_FAILURES.some((expected) => expected.test(r))),
+		errorToasts: () =>
+			page.evaluate(() => [...((globalThis as any).__errorToasts ?? [])] as string[]),
 	};
 }
 
@@ -132,7 +152,8 @@ function pngInk(png: Buffer) {
 	const idat: Buffer[] = [];
 	for (let at = 8; at < png.length; ) {
 		const length = png.readUInt32BE(at);
-		if (png.toString('ascii', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
+		if (png.toString('ascii', at + 4, at + 8) === 'IDAT')
+			idat.push(png.subarray(at + 8, at + 8 + length));
 		at += 12 + length;
 	}
 	const raw = inflateSync(Buffer.concat(idat));
@@ -143,7 +164,8 @@ function pngInk(png: Buffer) {
 
 // A one-colour screenshot scores about 0.0002 (one filter byte per row); n8n's pages score 0.015 and more.
 const MIN_INK = 0.005;
-const PAGE_ERROR_TEXT = /problem (loading|running)|could not be loaded|not (currently )?installed|something went wrong/i;
+const PAGE_ERROR_TEXT =
+	/problem (loading|running)|could not be loaded|not (currently )?installed|something went wrong/i;
 
 /** A step's screenshot, saved to artifacts/browser/<name>.png: refused when blank or when the page shows an error. */
 export async function screenshot(page: Page, name: string) {
@@ -156,8 +178,13 @@ export async function screenshot(page: Page, name: string) {
 
 /** Close n8n's notifications (they would sit over a picture's corner). */
 export async function closeToasts(page: Page) {
-	for (const close of await page.locator('.el-notification .el-notification__closeBtn').all()) await close.click().catch(() => undefined);
-	await page.locator('.el-notification').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+	for (const close of await page.locator('.el-notification .el-notification__closeBtn').all())
+		await close.click().catch(() => undefined);
+	await page
+		.locator('.el-notification')
+		.first()
+		.waitFor({ state: 'detached', timeout: 5_000 })
+		.catch(() => undefined);
 }
 
 /**
@@ -171,7 +198,10 @@ async function settle(page: Page) {
 				() =>
 					(globalThis as any).document
 						.getAnimations()
-						.every((a: any) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity),
+						.every(
+							(a: any) =>
+								a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity,
+						),
 				undefined,
 				{ timeout: 5_000 },
 			)

@@ -26,7 +26,9 @@ let workflow: Awaited<ReturnType<typeof createWorkflow>>;
 beforeAll(async () => {
 	session = await startBrowserSuite('browser', {}, async (started) => {
 		// Under the example's own name: it is in the README's first picture.
-		workflow = await createWorkflow(started, instance.loadExample('order-intake.json'), { keepName: true });
+		workflow = await createWorkflow(started, instance.loadExample('order-intake.json'), {
+			keepName: true,
+		});
 	});
 	({ env, page } = session);
 }, 300_000);
@@ -48,7 +50,9 @@ async function openNode(name: string) {
 /** The panel must not show n8n's "node not installed / parameters could not load / issues" states. */
 async function expectNoNodeError(ndv: ReturnType<Page['getByTestId']>) {
 	const text = await ndv.innerText();
-	expect(text).not.toMatch(/not (currently )?installed|could not be loaded|problem loading|unknown node/i);
+	expect(text).not.toMatch(
+		/not (currently )?installed|could not be loaded|problem loading|unknown node/i,
+	);
 	expect(await ndv.getByTestId('node-issues').count()).toBe(0);
 	expect(await ndv.getByTestId('parameter-issues').count()).toBe(0);
 }
@@ -59,7 +63,10 @@ async function expectPackageIcons(minimum: number) {
 	await icons.first().waitFor();
 	const states = await icons.evaluateAll((imgs) =>
 		// Runs in the page (DOM images); typed loosely because this project compiles without the DOM lib.
-		imgs.map((img: any) => ({ src: img.getAttribute('src') as string, ok: img.complete === true && img.naturalWidth > 0 })),
+		imgs.map((img: any) => ({
+			src: img.getAttribute('src') as string,
+			ok: img.complete === true && img.naturalWidth > 0,
+		})),
 	);
 	expect(states.length).toBeGreaterThanOrEqual(minimum);
 	for (const state of states) expect(state).toEqual({ src: state.src, ok: true });
@@ -67,7 +74,8 @@ async function expectPackageIcons(minimum: number) {
 
 /** Signs in when this step runs alone (`jest -t`): the first test signs in otherwise. */
 async function signedIn() {
-	if (!(await page.context().cookies()).some((cookie) => cookie.name === 'n8n-auth')) await signIn(page, env.n8nUrl);
+	if (!(await page.context().cookies()).some((cookie) => cookie.name === 'n8n-auth'))
+		await signIn(page, env.n8nUrl);
 }
 
 /** The demo workflow on the canvas, signed in first when this step runs alone. */
@@ -80,13 +88,26 @@ async function openDemoWorkflow() {
 }
 
 /** An inactive "Start (manual) → one Storefront node" workflow; `pinned`: the items Start gives, as a user pins sample data. */
-async function manualWorkflow(name: string, nodeName: string, typeVersion: number, parameters: Record<string, unknown>, pinned?: object[]) {
+async function manualWorkflow(
+	name: string,
+	nodeName: string,
+	typeVersion: number,
+	parameters: Record<string, unknown>,
+	pinned?: object[],
+) {
 	return await createWorkflow(
 		env,
 		{
 			name,
 			nodes: [
-				{ id: 'b-manual', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: 'b-manual',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
 				{
 					id: 'b-action',
 					name: nodeName,
@@ -130,13 +151,18 @@ async function expectOpensTab(link: Locator, url: string) {
 	await context.route(offline, (route) => route.abort('internetdisconnected'));
 	const cdp = await context.newCDPSession(page);
 	await cdp.send('Page.enable');
-	const windowOpen = new Promise<string>((resolve) => cdp.once('Page.windowOpen', (event) => resolve(event.url)));
+	const windowOpen = new Promise<string>((resolve) =>
+		cdp.once('Page.windowOpen', (event) => resolve(event.url)),
+	);
 	const editorUrl = page.url();
 	try {
 		const [tab, request, opened] = await Promise.all([
 			context.waitForEvent('page', { timeout: 30_000 }),
 			// A new tab's first navigation is requested before its frame exists: matched by its origin.
-			context.waitForEvent('request', { predicate: (r) => r.isNavigationRequest() && offline(new URL(r.url())), timeout: 30_000 }),
+			context.waitForEvent('request', {
+				predicate: (r) => r.isNavigationRequest() && offline(new URL(r.url())),
+				timeout: 30_000,
+			}),
 			within(windowOpen, 30_000, 'Page.windowOpen'),
 			link.click(),
 		]);
@@ -164,24 +190,36 @@ it('opens the demo workflow with the package nodes and their icons on the canvas
 	await page.goto(`${env.n8nUrl}/workflow/${workflow.id}`);
 	const nodes = page.locator('[data-test-id="canvas-node"]');
 	await nodes.first().waitFor();
-	const types = await nodes.evaluateAll((els) => els.map((el) => el.getAttribute('data-node-type')));
+	const types = await nodes.evaluateAll((els) =>
+		els.map((el) => el.getAttribute('data-node-type')),
+	);
 	expect(types).toEqual(expect.arrayContaining([TYPES.trigger, TYPES.action]));
 	// Trigger + Get Order + Mark Processing each show the Storefront icon.
 	await expectPackageIcons(3);
-	await expect(page.getByTestId('workflow-name-input').innerText()).resolves.toContain('Storefront: order intake');
+	await expect(page.getByTestId('workflow-name-input').innerText()).resolves.toContain(
+		'Storefront: order intake',
+	);
 	await shot('02-workflow-canvas');
 	await picture(page, 'workflow-canvas');
 });
 
 it('renders the Storefront node: resource and operation selectors and the order resource locator', async () => {
 	const ndv = await openNode('Get Order');
-	await expect(ndv.getByTestId('parameter-input-resource').locator('input').inputValue()).resolves.toBe('Order');
-	await expect(ndv.getByTestId('parameter-input-operation').locator('input').inputValue()).resolves.toBe('Get');
+	await expect(
+		ndv.getByTestId('parameter-input-resource').locator('input').inputValue(),
+	).resolves.toBe('Order');
+	await expect(
+		ndv.getByTestId('parameter-input-operation').locator('input').inputValue(),
+	).resolves.toBe('Get');
 	const locator = ndv.getByTestId('resource-locator-orderId');
 	await locator.waitFor();
-	await expect(locator.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe('By ID');
+	await expect(
+		locator.getByTestId('rlc-mode-selector').locator('input').inputValue(),
+	).resolves.toBe('By ID');
 	await expect(locator.innerText()).resolves.toContain('$json.data.order_id');
-	await expect(ndv.getByTestId('node-credentials-select').locator('input').inputValue()).resolves.toBe('Storefront sandbox');
+	await expect(
+		ndv.getByTestId('node-credentials-select').locator('input').inputValue(),
+	).resolves.toBe('Storefront sandbox');
 	await expectNoNodeError(ndv);
 	await expectPackageIcons(1);
 	await shot('03-storefront-node');
@@ -191,7 +229,9 @@ it('renders the Storefront node: resource and operation selectors and the order 
 	const options = page.locator('.el-select-dropdown__item:visible');
 	await options.first().waitFor();
 	const names = (await options.allInnerTexts()).map((text) => text.split('\n')[0].trim());
-	expect(names).toEqual(expect.arrayContaining(['Analytics', 'Customer', 'Order', 'Product', 'Store']));
+	expect(names).toEqual(
+		expect.arrayContaining(['Analytics', 'Customer', 'Order', 'Product', 'Store']),
+	);
 	await shot('04-storefront-resources');
 	await page.keyboard.press('Escape');
 	await ndv.getByTestId('ndv-close-button').click();
@@ -200,7 +240,9 @@ it('renders the Storefront node: resource and operation selectors and the order 
 it('renders the Storefront Trigger: production webhook URL, the dashboard notice and the events', async () => {
 	const ndv = await openNode('On Order Created');
 	await expect(ndv.innerText()).resolves.toContain('Storefront has no API to register webhooks');
-	await expect(ndv.getByTestId('parameter-input-events').innerText()).resolves.toContain('Order Created');
+	await expect(ndv.getByTestId('parameter-input-events').innerText()).resolves.toContain(
+		'Order Created',
+	);
 
 	await ndv.getByText('Webhook URLs').click();
 	await ndv.getByText('Production URL', { exact: true }).click();
@@ -218,16 +260,29 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 	const run = await manualWorkflow('Look up an order', 'Get Order', 1, {
 		resource: 'order',
 		operation: 'get',
-		orderId: { __rl: true, mode: 'list', value: order.id, cachedResultName: `${order.id} · ${order.status}` },
+		orderId: {
+			__rl: true,
+			mode: 'list',
+			value: order.id,
+			cachedResultName: `${order.id} · ${order.status}`,
+		},
 	});
 	await page.goto(`${env.n8nUrl}/workflow/${run.id}`);
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 	await page.getByTestId('execute-workflow-button').click();
 	// The run is over when the node shows its success badge on the canvas.
-	await page.locator('[data-test-id="canvas-node"][data-node-name="Get Order"] [data-test-id="canvas-node-status-success"]').waitFor();
+	await page
+		.locator(
+			'[data-test-id="canvas-node"][data-node-name="Get Order"] [data-test-id="canvas-node-status-success"]',
+		)
+		.waitFor();
 	const ndv = await openNode('Get Order');
-	await expect(ndv.getByTestId('parameter-input-resource').locator('input').inputValue()).resolves.toBe('Order');
-	await expect(ndv.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe('From list');
+	await expect(
+		ndv.getByTestId('parameter-input-resource').locator('input').inputValue(),
+	).resolves.toBe('Order');
+	await expect(ndv.getByTestId('rlc-mode-selector').locator('input').inputValue()).resolves.toBe(
+		'From list',
+	);
 	const output = ndv.getByTestId('output-panel');
 	await expect(output.innerText()).resolves.toContain(order.id);
 	await expectNoNodeError(ndv);
@@ -246,17 +301,31 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 		{ sku: freshSku, name: 'Browser Mug', price: 12.5, stock: 3 },
 	];
 	// As the nodes panel adds it: Product › Create or Update, every other parameter at its default.
-	const sync = await manualWorkflow('Catalog sync by hand', 'Sync Products', 1.2, { resource: 'product', operation: 'upsert' }, rows);
+	const sync = await manualWorkflow(
+		'Catalog sync by hand',
+		'Sync Products',
+		1.2,
+		{ resource: 'product', operation: 'upsert' },
+		rows,
+	);
 	await signedIn();
 	await page.goto(`${env.n8nUrl}/workflow/${sync.id}`);
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 	const ndv = await openNode('Sync Products');
 	const mapper = ndv.getByTestId('resource-mapper-container');
 	await mapper.getByTestId('mapping-mode-select').click();
-	await page.locator('.el-select-dropdown__item:visible').filter({ hasText: /^Map Automatically/ }).first().click();
-	await expect(mapper.getByTestId('mapping-mode-select').locator('input').inputValue()).resolves.toBe('Map Automatically');
+	await page
+		.locator('.el-select-dropdown__item:visible')
+		.filter({ hasText: /^Map Automatically/ })
+		.first()
+		.click();
+	await expect(
+		mapper.getByTestId('mapping-mode-select').locator('input').inputValue(),
+	).resolves.toBe('Map Automatically');
 	// The product fields come from the node (getProductFields); sku is the one to match on unless the user picks another.
-	await expect(mapper.getByTestId('matching-column-select').locator('input').first().inputValue()).resolves.toBe('sku');
+	await expect(
+		mapper.getByTestId('matching-column-select').locator('input').first().inputValue(),
+	).resolves.toBe('sku');
 	await expect(mapper.innerText()).resolves.toContain('with none, one is created');
 	await expectNoNodeError(ndv);
 	await shot('08-create-or-update-map-automatically');
@@ -270,8 +339,15 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 	expect(hints).toContain('Created 1, updated 1, unchanged 0');
 	expect(hints).toMatch(/Found the products by (looking up each sku|reading the catalog)/);
 	await shot('09-create-or-update-run');
-	const withSku = (sku: string) => [...env.sandbox.state.products.values()].filter((p) => p.sku === sku);
-	expect(withSku(freshSku).map((p) => ({ name: p.name, price: Number(p.price), stock: Number(p.stock) }))).toEqual([{ name: 'Browser Mug', price: 12.5, stock: 3 }]);
+	const withSku = (sku: string) =>
+		[...env.sandbox.state.products.values()].filter((p) => p.sku === sku);
+	expect(
+		withSku(freshSku).map((p) => ({
+			name: p.name,
+			price: Number(p.price),
+			stock: Number(p.stock),
+		})),
+	).toEqual([{ name: 'Browser Mug', price: 12.5, stock: 3 }]);
 	expect(withSku(existing.sku).map((p) => Number(p.price))).toEqual([newPrice]);
 	await ndv.getByTestId('ndv-close-button').click();
 });
@@ -286,7 +362,10 @@ it('links the Docs of both nodes and of the credentials to their page in this re
 		const ndv = await openNode(name);
 		// The "Docs" link in the panel's header, next to its close button (n8n's NDVHeader; its href is n8n's
 		// useNodeDocsUrl: the codex's primaryDocumentation[0].url).
-		const link = ndv.locator('header').filter({ has: page.getByTestId('node-title-container') }).locator('a.n8n-link', { hasText: /^\s*Docs\s*$/ });
+		const link = ndv
+			.locator('header')
+			.filter({ has: page.getByTestId('node-title-container') })
+			.locator('a.n8n-link', { hasText: /^\s*Docs\s*$/ });
 		await expect(link.getAttribute('target')).resolves.toBe('_blank');
 		const href = (await link.getAttribute('href'))!;
 		// n8n appends its utm parameters to every codex URL, not only to its own: strip exactly those.
@@ -313,7 +392,9 @@ it('links the Docs of both nodes and of the credentials to their page in this re
 	const dialog = page.getByTestId('editCredential-modal');
 	const link = dialog
 		.getByTestId('node-credentials-config-container')
-		.locator('[data-test-id="credential-edit-instance-ai-help-button"] a.n8n-link, .n8n-callout a.n8n-link');
+		.locator(
+			'[data-test-id="credential-edit-instance-ai-help-button"] a.n8n-link, .n8n-callout a.n8n-link',
+		);
 	await expect(link.innerText()).resolves.toMatch(/^(docs|Read our docs)$/);
 	await expect(link.getAttribute('target')).resolves.toBe('_blank');
 	const documentationUrl = new StorefrontApi().documentationUrl;

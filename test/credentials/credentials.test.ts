@@ -18,7 +18,6 @@ import { core } from '../helpers/core';
 import { HarnessCredentialsHelper, runNode } from '../helpers/n8n';
 import { startSandbox, type Sandbox } from '../helpers/sandbox';
 
-
 const credentialType = new StorefrontApi();
 let sb: Sandbox;
 
@@ -30,7 +29,9 @@ beforeEach(async () => {
 	await sb.admin('DELETE', '/requests');
 });
 
-const creds = (over: Partial<ICredentialDataDecryptedObject> = {}): ICredentialDataDecryptedObject => ({
+const creds = (
+	over: Partial<ICredentialDataDecryptedObject> = {},
+): ICredentialDataDecryptedObject => ({
 	baseUrl: sb.baseUrl,
 	apiKey: sb.apiKey,
 	webhookSecret: sb.webhookSecret,
@@ -38,7 +39,9 @@ const creds = (over: Partial<ICredentialDataDecryptedObject> = {}): ICredentialD
 });
 
 /** What n8n's CredentialsTester.runRequestTest does for a credential with a `test.request`. */
-async function testCredential(credentials: ICredentialDataDecryptedObject): Promise<{ status: 'OK' | 'Error'; message: string; httpCode?: number }> {
+async function testCredential(
+	credentials: ICredentialDataDecryptedObject,
+): Promise<{ status: 'OK' | 'Error'; message: string; httpCode?: number }> {
 	const testNodeType: INodeType = {
 		description: {
 			displayName: 'No Operation',
@@ -51,7 +54,13 @@ async function testCredential(credentials: ICredentialDataDecryptedObject): Prom
 			outputs: [NodeConnectionTypes.Main],
 			credentials: [{ name: credentialType.name, required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', default: '', routing: { request: credentialType.test.request } },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					default: '',
+					routing: { request: credentialType.test.request },
+				},
 			],
 		},
 	};
@@ -91,11 +100,20 @@ async function testCredential(credentials: ICredentialDataDecryptedObject): Prom
 		[],
 	);
 	try {
-		const decrypted = { id: 'cred-1', name: 'Storefront account', type: credentialType.name, data: credentials };
+		const decrypted = {
+			id: 'cred-1',
+			name: 'Storefront account',
+			type: credentialType.name,
+			data: credentials,
+		};
 		await new core.RoutingNode(context, testNodeType, decrypted).runNode();
 		return { status: 'OK', message: 'Connection successful!' };
 	} catch (error) {
-		const e = error as { message: string; httpCode?: string; cause?: { response?: { status: number } } };
+		const e = error as {
+			message: string;
+			httpCode?: string;
+			cause?: { response?: { status: number } };
+		};
 		const httpCode = e.cause?.response?.status ?? (e.httpCode ? Number(e.httpCode) : undefined);
 		return { status: 'Error', message: e.message, httpCode };
 	}
@@ -103,12 +121,20 @@ async function testCredential(credentials: ICredentialDataDecryptedObject): Prom
 
 describe('credential test request (Test button in the credential dialog)', () => {
 	test('succeeds for a good key, with one cheap request: GET /v1/products?limit=1', async () => {
-		expect(await testCredential(creds())).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await testCredential(creds())).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 		const { body } = await sb.admin('GET', '/requests');
 		const log = Array.isArray(body) ? body : body.requests;
-		expect(log.map((r: { method: string; path: string; query: object; status: number }) => [r.method, r.path, r.query, r.status])).toEqual([
-			['GET', '/v1/products', { limit: '1' }, 200],
-		]);
+		expect(
+			log.map((r: { method: string; path: string; query: object; status: number }) => [
+				r.method,
+				r.path,
+				r.query,
+				r.status,
+			]),
+		).toEqual([['GET', '/v1/products', { limit: '1' }, 200]]);
 	});
 
 	test('fails with 401 for a wrong key, and the key is not in the message', async () => {
@@ -143,16 +169,28 @@ describe('authenticate (a Bearer header) applied by n8n-core to node requests', 
 	});
 
 	test('without the right key the API answers 401: the header carries exactly the credential key', async () => {
-		const { error } = await runNode({ parameters: getStore, credentials: creds({ apiKey: `${sb.apiKey}x` }) });
+		const { error } = await runNode({
+			parameters: getStore,
+			credentials: creds({ apiKey: `${sb.apiKey}x` }),
+		});
 		expect(error).toBeDefined();
 		expect((error as { httpCode?: string }).httpCode).toBe('401');
 		expect(JSON.stringify(error)).not.toContain(`${sb.apiKey}x`);
 	});
 
-	test('it sets the Bearer header the spec asks for, keeps the request\'s other headers, and needs no expression engine (n8n 2.x lends one only inside a node\'s call)', async () => {
-		const authenticate = credentialType.authenticate as (c: ICredentialDataDecryptedObject, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>;
-		const request: IHttpRequestOptions = { url: 'https://api.example.test/v1/products', headers: { Accept: 'application/json' } };
-		expect(await authenticate({ apiKey: 'sf_key_1' }, request)).toEqual({ ...request, headers: { Accept: 'application/json', Authorization: 'Bearer sf_key_1' } });
+	test("it sets the Bearer header the spec asks for, keeps the request's other headers, and needs no expression engine (n8n 2.x lends one only inside a node's call)", async () => {
+		const authenticate = credentialType.authenticate as (
+			c: ICredentialDataDecryptedObject,
+			r: IHttpRequestOptions,
+		) => Promise<IHttpRequestOptions>;
+		const request: IHttpRequestOptions = {
+			url: 'https://api.example.test/v1/products',
+			headers: { Accept: 'application/json' },
+		};
+		expect(await authenticate({ apiKey: 'sf_key_1' }, request)).toEqual({
+			...request,
+			headers: { Accept: 'application/json', Authorization: 'Bearer sf_key_1' },
+		});
 		expect(request.headers).toEqual({ Accept: 'application/json' });
 	});
 });

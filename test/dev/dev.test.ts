@@ -5,7 +5,17 @@
 // n8n serves to the editor (/types/nodes.json), from the same n8n process; Ctrl-C must leave no process behind.
 // Needs the prepared runtime (`npm run n8n:prepare`; .ci/run runs this suite in the matrix's lanes, after preparing it).
 import { spawn, type ChildProcess } from 'child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'fs';
+import {
+	cpSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	readlinkSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -20,10 +30,20 @@ type Who = { pid: number; start: string };
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** What scripts/dev.js needs of the repository; node_modules is linked, not copied. */
-const COPIED = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'gulpfile.js', 'nodes', 'credentials', 'scripts/dev.js', 'dev/n8n'];
+const COPIED = [
+	'package.json',
+	'tsconfig.json',
+	'tsconfig.build.json',
+	'gulpfile.js',
+	'nodes',
+	'credentials',
+	'scripts/dev.js',
+	'dev/n8n',
+];
 const NODE_SOURCE = 'nodes/Storefront/Storefront.node.ts';
 const NESTED_SOURCE = 'nodes/Storefront/v1/actions/order/index.ts';
-const DESCRIPTION = 'Manage a Storefront shop: products, orders, customers, store details and sales analytics';
+const DESCRIPTION =
+	'Manage a Storefront shop: products, orders, customers, store details and sales analytics';
 
 let dir: string;
 let copy: string;
@@ -52,10 +72,14 @@ interface Run {
 /** Start `node scripts/dev.js` in the copy, on a free port, and wait until it says n8n is ready. */
 async function startDev(): Promise<Run> {
 	const port = await runtime.freePort();
-	const child = spawn(process.execPath, [path.join(copy, 'scripts', 'dev.js'), '--port', String(port), '--user-folder', userFolder], {
-		cwd: copy,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	const child = spawn(
+		process.execPath,
+		[path.join(copy, 'scripts', 'dev.js'), '--port', String(port), '--user-folder', userFolder],
+		{
+			cwd: copy,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		},
+	);
 	let text = '';
 	child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
 	child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -72,15 +96,18 @@ async function startDev(): Promise<Run> {
 			for (;;) {
 				const match = text.slice(from).match(pattern);
 				if (match) return match;
-				if (child.exitCode !== null || child.signalCode !== null) throw new Error(`dev.js exited before ${pattern}:\n${text.slice(-4000)}`);
-				if (Date.now() > deadline) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${text.slice(-4000)}`);
+				if (child.exitCode !== null || child.signalCode !== null)
+					throw new Error(`dev.js exited before ${pattern}:\n${text.slice(-4000)}`);
+				if (Date.now() > deadline)
+					throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${text.slice(-4000)}`);
 				await new Promise((resolve) => setTimeout(resolve, 100));
 			}
 		},
 		track() {
 			if (!child.pid) return;
 			for (const who of [proc.identity(child.pid), ...proc.descendants(child.pid)]) {
-				if (who && !started.some((s) => s.pid === who.pid && s.start === who.start)) started.push(who);
+				if (who && !started.some((s) => s.pid === who.pid && s.start === who.start))
+					started.push(who);
 			}
 		},
 		n8n: { pid: 0, start: '' },
@@ -101,7 +128,9 @@ async function startDev(): Promise<Run> {
 const typesOf = (nodes: any[], name = 'CUSTOM.storefront') => nodes.filter((n) => n.name === name);
 
 const orderOperationLabel = (type: any) =>
-	type.properties.find((p: any) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('order'))?.displayName;
+	type.properties.find(
+		(p: any) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('order'),
+	)?.displayName;
 
 beforeAll(() => {
 	runtime.assertInstalled('2'); // a clear failure instead of a first-time install inside the test
@@ -124,10 +153,15 @@ afterAll(async () => {
 		}
 	}
 	for (const who of started) proc.signalIfAlive(who, 'SIGKILL');
-	for (const pgid of groups) for (const pid of devScript.groupMembers(pgid)) process.kill(pid, 'SIGKILL');
+	for (const pgid of groups)
+		for (const pid of devScript.groupMembers(pgid)) process.kill(pid, 'SIGKILL');
 	mkdirSync(path.join(ROOT, 'artifacts', 'dev'), { recursive: true });
-	writeFileSync(path.join(ROOT, 'artifacts', 'dev', 'dev-output.log'), runs.map((r) => r.output()).join('\n=== next run ===\n'));
-	if (Object.keys(figures).length) console.log(`npm run dev figures (ms): ${JSON.stringify(figures)}`);
+	writeFileSync(
+		path.join(ROOT, 'artifacts', 'dev', 'dev-output.log'),
+		runs.map((r) => r.output()).join('\n=== next run ===\n'),
+	);
+	if (Object.keys(figures).length)
+		console.log(`npm run dev figures (ms): ${JSON.stringify(figures)}`);
 	if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
@@ -138,10 +172,14 @@ test('npm run dev builds the package, links dist/ into the user folder and start
 	const output = run.output();
 
 	expect(output).toContain(`editor       http://127.0.0.1:${run.port}`);
-	expect(output).toContain(`login        ${devScript.DEV_OWNER.email} / ${devScript.DEV_OWNER.password} (owner account created`);
+	expect(output).toContain(
+		`login        ${devScript.DEV_OWNER.email} / ${devScript.DEV_OWNER.password} (owner account created`,
+	);
 	// The link n8n's custom-nodes loader follows, and what tsc and gulp built behind it.
 	expect(readlinkSync(devScript.linkPath(userFolder))).toBe(path.join(copy, 'dist'));
-	expect(readFileSync(path.join(copy, 'dist', 'nodes', 'Storefront', 'Storefront.node.json'), 'utf8')).toContain('"node"');
+	expect(
+		readFileSync(path.join(copy, 'dist', 'nodes', 'Storefront', 'Storefront.node.json'), 'utf8'),
+	).toContain('"node"');
 
 	client = new rest.N8nClient(`http://127.0.0.1:${run.port}`);
 	await client.login(devScript.DEV_OWNER.email, devScript.DEV_OWNER.password);
@@ -153,7 +191,9 @@ test('npm run dev builds the package, links dist/ into the user folder and start
 	}
 	// n8n runs with hot reload on (the variable n8n checks) and in the user folder given.
 	const environ = readFileSync(`/proc/${run.n8n.pid}/environ`, 'utf8').split('\0');
-	expect(environ).toEqual(expect.arrayContaining(['N8N_DEV_RELOAD=true', `N8N_USER_FOLDER=${userFolder}`]));
+	expect(environ).toEqual(
+		expect.arrayContaining(['N8N_DEV_RELOAD=true', `N8N_USER_FOLDER=${userFolder}`]),
+	);
 });
 
 test('an edit of the node sources is rebuilt and served by the same n8n process, without a restart', async () => {
@@ -181,27 +221,43 @@ test('an edit of the node sources is rebuilt and served by the same n8n process,
 	let types: any[] = [];
 	for (;;) {
 		const since = run.output().slice(from);
-		if (!figures.editToRebuiltMs && /\[dev\] compiled in/.test(since)) figures.editToRebuiltMs = Date.now() - t0;
-		if (!figures.editToReloadTriggeredMs && /Hot reload triggered for CUSTOM/.test(since)) figures.editToReloadTriggeredMs = Date.now() - t0;
+		if (!figures.editToRebuiltMs && /\[dev\] compiled in/.test(since))
+			figures.editToRebuiltMs = Date.now() - t0;
+		if (!figures.editToReloadTriggeredMs && /Hot reload triggered for CUSTOM/.test(since))
+			figures.editToReloadTriggeredMs = Date.now() - t0;
 		if (mtime() !== seen || Date.now() - fetchedAt > 5000) {
 			seen = mtime();
 			fetchedAt = Date.now();
 			nodes = await client.nodeTypes();
 			types = typesOf(nodes);
-			const done = types.length > 0 && types.every((t) => t.description === `Storefront, edited: ${marker}` && orderOperationLabel(t) === `Order Operation ${marker}`);
+			const done =
+				types.length > 0 &&
+				types.every(
+					(t) =>
+						t.description === `Storefront, edited: ${marker}` &&
+						orderOperationLabel(t) === `Order Operation ${marker}`,
+				);
 			if (done) break;
 		}
-		if (Date.now() > deadline) throw new Error(`n8n still serves ${JSON.stringify(types.map((t) => [t.description, orderOperationLabel(t)]))}\n${run.output().slice(-3000)}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`n8n still serves ${JSON.stringify(types.map((t) => [t.description, orderOperationLabel(t)]))}\n${run.output().slice(-3000)}`,
+			);
 		await new Promise((resolve) => setTimeout(resolve, 100));
 	}
 	figures.editToServedMs = Date.now() - t0;
-	const compiled = run.output().slice(from).match(/\[dev\] compiled in ([\d.]+) s/);
+	const compiled = run
+		.output()
+		.slice(from)
+		.match(/\[dev\] compiled in ([\d.]+) s/);
 	if (compiled) figures.tscCompileMs = Number(compiled[1]) * 1000;
 
 	// The AI Agent tool variant n8n derives from the node follows too.
 	const tool = typesOf(nodes, 'CUSTOM.storefrontTool');
 	expect(tool.length).toBeGreaterThan(0);
-	expect(tool.map((t: any) => t.description)).toEqual(tool.map(() => `Storefront, edited: ${marker}`));
+	expect(tool.map((t: any) => t.description)).toEqual(
+		tool.map(() => `Storefront, edited: ${marker}`),
+	);
 	// Reloaded, not restarted: the same process (pid and start time), which logged its hot reload.
 	expect(proc.isAlive(run.n8n)).toBe(true);
 	expect(run.output().slice(from)).toMatch(/\[n8n\] Hot reload triggered for CUSTOM/);
@@ -211,7 +267,9 @@ test('an edit of the node sources is rebuilt and served by the same n8n process,
 test('Ctrl-C (SIGINT) stops dev.js and every process it started', async () => {
 	run.track();
 	const mine = started.filter((who) => proc.isAlive(who));
-	expect(mine.map((who) => who.pid)).toEqual(expect.arrayContaining([run.child.pid, run.n8n.pid, run.tsc.pid]));
+	expect(mine.map((who) => who.pid)).toEqual(
+		expect.arrayContaining([run.child.pid, run.n8n.pid, run.tsc.pid]),
+	);
 	expect(mine.length).toBeGreaterThanOrEqual(4); // and n8n's task runner
 	const t0 = Date.now();
 	run.child.kill('SIGINT');
@@ -237,5 +295,7 @@ test('when n8n dies, dev.js stops the rest and exits with an error', async () =>
 	expect(exit).toEqual({ code: 1, signal: null });
 	expect(await proc.waitGone(mine, 5000)).toEqual([]);
 	for (const pgid of [run.n8n.pid, run.tsc.pid]) expect(devScript.groupMembers(pgid)).toEqual([]);
-	expect(run.output()).toMatch(/\[dev\] n8n exited unexpectedly \(SIGKILL\): stopping tsc \(pid \d+\)/);
+	expect(run.output()).toMatch(
+		/\[dev\] n8n exited unexpectedly \(SIGKILL\): stopping tsc \(pid \d+\)/,
+	);
 });

@@ -42,7 +42,8 @@ export const CELL = {
 	mode: (process.env.E2E_N8N_MODE || 'single') as Mode,
 	profile: PROFILE,
 };
-if (!['single', 'queue'].includes(CELL.mode)) throw new Error(`E2E_N8N_MODE must be "single" or "queue", not "${CELL.mode}"`);
+if (!['single', 'queue'].includes(CELL.mode))
+	throw new Error(`E2E_N8N_MODE must be "single" or "queue", not "${CELL.mode}"`);
 
 // How this cell's /v1 API shapes its bodies (test/helpers/profile.ts, from the profile's definition, never from the
 // node's own id rule: the suites check the node against the shape, so they must not share its code). Each helper
@@ -55,29 +56,38 @@ export { CREATE_STATUS, idKey as ID_KEY, listedIds } from '../helpers/profile';
  */
 export function idOf(record: Json, resource: Resource): string {
 	const value = record?.[idKey(resource)];
-	if (typeof value !== 'string' || value === '') throw new Error(`no ${idKey(resource)} in ${JSON.stringify(record)?.slice(0, 300)}`);
-	if (SPEC_LITERAL && 'id' in record) throw new Error(`a spec-literal ${resource} with an "id": ${JSON.stringify(record).slice(0, 300)}`);
+	if (typeof value !== 'string' || value === '')
+		throw new Error(`no ${idKey(resource)} in ${JSON.stringify(record)?.slice(0, 300)}`);
+	if (SPEC_LITERAL && 'id' in record)
+		throw new Error(
+			`a spec-literal ${resource} with an "id": ${JSON.stringify(record).slice(0, 300)}`,
+		);
 	return value;
 }
 
 /** The records of a /v1 list body: `{products: […]}` (contract) or `{data: […], meta}` (spec-literal). */
 export function listOf(body: Json, resource: 'products' | 'orders' | 'customers'): Json[] {
 	const list = SPEC_LITERAL ? body?.data : body?.[resource];
-	if (!Array.isArray(list)) throw new Error(`no ${SPEC_LITERAL ? 'data' : resource} list in ${JSON.stringify(body)?.slice(0, 300)}`);
+	if (!Array.isArray(list))
+		throw new Error(
+			`no ${SPEC_LITERAL ? 'data' : resource} list in ${JSON.stringify(body)?.slice(0, 300)}`,
+		);
 	return list;
 }
 
 /** The record of a /v1 single-record body: bare (contract) or `{data: {…}}` (spec-literal). */
 export function recordOf(body: Json): Json {
 	const record = SPEC_LITERAL ? body?.data : body;
-	if (record === null || typeof record !== 'object' || Array.isArray(record)) throw new Error(`no record in ${JSON.stringify(body)?.slice(0, 300)}`);
+	if (record === null || typeof record !== 'object' || Array.isArray(record))
+		throw new Error(`no record in ${JSON.stringify(body)?.slice(0, 300)}`);
 	return record;
 }
 
 /** The message of a /v1 error body: `{error: {code, message}}` (contract) or `{message}` (spec-literal). */
 export function errorMessageOf(body: Json): string {
 	const message = SPEC_LITERAL ? body?.message : body?.error?.message;
-	if (typeof message !== 'string' || message === '') throw new Error(`no error message in ${JSON.stringify(body)?.slice(0, 300)}`);
+	if (typeof message !== 'string' || message === '')
+		throw new Error(`no error message in ${JSON.stringify(body)?.slice(0, 300)}`);
 	return message;
 }
 
@@ -95,7 +105,9 @@ export const TYPES = runtime.typesFor(CELL.install);
  * each). n8n refuses an interval under a minute; each entry is a minute apart, and together a scheduled poll comes
  * within 20 s instead of a minute.
  */
-export const POLL_EVERY_20_S = { item: [0, 20, 40].map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })) };
+export const POLL_EVERY_20_S = {
+	item: [0, 20, 40].map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+};
 /** How long a test waits for the next scheduled poll: 20 s, and the poll's own reading on a loaded machine. */
 export const POLL_WAIT_MS = 45_000;
 
@@ -105,7 +117,10 @@ export const POLL_WAIT_MS = 45_000;
  * That saves the runner's start (1.2–1.5 CPU-seconds) at each of the suites' n8n and worker starts. The demo, the dev
  * loop and the browser suites keep n8n's default (a runner per process). n8n 1.123 starts no runner by default.
  */
-const WITHOUT_TASK_RUNNER = { N8N_RUNNERS_MODE: 'external', N8N_RUNNERS_AUTH_TOKEN: randomBytes(16).toString('hex') };
+const WITHOUT_TASK_RUNNER = {
+	N8N_RUNNERS_MODE: 'external',
+	N8N_RUNNERS_AUTH_TOKEN: randomBytes(16).toString('hex'),
+};
 
 /**
  * `editor: false`: n8n serves no editor (N8N_DISABLE_UI, a setting n8n documents for headless instances). Its start
@@ -116,7 +131,12 @@ const WITHOUT_TASK_RUNNER = { N8N_RUNNERS_MODE: 'external', N8N_RUNNERS_AUTH_TOK
  */
 const WITHOUT_EDITOR = { N8N_DISABLE_UI: 'true' };
 
-export const OWNER = { email: 'e2e@storefront.example', password: 'E2e-password-1', firstName: 'E2E', lastName: 'Owner' };
+export const OWNER = {
+	email: 'e2e@storefront.example',
+	password: 'E2e-password-1',
+	firstName: 'E2E',
+	lastName: 'Owner',
+};
 export const CREDENTIAL_NAME = 'Storefront sandbox';
 
 export interface Environment {
@@ -146,7 +166,11 @@ export interface Environment {
 	 * Stop n8n cleanly (SIGTERM, then wait for it to exit; SIGKILL only if it has not exited after `timeoutMs`) and
 	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended.
 	 */
-	restart(timeoutMs?: number, extraEnv?: Record<string, string>, whileDown?: () => Promise<void>): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
+	restart(
+		timeoutMs?: number,
+		extraEnv?: Record<string, string>,
+		whileDown?: () => Promise<void>,
+	): Promise<{ downMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }>;
 	/** Install "registry": the local registry n8n installs from, and the releases built for it. */
 	published?: PublishedRegistry;
 	stop(): Promise<void>;
@@ -183,7 +207,10 @@ export interface PublishedRegistry {
 
 /** Start the local npm registry in `dir`, cut the releases and publish the current one. */
 export async function startPublishedRegistry(dir: string): Promise<PublishedRegistry> {
-	const registry = await registryModule.startRegistry({ dir: path.join(dir, 'registry'), line: CELL.line });
+	const registry = await registryModule.startRegistry({
+		dir: path.join(dir, 'registry'),
+		line: CELL.line,
+	});
 	try {
 		const built = releases.buildReleases(path.join(dir, 'releases'));
 		registry.publish(built.current.tarball);
@@ -222,7 +249,15 @@ export async function startEnvironment(
 ): Promise<Environment> {
 	// Queue mode: one worker unless a suite asks for more (the e2e and AI Agent suites need a worker, not two; the queue
 	// and registry suites, which count what each worker does, ask for two).
-	const { n8nEnv = {}, mode = CELL.mode, webhooks, workers = 1, sandbox: sandboxOptions = {}, install = CELL.install, editor = true } = options;
+	const {
+		n8nEnv = {},
+		mode = CELL.mode,
+		webhooks,
+		workers = 1,
+		sandbox: sandboxOptions = {},
+		install = CELL.install,
+		editor = true,
+	} = options;
 	const processEnv = { ...WITHOUT_TASK_RUNNER, ...(editor ? {} : WITHOUT_EDITOR), ...n8nEnv };
 	const root = path.resolve(__dirname, '..', '..');
 	for (const file of [
@@ -230,7 +265,8 @@ export async function startEnvironment(
 		'dist/nodes/StorefrontTrigger/StorefrontTrigger.node.js',
 		'dist/nodes/StorefrontPollingTrigger/StorefrontPollingTrigger.node.js',
 	]) {
-		if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run \`npm run build\` first`);
+		if (!fs.existsSync(path.join(root, file)))
+			throw new Error(`${file} is missing: run \`npm run build\` first`);
 	}
 	runtime.assertInstalled(CELL.line);
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `storefront-${label}-`));
@@ -291,12 +327,20 @@ export async function startEnvironment(
 		const client = new rest.N8nClient(n8nUrl, { version: (topology ?? single)?.version });
 		await client.ensureOwner(OWNER);
 		if (published) {
-			const install = options.installFromRegistry ?? ((c, p) => installByName(c, p.releases.name).then(() => undefined));
+			const install =
+				options.installFromRegistry ??
+				((c, p) => installByName(c, p.releases.name).then(() => undefined));
 			await install(client, published);
 		}
-		const credentialData = { baseUrl: sandbox.baseUrl, apiKey: sandbox.apiKey, webhookSecret: sandbox.webhookSecret };
+		const credentialData = {
+			baseUrl: sandbox.baseUrl,
+			apiKey: sandbox.apiKey,
+			webhookSecret: sandbox.webhookSecret,
+		};
 		const credential =
-			options.credential === false ? { id: '', name: '' } : await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
+			options.credential === false
+				? { id: '', name: '' }
+				: await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: credentialData });
 		const stopStarted = stopN8n;
 		return {
 			sandbox,
@@ -323,7 +367,10 @@ export async function startEnvironment(
 				if (!single) throw new Error('restart is for a single n8n process');
 				const down = Date.now();
 				await single.stop(timeoutMs);
-				const exit = (await single.exited) as { code: number | null; signal: NodeJS.Signals | null };
+				const exit = (await single.exited) as {
+					code: number | null;
+					signal: NodeJS.Signals | null;
+				};
 				await whileDown?.();
 				single = await start(single.port, extraEnv);
 				return { downMs: Date.now() - down, exit };
@@ -346,7 +393,11 @@ export async function startEnvironment(
 }
 
 /** Create (and optionally activate) a workflow; trigger nodes get the environment's credential. */
-export async function createWorkflow(env: Environment, workflow: any, { activate = true, keepName = false } = {}) {
+export async function createWorkflow(
+	env: Environment,
+	workflow: any,
+	{ activate = true, keepName = false } = {},
+) {
 	const bound = instance.bindCredential(runtime.retype(workflow, CELL.install), env.credential);
 	// A random suffix tells apart the copies a suite makes of one example; `keepName` for a workflow in a picture.
 	const name = keepName ? bound.name : `${bound.name} ${Math.random().toString(36).slice(2, 8)}`;
@@ -360,7 +411,12 @@ export async function createWorkflow(env: Environment, workflow: any, { activate
 			? instance.productionWebhookUrl(env.webhookUrl, created, 'n8n-nodes-base.webhook')
 			: undefined;
 	if (activate) await instance.activate(env.client, created.id, url);
-	return { id: created.id as string, name: created.name as string, url: url as string, workflow: created };
+	return {
+		id: created.id as string,
+		name: created.name as string,
+		url: url as string,
+		workflow: created,
+	};
 }
 
 /** A Storefront Trigger node (JSON as saved in a workflow). */
@@ -379,12 +435,19 @@ export function triggerNode(events: string[], options: Record<string, unknown> =
 
 /** Point the sandbox's (single) webhook at `url`. */
 export async function registerWebhook(env: Environment, url: string) {
-	const res = await env.sandbox.admin('PUT', '/webhook', { url, secret: env.sandbox.webhookSecret });
+	const res = await env.sandbox.admin('PUT', '/webhook', {
+		url,
+		secret: env.sandbox.webhookSecret,
+	});
 	if (res.status !== 200) throw new Error(`PUT /__admin/webhook → ${res.status}`);
 }
 
 /** Wait until `check()` returns a value other than undefined. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+	check: () => Promise<T | undefined> | T | undefined,
+	what: string,
+	timeoutMs = 30_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await check();

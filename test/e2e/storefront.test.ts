@@ -34,7 +34,8 @@ jest.setTimeout(120_000);
  * suite does not, and runs in the community-package cells, once per n8n line.
  */
 const INSTALL_CHECKS_ONLY = process.env.E2E_SCOPE === 'install';
-const beyondInstall = (name: string, tests: () => void) => (INSTALL_CHECKS_ONLY ? undefined : describe(name, tests));
+const beyondInstall = (name: string, tests: () => void) =>
+	INSTALL_CHECKS_ONLY ? undefined : describe(name, tests);
 
 let env: Environment;
 
@@ -49,7 +50,8 @@ afterAll(async () => {
 const sign = (body: string, secret = env.sandbox.webhookSecret) =>
 	`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-const executionsOf = async (workflowId: string) => (await env.client.listExecutions({ workflowId, limit: 100 })).results;
+const executionsOf = async (workflowId: string) =>
+	(await env.client.listExecutions({ workflowId, limit: 100 })).results;
 
 /** An active "Storefront Trigger → No Op" workflow registered as the sandbox's webhook. */
 async function triggerWorkflow(events: string[]) {
@@ -57,9 +59,18 @@ async function triggerWorkflow(events: string[]) {
 		name: 'e2e trigger',
 		nodes: [
 			triggerNode(events, {}),
-			{ id: 'e2e-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: 'e2e-noop',
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
-		connections: { 'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		connections: {
+			'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
+		},
 		settings: { executionOrder: 'v1' },
 	});
 	await registerWebhook(env, wf.url);
@@ -70,7 +81,11 @@ async function triggerWorkflow(events: string[]) {
 function productFor({ minPrice = 0, maxPrice = Infinity, quantity = 1 } = {}) {
 	const { products, threshold } = env.sandbox.state;
 	const product = [...products.values()].find(
-		(p) => p.status === 'active' && p.price >= minPrice && p.price <= maxPrice && p.stock - quantity > threshold + 2,
+		(p) =>
+			p.status === 'active' &&
+			p.price >= minPrice &&
+			p.price <= maxPrice &&
+			p.stock - quantity > threshold + 2,
 	);
 	if (!product) throw new Error('no suitable product in the sandbox');
 	return product;
@@ -92,12 +107,22 @@ async function get(url: string) {
 describe('the package in n8n', () => {
 	it('lists the three nodes, the AI tool variant of the action node and the credential type, with their icons', async () => {
 		const types = await env.client.nodeTypes();
-		const ours = new Map(types.filter((t) => t.name.startsWith(`${TYPES.action.split('.')[0]}.`)).map((t) => [t.name, t]));
-		expect([...ours.keys()].sort()).toEqual([TYPES.action, TYPES.poll, TYPES.tool, TYPES.trigger].sort());
+		const ours = new Map(
+			types
+				.filter((t) => t.name.startsWith(`${TYPES.action.split('.')[0]}.`))
+				.map((t) => [t.name, t]),
+		);
+		expect([...ours.keys()].sort()).toEqual(
+			[TYPES.action, TYPES.poll, TYPES.tool, TYPES.trigger].sort(),
+		);
 		expect(ours.get(TYPES.action).displayName).toBe('Storefront');
 		expect(ours.get(TYPES.trigger).group).toContain('trigger');
 		// n8n adds its Poll Times parameter to a polling node: the schedule the user picks.
-		expect(ours.get(TYPES.poll)).toMatchObject({ displayName: 'Storefront Polling Trigger', polling: true, group: ['trigger'] });
+		expect(ours.get(TYPES.poll)).toMatchObject({
+			displayName: 'Storefront Polling Trigger',
+			polling: true,
+			group: ['trigger'],
+		});
 		expect(ours.get(TYPES.tool).outputs).toEqual(['ai_tool']);
 
 		for (const type of ours.values()) {
@@ -112,7 +137,11 @@ describe('the package in n8n', () => {
 		const credentials = await env.client.credentialTypes();
 		const credential = credentials.find((c) => c.name === TYPES.credential);
 		// n8n appends its own properties (allowed domains) to every credential type.
-		expect(credential.properties.map((p: any) => p.name).slice(0, 3)).toEqual(['baseUrl', 'apiKey', 'webhookSecret']);
+		expect(credential.properties.map((p: any) => p.name).slice(0, 3)).toEqual([
+			'baseUrl',
+			'apiKey',
+			'webhookSecret',
+		]);
 	});
 
 	it("answers n8n's credential test with success for the sandbox key and failure for a wrong one", async () => {
@@ -134,7 +163,11 @@ describe('the package in n8n', () => {
 		expect(bad.status).toBe('Error');
 		// n8n 2.x applies the credential's rule for a 401 (it would say only "Unauthorized"); n8n 1.x answers a 401
 		// with its own words before any rule is looked at.
-		expect(bad.message).toContain(CELL.line === '1' ? 'Authorization failed - please check your credentials' : 'Storefront refused the API key (401 Unauthorized)');
+		expect(bad.message).toContain(
+			CELL.line === '1'
+				? 'Authorization failed - please check your credentials'
+				: 'Storefront refused the API key (401 Unauthorized)',
+		);
 		expect(bad.message).not.toContain(wrongKey);
 		// A base URL without the API version: the 404 rule says what the URL must look like.
 		const noVersion = await env.client.testCredential({
@@ -143,8 +176,14 @@ describe('the package in n8n', () => {
 			type: TYPES.credential,
 			data: { ...env.credentialData, baseUrl: env.credentialData.baseUrl.replace(/\/v1$/, '') },
 		});
-		const notFound = CELL.line === '1' ? 'The resource you are requesting could not be found' : 'No Storefront API at this Base URL (404 Not Found)';
-		expect(noVersion).toMatchObject({ status: 'Error', message: expect.stringContaining(notFound) });
+		const notFound =
+			CELL.line === '1'
+				? 'The resource you are requesting could not be found'
+				: 'No Storefront API at this Base URL (404 Not Found)';
+		expect(noVersion).toMatchObject({
+			status: 'Error',
+			message: expect.stringContaining(notFound),
+		});
 		// The sandbox saw the wrong key and refused it (the failure came from the service, not from n8n).
 		const { body: log } = await env.sandbox.admin('GET', '/requests');
 		expect(log.some((r: any) => r.status === 401)).toBe(true);
@@ -152,7 +191,13 @@ describe('the package in n8n', () => {
 
 	it("searches the order and product pickers (resource locator 'From list') through n8n's own endpoint", async () => {
 		const credentials = { storefrontApi: { id: env.credential.id, name: env.credential.name } };
-		const search = (methodName: string, parameter: string, resource: string, filter?: string, paginationToken?: string) =>
+		const search = (
+			methodName: string,
+			parameter: string,
+			resource: string,
+			filter?: string,
+			paginationToken?: string,
+		) =>
 			env.client.resourceLocatorResults({
 				nodeType: TYPES.action,
 				version: 1,
@@ -171,7 +216,9 @@ describe('the package in n8n', () => {
 		// first on spec-literal), each value the order's id (`id`, or `order_id` on spec-literal).
 		expect(firstPage.results.map((r) => r.value)).toEqual(listedIds(orders.values()).slice(0, 100));
 		const pending = await search('searchOrders', 'orderId', 'order', 'pending');
-		expect(pending.results.length).toBe([...orders.values()].filter((o) => o.status === 'pending').length);
+		expect(pending.results.length).toBe(
+			[...orders.values()].filter((o) => o.status === 'pending').length,
+		);
 
 		// Products: 250 in the sandbox, 100 a page: the editor follows the pagination token to the end.
 		const seen: string[] = [];
@@ -207,14 +254,21 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 		}, `order ${order.id} to become processing`);
 		expect(idOf(updated, 'order')).toBe(order.id);
 
-		const [execution] = await instance.waitForExecutions(env.client, intake.id, (list) => list.length >= 1);
+		const [execution] = await instance.waitForExecutions(
+			env.client,
+			intake.id,
+			(list) => list.length >= 1,
+		);
 		expect(execution.status).toBe('success');
 		const details = await env.client.getExecution(execution.id);
 		expect(rest.nodeOutput(details, 'On Order Created')).toHaveLength(1);
 		expect(rest.nodeOutput(details, 'On Order Created')?.[0].data.order_id).toBe(order.id);
 		// The node passes the record on as the API shows it (its id under `id`, or `order_id` on spec-literal).
 		const marked = rest.nodeOutput(details, 'Mark Processing')?.[0];
-		expect({ id: idOf(marked, 'order'), status: marked.status }).toEqual({ id: order.id, status: 'processing' });
+		expect({ id: idOf(marked, 'order'), status: marked.status }).toEqual({
+			id: order.id,
+			status: 'processing',
+		});
 	});
 
 	it('leaves an order over the review limit pending and flags it', async () => {
@@ -225,10 +279,17 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 			items: [{ product_id: product.id, quantity }],
 		});
 		expect(order.total).toBeGreaterThanOrEqual(1000);
-		const list = await instance.waitForExecutions(env.client, intake.id, (l) => l.length === before + 1);
+		const list = await instance.waitForExecutions(
+			env.client,
+			intake.id,
+			(l) => l.length === before + 1,
+		);
 		const details = await env.client.getExecution(list[0].id);
 		const flagged = rest.nodeOutput(details, 'Flag For Review')?.[0];
-		expect({ id: idOf(flagged, 'order'), status: flagged.status }).toEqual({ id: order.id, status: 'pending' });
+		expect({ id: idOf(flagged, 'order'), status: flagged.status }).toEqual({
+			id: order.id,
+			status: 'pending',
+		});
 		expect(rest.nodeOutput(details, 'Mark Processing')).toBeUndefined();
 		expect(env.sandbox.state.orders.get(order.id)?.status).toBe('pending');
 	});
@@ -242,7 +303,10 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 			const last = delivery.attempts[delivery.attempts.length - 1];
 			expect(last.status).toBe(200);
 			// The workflow's own status change makes the sandbox send order.updated too: acknowledged, not run.
-			const ack = delivery.type === 'order.created' ? { received: true } : { received: true, skipped: 'event_type_not_selected' };
+			const ack =
+				delivery.type === 'order.created'
+					? { received: true }
+					: { received: true, skipped: 'event_type_not_selected' };
 			expect(JSON.parse(last.response ?? '')).toEqual(ack);
 		}
 	});
@@ -254,7 +318,9 @@ describe('order intake (examples/order-intake.json) in an active workflow', () =
 		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {
 			items: [{ product_id: product.id, quantity: 1 }],
 		});
-		const event = env.sandbox.events.find((e) => e.type === 'order.created' && e.data.order_id === order.id);
+		const event = env.sandbox.events.find(
+			(e) => e.type === 'order.created' && e.data.order_id === order.id,
+		);
 		expect(event).toBeDefined();
 		// Every attempt (2 in this suite) reached n8n and was refused as an unknown webhook.
 		const delivery = await eventually(
@@ -277,15 +343,27 @@ beyondInstall('the other examples', () => {
 		await env.sandbox.admin('POST', '/simulate/stock', { product_id: soldOut.id, stock: 0 });
 		await env.sandbox.admin('POST', '/simulate/stock', { product_id: runningLow.id, stock: 2 });
 
-		await eventually(() => (env.sandbox.state.products.get(soldOut.id)?.status === 'draft' ? true : undefined), 'the sold-out product to become draft');
-		const executions = await instance.waitForExecutions(env.client, lowStock.id, (l) => l.length === 2);
+		await eventually(
+			() => (env.sandbox.state.products.get(soldOut.id)?.status === 'draft' ? true : undefined),
+			'the sold-out product to become draft',
+		);
+		const executions = await instance.waitForExecutions(
+			env.client,
+			lowStock.id,
+			(l) => l.length === 2,
+		);
 		const alerts = [];
 		for (const execution of executions) {
 			expect(execution.status).toBe('success');
-			alerts.push(...(rest.nodeOutput(await env.client.getExecution(execution.id), 'Restock Alert') ?? []));
+			alerts.push(
+				...(rest.nodeOutput(await env.client.getExecution(execution.id), 'Restock Alert') ?? []),
+			);
 		}
 		expect(alerts).toHaveLength(1);
-		expect({ id: idOf(alerts[0], 'product'), stock: alerts[0].stock }).toEqual({ id: runningLow.id, stock: 2 });
+		expect({ id: idOf(alerts[0], 'product'), stock: alerts[0].stock }).toEqual({
+			id: runningLow.id,
+			stock: 2,
+		});
 		expect(alerts[0].alert).toContain(runningLow.sku);
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
 	});
@@ -293,25 +371,48 @@ beyondInstall('the other examples', () => {
 	it("catalog sync: the form takes examples/catalog-sync.csv (headers SKU,Name,Price,Stock, values as text); each row creates, updates or leaves its product, the run's hint says how many; the same file again writes nothing", async () => {
 		const sync = await createWorkflow(env, instance.loadExample('catalog-sync.json'));
 		const stored = await env.client.getWorkflow(sync.id);
-		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', TYPES.action]);
-		expect(stored.nodes[2].parameters).toMatchObject({ resource: 'product', operation: 'upsert', columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] } });
+		expect(stored.nodes.map((n: any) => n.type)).toEqual([
+			'n8n-nodes-base.formTrigger',
+			'n8n-nodes-base.extractFromFile',
+			TYPES.action,
+		]);
+		expect(stored.nodes[2].parameters).toMatchObject({
+			resource: 'product',
+			operation: 'upsert',
+			columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] },
+		});
 		const formUrl = `${env.webhookUrl}/form/${stored.nodes[0].parameters.options.path}`;
 		// n8n 2.x registers a published workflow's form shortly after the activation call returns.
-		await eventually(async () => ((await fetch(formUrl)).status === 200 ? true : undefined), 'the catalog form to be served');
+		await eventually(
+			async () => ((await fetch(formUrl)).status === 200 ? true : undefined),
+			'the catalog form to be served',
+		);
 
-		const csv = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'catalog-sync.csv'), 'utf8');
+		const csv = fs.readFileSync(
+			path.join(__dirname, '..', '..', 'examples', 'catalog-sync.csv'),
+			'utf8',
+		);
 		// The headers as most exports write them; Map Automatically matches them to sku, name, price, stock.
 		expect(csv.split('\n')[0].trim()).toBe('SKU,Name,Price,Stock');
-		const rows = csv.trim().split('\n').slice(1).map((line) => {
-			const [sku, name, price, stock] = line.split(',');
-			return { sku, name, price: Number(price), stock: Number(stock) };
-		});
+		const rows = csv
+			.trim()
+			.split('\n')
+			.slice(1)
+			.map((line) => {
+				const [sku, name, price, stock] = line.split(',');
+				return { sku, name, price: Number(price), stock: Number(stock) };
+			});
 		// What the rows should do, from the shop as the earlier tests left it.
 		const expected = { created: 0, updated: 0, unchanged: 0 };
 		for (const row of rows) {
 			const [product] = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
 			if (!product) expected.created++;
-			else if (product.name !== row.name || Number(product.price) !== row.price || Number(product.stock) !== row.stock) expected.updated++;
+			else if (
+				product.name !== row.name ||
+				Number(product.price) !== row.price ||
+				Number(product.stock) !== row.stock
+			)
+				expected.updated++;
 			else expected.unchanged++;
 		}
 		expect(expected.created).toBeGreaterThan(0);
@@ -323,12 +424,18 @@ beyondInstall('the other examples', () => {
 			form.append('field-0', new Blob([csv], { type: 'text/csv' }), 'catalog-sync.csv');
 			const answer = await fetch(formUrl, { method: 'POST', body: form });
 			expect(answer.status).toBe(200);
-			const executions = await instance.waitForExecutions(env.client, sync.id, (l) => l.length === before + 1);
+			const executions = await instance.waitForExecutions(
+				env.client,
+				sync.id,
+				(l) => l.length === before + 1,
+			);
 			const newest = executions.reduce((a: any, b: any) => (Number(b.id) > Number(a.id) ? b : a));
 			const execution = await env.client.getExecution(newest.id);
 			expect(execution.status).toBe('success');
 			const [runOfNode]: any[] = rest.runData(execution)['Create or Update Products'];
-			const log = ((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.path.startsWith('/v1/products'));
+			const log = ((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) =>
+				r.path.startsWith('/v1/products'),
+			);
 			return {
 				actions: runOfNode.data.main[0].map((item: any) => item.json.action),
 				hints: (runOfNode.hints ?? []).map((hint: any) => hint.message),
@@ -338,12 +445,28 @@ beyondInstall('the other examples', () => {
 		const count = (actions: string[], action: string) => actions.filter((a) => a === action).length;
 
 		const first = await submit();
-		expect({ created: count(first.actions, 'created'), updated: count(first.actions, 'updated'), unchanged: count(first.actions, 'unchanged') }).toEqual(expected);
-		expect(first.writes.sort()).toEqual([...Array(expected.created).fill('POST'), ...Array(expected.updated).fill('PUT')]);
-		expect(first.hints).toContain(`Created ${expected.created}, updated ${expected.updated}, unchanged ${expected.unchanged}`);
+		expect({
+			created: count(first.actions, 'created'),
+			updated: count(first.actions, 'updated'),
+			unchanged: count(first.actions, 'unchanged'),
+		}).toEqual(expected);
+		expect(first.writes.sort()).toEqual([
+			...Array(expected.created).fill('POST'),
+			...Array(expected.updated).fill('PUT'),
+		]);
+		expect(first.hints).toContain(
+			`Created ${expected.created}, updated ${expected.updated}, unchanged ${expected.unchanged}`,
+		);
 		for (const row of rows) {
 			const withSku = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
-			expect(withSku.map((p) => ({ sku: p.sku, name: p.name, price: Number(p.price), stock: Number(p.stock) }))).toEqual([row]);
+			expect(
+				withSku.map((p) => ({
+					sku: p.sku,
+					name: p.name,
+					price: Number(p.price),
+					stock: Number(p.stock),
+				})),
+			).toEqual([row]);
 		}
 
 		const again = await submit();
@@ -357,7 +480,11 @@ beyondInstall('the other examples', () => {
 		const summary = await createWorkflow(env, instance.loadExample('analytics-summary.json'));
 		const stored = await env.client.getWorkflow(summary.id);
 		expect(stored.active).toBe(true);
-		expect(stored.nodes.map((n: any) => n.type)).toEqual(['n8n-nodes-base.scheduleTrigger', TYPES.action, 'n8n-nodes-base.set']);
+		expect(stored.nodes.map((n: any) => n.type)).toEqual([
+			'n8n-nodes-base.scheduleTrigger',
+			TYPES.action,
+			'n8n-nodes-base.set',
+		]);
 		await instance.deactivate(env.client, summary.id);
 	});
 });
@@ -375,11 +502,22 @@ beyondInstall('Storefront Trigger deliveries', () => {
 		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {
 			items: [{ product_id: product.id, quantity: 1 }],
 		}); // order.created
-		expect((await api(env.sandbox, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200); // order.updated
-		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: order.id })).status).toBe(200); // payment.completed
-		expect((await api(env.sandbox, 'POST', '/products', { name: 'E2E Mug', price: 9.5, stock: 40 })).status).toBe(CREATE_STATUS); // product.created
+		expect(
+			(await api(env.sandbox, 'PUT', `/orders/${order.id}/status`, { status: 'processing' }))
+				.status,
+		).toBe(200); // order.updated
+		expect(
+			(await env.sandbox.admin('POST', '/simulate/payment', { order_id: order.id })).status,
+		).toBe(200); // payment.completed
+		expect(
+			(await api(env.sandbox, 'POST', '/products', { name: 'E2E Mug', price: 9.5, stock: 40 }))
+				.status,
+		).toBe(CREATE_STATUS); // product.created
 		const other = productFor({ quantity: 1 });
-		expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: other.id, stock: 1 })).status).toBe(200); // inventory.low
+		expect(
+			(await env.sandbox.admin('POST', '/simulate/stock', { product_id: other.id, stock: 1 }))
+				.status,
+		).toBe(200); // inventory.low
 		await env.sandbox.idle();
 
 		const emitted = env.sandbox.events.slice(firstEvent);
@@ -389,34 +527,64 @@ beyondInstall('Storefront Trigger deliveries', () => {
 			expect(delivery?.status).toBe('delivered');
 		}
 
-		const executions = await instance.waitForExecutions(env.client, wf.id, (l) => l.length === emitted.length);
+		const executions = await instance.waitForExecutions(
+			env.client,
+			wf.id,
+			(l) => l.length === emitted.length,
+		);
 		const items: any[] = [];
 		for (const execution of executions) {
 			expect(execution.status).toBe('success');
-			const output = rest.nodeOutput(await env.client.getExecution(execution.id), 'Storefront Trigger') ?? [];
+			const output =
+				rest.nodeOutput(await env.client.getExecution(execution.id), 'Storefront Trigger') ?? [];
 			expect(output).toHaveLength(1);
 			items.push(output[0]);
 		}
 		const byId = new Map(items.map((item) => [item.id, item]));
 		for (const event of emitted) {
-			expect(byId.get(event.id)).toMatchObject({ id: event.id, type: event.type, created_at: event.created_at, data: event.data });
+			expect(byId.get(event.id)).toMatchObject({
+				id: event.id,
+				type: event.type,
+				created_at: event.created_at,
+				data: event.data,
+			});
 		}
 	});
 
 	it('answers forged and unsigned deliveries with 401 and creates no execution', async () => {
 		const before = (await executionsOf(wf.id)).length;
-		const event = { id: `evt_e2e_${randomUUID()}`, type: 'order.created', created_at: new Date().toISOString(), data: { order_id: 'ord_00001' } };
+		const event = {
+			id: `evt_e2e_${randomUUID()}`,
+			type: 'order.created',
+			created_at: new Date().toISOString(),
+			data: { order_id: 'ord_00001' },
+		};
 		const body = JSON.stringify(event);
 		const attempts: Array<[string, Record<string, string>, string]> = [
 			['no signature', {}, body],
-			['signed with another secret', { 'X-Service-Signature': sign(body, 'whsec_someone_else') }, body],
-			['body changed after signing', { 'X-Service-Signature': sign(body) }, body.replace('ord_00001', 'ord_00002')],
-			['re-serialised JSON signed', { 'X-Service-Signature': sign(JSON.stringify(event, null, 1)) }, body],
+			[
+				'signed with another secret',
+				{ 'X-Service-Signature': sign(body, 'whsec_someone_else') },
+				body,
+			],
+			[
+				'body changed after signing',
+				{ 'X-Service-Signature': sign(body) },
+				body.replace('ord_00001', 'ord_00002'),
+			],
+			[
+				're-serialised JSON signed',
+				{ 'X-Service-Signature': sign(JSON.stringify(event, null, 1)) },
+				body,
+			],
 			['no sha256= prefix', { 'X-Service-Signature': sign(body).slice('sha256='.length) }, body],
 			['empty digest', { 'X-Service-Signature': 'sha256=' }, body],
 		];
 		for (const [label, headers, payload] of attempts) {
-			const res = await request('POST', wf.url, { headers: { 'Content-Type': 'application/json', ...headers }, body: payload });
+			const res = await request('POST', wf.url, {
+				headers: { 'Content-Type': 'application/json', ...headers },
+				body: payload,
+			});
 			expect({ label, status: res.status }).toEqual({ label, status: 401 });
 			expect(res.text).not.toContain(env.sandbox.webhookSecret);
 		}
@@ -430,7 +598,11 @@ beyondInstall('Storefront Trigger deliveries', () => {
 			body: genuineBody,
 		});
 		expect(ok.status).toBe(200);
-		const after = await instance.waitForExecutions(env.client, wf.id, (l) => l.length >= before + 1);
+		const after = await instance.waitForExecutions(
+			env.client,
+			wf.id,
+			(l) => l.length >= before + 1,
+		);
 		expect(after).toHaveLength(before + 1);
 		const newest = await env.client.getExecution(after[0].id);
 		expect(rest.nodeOutput(newest, 'Storefront Trigger')?.map((i) => i.id)).toEqual([genuine.id]);
@@ -449,18 +621,35 @@ beyondInstall('the action node run by n8n', () => {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path,
+					responseMode: 'lastNode',
+					responseData: 'allEntries',
+					options: {},
+				},
 			},
 			...nodes.map((node, i) => ({ position: [220 * (i + 1), 0], ...node })),
 		];
 		const connections: Record<string, any> = {};
 		for (let i = 0; i < chain.length - 1; i++) {
-			connections[chain[i].name] = { main: [[{ node: chain[i + 1].name, type: 'main', index: 0 }]] };
+			connections[chain[i].name] = {
+				main: [[{ node: chain[i + 1].name, type: 'main', index: 0 }]],
+			};
 		}
-		return createWorkflow(env, { name, nodes: chain, connections, settings: { executionOrder: 'v1' } });
+		return createWorkflow(env, {
+			name,
+			nodes: chain,
+			connections,
+			settings: { executionOrder: 'v1' },
+		});
 	}
 
-	const storefrontNode = (name: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+	const storefrontNode = (
+		name: string,
+		parameters: Record<string, unknown>,
+		extra: Record<string, unknown> = {},
+	) => ({
 		id: `e2e-${name}`,
 		name,
 		type: TYPES.action,
@@ -472,7 +661,12 @@ beyondInstall('the action node run by n8n', () => {
 
 	it('Get Many with Return All walks every page at the largest page size', async () => {
 		const wf = await webhookWorkflow('e2e get many', [
-			storefrontNode('Get Products', { resource: 'product', operation: 'getAll', returnAll: true, filters: {} }),
+			storefrontNode('Get Products', {
+				resource: 'product',
+				operation: 'getAll',
+				returnAll: true,
+				filters: {},
+			}),
 		]);
 		await env.sandbox.admin('DELETE', '/requests');
 		const res = await request('POST', wf.url, { body: {} });
@@ -505,12 +699,18 @@ beyondInstall('the action node run by n8n', () => {
 			},
 			storefrontNode(
 				'Get Order',
-				{ resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } },
+				{
+					resource: 'order',
+					operation: 'get',
+					orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				},
 				{ onError: 'continueRegularOutput' },
 			),
 		]);
 		const [first, second] = [...env.sandbox.state.orders.keys()];
-		const res = await request('POST', wf.url, { body: { orders: [{ id: first }, { id: 'ord_99999' }, { id: second }] } });
+		const res = await request('POST', wf.url, {
+			body: { orders: [{ id: first }, { id: 'ord_99999' }, { id: second }] },
+		});
 		expect(res.status).toBe(200);
 		const items = res.json as any[];
 		expect(items).toHaveLength(3);
@@ -524,12 +724,20 @@ beyondInstall('the action node run by n8n', () => {
 		expect(execution.status).toBe('success');
 		const runs = rest.runData(await env.client.getExecution(execution.id))['Get Order'];
 		const output = runs[0].data?.main[0] ?? [];
-		expect(output.map((item: any) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(output.map((item: any) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 	});
 
 	it('without continue-on-fail fails the execution with the API error', async () => {
 		const wf = await webhookWorkflow('e2e stop on fail', [
-			storefrontNode('Get Order', { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: 'ord_99999' } }),
+			storefrontNode('Get Order', {
+				resource: 'order',
+				operation: 'get',
+				orderId: { __rl: true, mode: 'id', value: 'ord_99999' },
+			}),
 		]);
 		const res = await request('POST', wf.url, { body: {} });
 		expect(res.status).toBeGreaterThanOrEqual(500);
@@ -545,12 +753,29 @@ beyondInstall('the action node run by n8n', () => {
 beyondInstall("Drop Duplicate Events across a restart (n8n's database)", () => {
 	it('a redelivery of an event that ran is acknowledged after n8n restarts, and its run passes nothing on', async () => {
 		const wf = await triggerWorkflow(['*']);
-		const event = { id: `evt_e2e_${randomUUID()}`, type: 'order.created', created_at: new Date().toISOString(), data: { order_id: 'ord_00001' } };
+		const event = {
+			id: `evt_e2e_${randomUUID()}`,
+			type: 'order.created',
+			created_at: new Date().toISOString(),
+			data: { order_id: 'ord_00001' },
+		};
 		const body = JSON.stringify(event);
-		const deliver = () => request('POST', wf.url, { headers: { 'Content-Type': 'application/json', 'X-Service-Signature': sign(body) }, body });
+		const deliver = () =>
+			request('POST', wf.url, {
+				headers: { 'Content-Type': 'application/json', 'X-Service-Signature': sign(body) },
+				body,
+			});
 		expect((await deliver()).json).toEqual({ received: true });
-		const [first] = await instance.waitForExecutions(env.client, wf.id, (l) => l.length === 1 && l[0].status === 'success');
-		expect(rest.nodeOutput(await env.client.getExecution(first.id), 'Storefront Trigger')?.map((i) => i.id)).toEqual([event.id]);
+		const [first] = await instance.waitForExecutions(
+			env.client,
+			wf.id,
+			(l) => l.length === 1 && l[0].status === 'success',
+		);
+		expect(
+			rest
+				.nodeOutput(await env.client.getExecution(first.id), 'Storefront Trigger')
+				?.map((i) => i.id),
+		).toEqual([event.id]);
 
 		if (env.queue) {
 			// The queue-mode cell runs its processes as a topology (no single-process restart): there a redelivery to
@@ -561,9 +786,15 @@ beyondInstall("Drop Duplicate Events across a restart (n8n's database)", () => {
 		await env.restart();
 		// The restarted process's memory is empty: it accepts the delivery, and the run finds the event in the database.
 		expect((await deliver()).json).toEqual({ received: true });
-		const executions = await instance.waitForExecutions(env.client, wf.id, (l) => l.length === 2 && l.every((e) => e.status === 'success'));
+		const executions = await instance.waitForExecutions(
+			env.client,
+			wf.id,
+			(l) => l.length === 2 && l.every((e) => e.status === 'success'),
+		);
 		const second = executions.find((e) => e.id !== first.id);
-		expect(rest.nodeOutput(await env.client.getExecution(second.id), 'Storefront Trigger')).toEqual([]);
+		expect(rest.nodeOutput(await env.client.getExecution(second.id), 'Storefront Trigger')).toEqual(
+			[],
+		);
 		expect(rest.nodeOutput(await env.client.getExecution(second.id), 'Received')).toBeUndefined();
 	});
 });

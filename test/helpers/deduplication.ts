@@ -12,7 +12,12 @@
 //    another mode (`otherModes`: another node's) refuses calls in mode "entries" and counts 0 values.
 // `pause` lets a test hold a call before its read and before its write, to play out a given interleaving.
 import { createHash } from 'crypto';
-import type { ICheckProcessedContextData, ICheckProcessedOptions, IDataDeduplicator, IDeduplicationOutput } from 'n8n-workflow';
+import type {
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
+	IDeduplicationOutput,
+} from 'n8n-workflow';
 
 import { core } from './core';
 
@@ -57,7 +62,10 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		});
 		if (options.maxEntries) data.splice(0, data.length - options.maxEntries);
 		if (stored === undefined && this.rows.has(key)) {
-			throw Object.assign(new Error('duplicate key value violates unique constraint "PK_processed_data"'), { code: '23505' });
+			throw Object.assign(
+				new Error('duplicate key value violates unique constraint "PK_processed_data"'),
+				{ code: '23505' },
+			);
 		}
 		// n8n's UPDATE of a row deleted since the read changes nothing (and says nothing).
 		if (stored !== undefined && !this.rows.has(key)) return result;
@@ -69,7 +77,9 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 	private validateMode(key: string) {
 		const mode = this.otherModes.get(key);
 		if (mode && this.rows.has(key)) {
-			throw new Error(`Deduplication Failed: Deduplication data was originally saved with an incompatible setting (${mode})`);
+			throw new Error(
+				`Deduplication Failed: Deduplication data was originally saved with an incompatible setting (${mode})`,
+			);
 		}
 	}
 
@@ -96,7 +106,10 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		if (this.rows.has(key)) this.rows.set(key, data);
 	}
 
-	async clearAllProcessedItems(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<void> {
+	async clearAllProcessedItems(
+		scope: 'node' | 'workflow',
+		contextData: ICheckProcessedContextData,
+	): Promise<void> {
 		const call = {};
 		await this.pause?.('read', [], call);
 		await this.pause?.('write', [], call);
@@ -105,7 +118,10 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		this.otherModes.delete(key);
 	}
 
-	async getProcessedDataCount(scope: 'node' | 'workflow', contextData: ICheckProcessedContextData): Promise<number> {
+	async getProcessedDataCount(
+		scope: 'node' | 'workflow',
+		contextData: ICheckProcessedContextData,
+	): Promise<number> {
 		await this.pause?.('read', [], {});
 		const key = this.key(scope, contextData);
 		// n8n counts the values of rows in mode "entries" only.

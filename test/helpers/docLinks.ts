@@ -52,13 +52,22 @@ export function resolveDocUrl(url: string): DocTarget {
 		throw new Error(`${url} does not point into this repository (${REPO_URL})`);
 	}
 	if (parsed.search) {
-		throw new Error(`${url} has a query string: n8n appends "?utm_…" to codex URLs, which would give it two "?"`);
+		throw new Error(
+			`${url} has a query string: n8n appends "?utm_…" to codex URLs, which would give it two "?"`,
+		);
 	}
 	const heading = parsed.hash ? decodeURIComponent(parsed.hash.slice(1)) : undefined;
 	if (parsed.hash && !heading) throw new Error(`${url} has an empty #fragment`);
-	const segments = parsed.pathname.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
+	const segments = parsed.pathname
+		.split('/')
+		.filter(Boolean)
+		.map((segment) => decodeURIComponent(segment));
 	const repo = base.pathname.split('/').filter(Boolean);
-	if (segments.length < 2 || segments[0].toLowerCase() !== repo[0].toLowerCase() || segments[1].toLowerCase() !== repo[1].toLowerCase()) {
+	if (
+		segments.length < 2 ||
+		segments[0].toLowerCase() !== repo[0].toLowerCase() ||
+		segments[1].toLowerCase() !== repo[1].toLowerCase()
+	) {
 		throw new Error(`${url} does not point into this repository (${REPO_URL})`);
 	}
 	const rest = segments.slice(2);
@@ -66,9 +75,11 @@ export function resolveDocUrl(url: string): DocTarget {
 	if (rest.length === 0) {
 		file = 'README.md';
 	} else if ((rest[0] === 'blob' || rest[0] === 'tree') && rest.length >= 2) {
-		if (rest[1] !== DOC_BRANCH) throw new Error(`${url} points at branch "${rest[1]}", not "${DOC_BRANCH}"`);
+		if (rest[1] !== DOC_BRANCH)
+			throw new Error(`${url} points at branch "${rest[1]}", not "${DOC_BRANCH}"`);
 		const inRepo = rest.slice(2);
-		if (inRepo.some((segment) => segment === '.' || segment === '..')) throw new Error(`${url} has "." or ".." in its path`);
+		if (inRepo.some((segment) => segment === '.' || segment === '..'))
+			throw new Error(`${url} has "." or ".." in its path`);
 		if (rest[0] === 'blob') {
 			if (inRepo.length === 0) throw new Error(`${url} names no file after /blob/${DOC_BRANCH}/`);
 			file = inRepo.join('/');
@@ -76,7 +87,9 @@ export function resolveDocUrl(url: string): DocTarget {
 			file = [...inRepo, 'README.md'].join('/');
 		}
 	} else {
-		throw new Error(`${url} is neither the repository's page nor a /blob/${DOC_BRANCH}/ or /tree/${DOC_BRANCH}/ path`);
+		throw new Error(
+			`${url} is neither the repository's page nor a /blob/${DOC_BRANCH}/ or /tree/${DOC_BRANCH}/ path`,
+		);
 	}
 	return heading === undefined ? { file } : { file, heading };
 }
@@ -93,7 +106,14 @@ export function githubSlug(text: string): string {
 		.replace(/ /g, '-');
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+const ENTITIES: Record<string, string> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	apos: "'",
+	nbsp: '\u00a0',
+};
 
 /** The text GitHub renders for a heading's inline Markdown (what its slug is made from). */
 export function headingText(markdown: string): string {
@@ -111,7 +131,13 @@ export function headingText(markdown: string): string {
 				.replace(/(^|[^\p{L}\p{N}\\])(_{1,3})(?=\S)(.+?)(?<=\S)\2(?![\p{L}\p{N}])/gu, '$1$3') // _emphasis_
 				.replace(/(?<!\\)(\*{1,3}|~~)/g, '') // *emphasis*, ~~strike~~
 				.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) => {
-					if (name[0] === '#') return String.fromCodePoint(parseInt(name.slice(name[1] === 'x' || name[1] === 'X' ? 2 : 1), name[1] === 'x' || name[1] === 'X' ? 16 : 10));
+					if (name[0] === '#')
+						return String.fromCodePoint(
+							parseInt(
+								name.slice(name[1] === 'x' || name[1] === 'X' ? 2 : 1),
+								name[1] === 'x' || name[1] === 'X' ? 16 : 10,
+							),
+						);
 					return ENTITIES[name.toLowerCase()] ?? entity;
 				})
 				.replace(/\\([!-/:-@[-`{-~])/g, '$1'); // backslash escapes
@@ -155,7 +181,12 @@ export function markdownHeadings(markdown: string): string[] {
 		}
 		// Only plain paragraph text can become a setext heading: not a blank line, list item, quote, table, HTML or
 		// indented code.
-		if (/^\s*$/.test(line) || /^ {0,3}([-+*]|\d{1,9}[.)])(\s|$)/.test(line) || /^ {0,3}[>|<]/.test(line) || (paragraph.length === 0 && /^( {4}|\t)/.test(line))) {
+		if (
+			/^\s*$/.test(line) ||
+			/^ {0,3}([-+*]|\d{1,9}[.)])(\s|$)/.test(line) ||
+			/^ {0,3}[>|<]/.test(line) ||
+			(paragraph.length === 0 && /^( {4}|\t)/.test(line))
+		) {
 			paragraph = [];
 		} else {
 			paragraph.push(line.trim());
@@ -202,13 +233,18 @@ function gitIgnores(file: string): boolean {
 export function assertDocTargetExists(url: string): DocTarget {
 	const target = resolveDocUrl(url);
 	const absolute = path.join(REPO_ROOT, ...target.file.split('/'));
-	if (!fs.existsSync(absolute) || !fs.statSync(absolute).isFile()) throw new Error(`${url}: ${target.file} is not a file in this repository`);
-	if (gitIgnores(target.file)) throw new Error(`${url}: ${target.file} is ignored by git, so it is not on GitHub`);
+	if (!fs.existsSync(absolute) || !fs.statSync(absolute).isFile())
+		throw new Error(`${url}: ${target.file} is not a file in this repository`);
+	if (gitIgnores(target.file))
+		throw new Error(`${url}: ${target.file} is ignored by git, so it is not on GitHub`);
 	if (target.heading !== undefined) {
-		if (!/\.(md|markdown)$/i.test(target.file)) throw new Error(`${url}: a #fragment needs a Markdown file, ${target.file} is not one`);
+		if (!/\.(md|markdown)$/i.test(target.file))
+			throw new Error(`${url}: a #fragment needs a Markdown file, ${target.file} is not one`);
 		const slugs = headingSlugs(fs.readFileSync(absolute, 'utf8'));
 		if (!slugs.includes(target.heading)) {
-			throw new Error(`${url}: ${target.file} has no heading with the anchor "${target.heading}" (its anchors: ${slugs.join(', ')})`);
+			throw new Error(
+				`${url}: ${target.file} has no heading with the anchor "${target.heading}" (its anchors: ${slugs.join(', ')})`,
+			);
 		}
 	}
 	return target;

@@ -45,11 +45,20 @@ const STARTER_KEY = 'sf_test_starter';
 
 export async function runFlashSale(env: Environment, sale: FlashSale): Promise<FlashSaleResult> {
 	const { sandbox, client } = env;
-	await sandbox.admin('PUT', '/ratelimit', { window_ms: sale.windowMs, limits: { starter: sale.limit }, headers: sale.headers });
+	await sandbox.admin('PUT', '/ratelimit', {
+		window_ms: sale.windowMs,
+		limits: { starter: sale.limit },
+		headers: sale.headers,
+	});
 	// The environment's credential, on the Starter key for this run (the trigger only needs its webhook secret).
-	await instance.ensureCredential(client, { name: CREDENTIAL_NAME, data: { ...env.credentialData, apiKey: STARTER_KEY } });
+	await instance.ensureCredential(client, {
+		name: CREDENTIAL_NAME,
+		data: { ...env.credentialData, apiKey: STARTER_KEY },
+	});
 	try {
-		const steps = instance.orderIntakeSteps(TYPES.action, { storefrontApi: { id: '', name: CREDENTIAL_NAME } });
+		const steps = instance.orderIntakeSteps(TYPES.action, {
+			storefrontApi: { id: '', name: CREDENTIAL_NAME },
+		});
 		const wf = await createWorkflow(env, {
 			name: `flash sale ${sale.headers ? 'with' : 'without'} rate headers`,
 			nodes: [triggerNode(['order.created']), ...steps.nodes],
@@ -65,7 +74,11 @@ export async function runFlashSale(env: Environment, sale: FlashSale): Promise<F
 		const started = Date.now();
 		const placed = await Promise.all(
 			Array.from({ length: sale.orders }, async () => {
-				const res = await sandbox.admin<{ id: string; status: string }>('POST', '/simulate/checkout', { items: [{ product_id: 'prod_00001', quantity: 1 }] });
+				const res = await sandbox.admin<{ id: string; status: string }>(
+					'POST',
+					'/simulate/checkout',
+					{ items: [{ product_id: 'prod_00001', quantity: 1 }] },
+				);
 				if (res.status !== 201) throw new Error(`checkout → ${res.status}`);
 				return res.body.id;
 			}),
@@ -73,33 +86,63 @@ export async function runFlashSale(env: Environment, sale: FlashSale): Promise<F
 		const ids = new Set(placed);
 		// Done when every order was set and every execution has finished (calls ÷ plan rate, with a margin).
 		const budgetMs = Math.ceil((2 * sale.orders) / sale.limit) * sale.windowMs * 3 + 120_000;
-		await eventually(() => ([...ids].every((id) => sandbox.state.orders.get(id)?.status === 'processing') ? true : undefined), `${sale.orders} orders set to processing`, budgetMs);
-		const executions = await eventually(async () => {
-			const list = await client.allExecutions({ workflowId: wf.id });
-			return list.length >= sale.orders && list.every((e: any) => !['new', 'running', 'waiting'].includes(e.status)) ? list : undefined;
-		}, `${sale.orders} finished executions`, 180_000);
+		await eventually(
+			() =>
+				[...ids].every((id) => sandbox.state.orders.get(id)?.status === 'processing')
+					? true
+					: undefined,
+			`${sale.orders} orders set to processing`,
+			budgetMs,
+		);
+		const executions = await eventually(
+			async () => {
+				const list = await client.allExecutions({ workflowId: wf.id });
+				return list.length >= sale.orders &&
+					list.every((e: any) => !['new', 'running', 'waiting'].includes(e.status))
+					? list
+					: undefined;
+			},
+			`${sale.orders} finished executions`,
+			180_000,
+		);
 		await instance.deactivate(client, wf.id);
 
 		const refusedByWindow: number[] = [];
-		const requests = (await sandbox.admin<Array<{ at: string; ms: number; method: string; path: string; status: number | string }>>('GET', '/requests')).body;
+		const requests = (
+			await sandbox.admin<
+				Array<{ at: string; ms: number; method: string; path: string; status: number | string }>
+			>('GET', '/requests')
+		).body;
 		const served = requests.filter((r) => r.status === 200);
 		const puts = served.filter((r) => r.method === 'PUT');
 		const drainMs = Math.max(...puts.map((r) => Date.parse(r.at))) - started;
 		const changes = new Map<string, number>();
 		for (const event of sandbox.events.slice(eventsBefore)) {
 			const data = event.data as { order_id?: string; status?: string };
-			if (event.type === 'order.updated' && data.status === 'processing' && data.order_id && ids.has(data.order_id)) {
+			if (
+				event.type === 'order.updated' &&
+				data.status === 'processing' &&
+				data.order_id &&
+				ids.has(data.order_id)
+			) {
 				changes.set(data.order_id, (changes.get(data.order_id) ?? 0) + 1);
 			}
 		}
 		// Refusals by the window they fell in (a window opens with the first request after the last one ended).
 		const openings: number[] = [];
-		for (const r of requests.map((q) => ({ start: Date.parse(q.at) - q.ms, status: q.status })).sort((a, b) => a.start - b.start)) {
-			if (!openings.length || r.start >= openings[openings.length - 1] + sale.windowMs) openings.push(r.start);
-			if (r.status === 429) refusedByWindow[openings.length - 1] = (refusedByWindow[openings.length - 1] ?? 0) + 1;
+		for (const r of requests
+			.map((q) => ({ start: Date.parse(q.at) - q.ms, status: q.status }))
+			.sort((a, b) => a.start - b.start)) {
+			if (!openings.length || r.start >= openings[openings.length - 1] + sale.windowMs)
+				openings.push(r.start);
+			if (r.status === 429)
+				refusedByWindow[openings.length - 1] = (refusedByWindow[openings.length - 1] ?? 0) + 1;
 		}
 		const calls = 2 * sale.orders;
-		const windows = windowsOf(served.map((r) => Date.parse(r.at) - r.ms), sale.windowMs);
+		const windows = windowsOf(
+			served.map((r) => Date.parse(r.at) - r.ms),
+			sale.windowMs,
+		);
 		// The first window's calls go at once and the last window's too: C calls need ceil(C / limit) windows, of which
 		// all but the last are waited out whole.
 		const ideal = (Math.ceil(calls / sale.limit) - 1) * sale.windowMs;

@@ -38,7 +38,6 @@ import { core } from './core';
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
 
-
 export const STOREFRONT_TYPE = 'n8n-nodes-storefront.storefront';
 /** The AI Agent tool variant n8n derives from the action node (`usableAsTool`). */
 export const STOREFRONT_TOOL_TYPE = 'n8n-nodes-storefront.storefrontTool';
@@ -56,7 +55,9 @@ class HarnessInput implements INodeType {
 		defaults: { name: 'Input' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' } as INodeProperties],
+		properties: [
+			{ displayName: 'Items', name: 'items', type: 'json', default: '[]' } as INodeProperties,
+		],
 	} as INodeType['description'];
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -108,7 +109,9 @@ export function toolVariant(): IVersionedNodeType {
 	const nodeVersions: IVersionedNodeType['nodeVersions'] = {};
 	for (const [version, nodeType] of Object.entries(action.nodeVersions)) {
 		const description = { ...nodeType.description, name: `${nodeType.description.name}Tool` };
-		nodeVersions[Number(version)] = Object.assign(Object.create(nodeType) as INodeType, { description });
+		nodeVersions[Number(version)] = Object.assign(Object.create(nodeType) as INodeType, {
+			description,
+		});
 	}
 	return Object.assign(Object.create(action) as IVersionedNodeType, {
 		nodeVersions,
@@ -135,7 +138,8 @@ export const nodeTypes: INodeTypes = {
 		if (!found) throw new Error(`Unknown node type ${type}`);
 		return found;
 	},
-	getByNameAndVersion: (type, version) => NodeHelpers.getVersionedNodeType(nodeTypes.getByName(type), version),
+	getByNameAndVersion: (type, version) =>
+		NodeHelpers.getVersionedNodeType(nodeTypes.getByName(type), version),
 	getKnownTypes: () => ({}),
 };
 
@@ -172,7 +176,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 			const resolve = (value: string) =>
 				isExpression(value)
 					? String(
-							workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '') ?? '',
+							workflow.expression.getSimpleParameterValue(
+								node,
+								value,
+								'internal',
+								{ $credentials: credentials },
+								undefined,
+								'',
+							) ?? '',
 						)
 					: value;
 			for (const [where, entries] of Object.entries(authenticate.properties)) {
@@ -268,10 +279,14 @@ export async function runWorkflow(
 	});
 	const destinations = new Set(
 		Object.values(workflowJson.connections).flatMap((byType) =>
-			Object.values(byType).flatMap((outputs) => outputs.flatMap((list) => (list ?? []).map((c) => c.node))),
+			Object.values(byType).flatMap((outputs) =>
+				outputs.flatMap((list) => (list ?? []).map((c) => c.node)),
+			),
 		),
 	);
-	const startNode = workflowJson.nodes.find((node) => !destinations.has(node.name) && !node.disabled);
+	const startNode = workflowJson.nodes.find(
+		(node) => !destinations.has(node.name) && !node.disabled,
+	);
 	if (!startNode) throw new Error('The workflow has no start node');
 
 	const hooks = new core.ExecutionLifecycleHooks('manual', 'harness-execution', {
@@ -301,7 +316,12 @@ export async function runWorkflow(
 		await execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses to start a workflow whose nodes have issues (e.g. a required parameter left empty).
-		const run = { data: runExecutionData, mode: 'manual', status: 'error', startedAt: new Date() } as unknown as IRun;
+		const run = {
+			data: runExecutionData,
+			mode: 'manual',
+			status: 'error',
+			startedAt: new Date(),
+		} as unknown as IRun;
 		return { run, outputs: {}, error: error as ExecutionError };
 	}
 	const run = await done;
@@ -362,7 +382,10 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 	const connections: IConnections = {
 		Input: { main: [[{ node: NODE_NAME, type: NodeConnectionTypes.Main, index: 0 }]] },
 	};
-	const { run, outputs, error } = await runWorkflow({ nodes, connections }, { storefrontApi: options.credentials });
+	const { run, outputs, error } = await runWorkflow(
+		{ nodes, connections },
+		{ storefrontApi: options.credentials },
+	);
 	const task = run.data.resultData.runData[NODE_NAME]?.[0];
 	const main = outputs[NODE_NAME] ?? [];
 	return {
@@ -380,7 +403,11 @@ export async function runNode(options: RunNodeOptions): Promise<RunNodeResult> {
 export async function runListSearch(
 	method: string,
 	credentials: ICredentialDataDecryptedObject,
-	{ filter, paginationToken, parameters = {} }: { filter?: string; paginationToken?: string; parameters?: INode['parameters'] } = {},
+	{
+		filter,
+		paginationToken,
+		parameters = {},
+	}: { filter?: string; paginationToken?: string; parameters?: INode['parameters'] } = {},
 ): Promise<INodeListSearchResult> {
 	const node: INode = {
 		id: 'storefront-node',
@@ -391,7 +418,13 @@ export async function runListSearch(
 		parameters,
 		credentials: { storefrontApi: { id: 'cred-1', name: 'Storefront account' } },
 	};
-	const workflow = new Workflow({ id: 'harness-load-options', nodes: [node], connections: {}, active: false, nodeTypes });
+	const workflow = new Workflow({
+		id: 'harness-load-options',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+	});
 	const additionalData = buildAdditionalData({ storefrontApi: credentials });
 	const context = new core.LoadOptionsContext(workflow, node, additionalData, 'parameters');
 	const nodeType = nodeTypes.getByNameAndVersion(STOREFRONT_TYPE, 1);

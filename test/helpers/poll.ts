@@ -2,7 +2,13 @@
 // gives a polling node), and keeps its static data the way n8n does: saved when a poll emits items and at
 // activation, so `restart()` starts from what n8n would have in its database (verified in n8n's
 // active-workflow-triggers.js / active-workflows.js: `__emit` saves, a poll returning null does not).
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeType, IPollFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeType,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { core } from './core';
@@ -24,11 +30,17 @@ export interface Poller {
 	/** The static data as last saved to the database (JSON text). */
 	readonly saved: string;
 	/** The trigger's state as last saved (its node's static data, key `poll`). */
-	savedState(): { orders?: IDataObject & { cursor: number; statuses: unknown[]; atCursor: string[] }; products?: IDataObject };
+	savedState(): {
+		orders?: IDataObject & { cursor: number; statuses: unknown[]; atCursor: string[] };
+		products?: IDataObject;
+	};
 	warnings: string[];
 }
 
-export function createPoller(credentials: ICredentialDataDecryptedObject, parameters: INode['parameters']): Poller {
+export function createPoller(
+	credentials: ICredentialDataDecryptedObject,
+	parameters: INode['parameters'],
+): Poller {
 	const node: INode = {
 		id: 'poll-node',
 		name: 'Storefront Polling Trigger',
@@ -44,7 +56,14 @@ export function createPoller(credentials: ICredentialDataDecryptedObject, parame
 	let workflow: Workflow;
 	const warnings: string[] = [];
 	const load = () => {
-		workflow = new Workflow({ id: 'harness-poll', nodes: [node], connections: {}, active: true, nodeTypes, staticData: JSON.parse(saved) });
+		workflow = new Workflow({
+			id: 'harness-poll',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes,
+			staticData: JSON.parse(saved),
+		});
 	};
 	load();
 	const save = () => {
@@ -53,10 +72,16 @@ export function createPoller(credentials: ICredentialDataDecryptedObject, parame
 	const run = async (mode: 'trigger' | 'manual') => {
 		const context = new core.PollContext(workflow, node, additionalData, mode, 'activate');
 		// n8n's logger is silent in tests; the warnings the node logs are kept for assertions.
-		const logger = { ...context.logger, warn: (message: string) => void warnings.push(message), debug: () => {} };
+		const logger = {
+			...context.logger,
+			warn: (message: string) => void warnings.push(message),
+			debug: () => {},
+		};
 		// The context's own logger is a read-only property: an object inheriting from the context carries this one.
 		const withLogger = Object.create(context, { logger: { value: logger } }) as typeof context;
-		const result = await (nodeType.poll as (this: IPollFunctions) => ReturnType<NonNullable<INodeType['poll']>>).call(withLogger);
+		const result = await (
+			nodeType.poll as (this: IPollFunctions) => ReturnType<NonNullable<INodeType['poll']>>
+		).call(withLogger);
 		return result ? result[0].map((item) => item.json) : null;
 	};
 	return {

@@ -21,7 +21,12 @@ export interface SandboxOptions {
 	sizes?: Partial<{ products: number; orders: number; customers: number }>;
 	keys?: Array<{ key: string; plan: Plan }>;
 	webhook?: { url?: string | null; secret?: string };
-	delivery?: Partial<{ attempts: number; baseDelayMs: number; timeoutMs: number; concurrency: number }>;
+	delivery?: Partial<{
+		attempts: number;
+		baseDelayMs: number;
+		timeoutMs: number;
+		concurrency: number;
+	}>;
 	lowStockThreshold?: number;
 	snapshot?: string;
 	/**
@@ -29,7 +34,11 @@ export interface SandboxOptions {
 	 * window for Starter and Pro (default 100 and 500; null = unlimited; Business is always unlimited), and whether
 	 * X-RateLimit-* headers are sent (default true; a 429 always carries Retry-After).
 	 */
-	rateLimit?: { windowMs?: number; limits?: Partial<Record<'starter' | 'pro', number | null>>; headers?: boolean };
+	rateLimit?: {
+		windowMs?: number;
+		limits?: Partial<Record<'starter' | 'pro', number | null>>;
+		headers?: boolean;
+	};
 	/** Milliseconds (0-10000) every /v1 request waits before it is served (PUT /__admin/latency at run time). */
 	latencyMs?: number;
 	/**
@@ -110,13 +119,19 @@ const sandboxModule = require(path.join(__dirname, '..', '..', 'sandbox')) as {
 
 /** Each profile's compat settings and whether it sends X-RateLimit-* headers. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const PROFILES = (require(path.join(__dirname, '..', '..', 'sandbox', 'compat')) as {
-	PROFILES: Record<Profile, { compat: Record<string, Json>; rateHeaders: boolean }>;
-}).PROFILES;
+export const PROFILES = (
+	require(path.join(__dirname, '..', '..', 'sandbox', 'compat')) as {
+		PROFILES: Record<Profile, { compat: Record<string, Json>; rateHeaders: boolean }>;
+	}
+).PROFILES;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 	// Small data by default: tests stay fast; pass `sizes` for more.
-	return sandboxModule.startSandbox({ quiet: true, ...opts, sizes: { products: 120, orders: 60, customers: 30, ...opts.sizes } });
+	return sandboxModule.startSandbox({
+		quiet: true,
+		...opts,
+		sizes: { products: 120, orders: 60, customers: 30, ...opts.sizes },
+	});
 }
 
 /**
@@ -134,7 +149,8 @@ export function recentFirst<T extends Record<string, Json>>(records: Iterable<T>
 }
 
 /** The ids of products or orders in list order (`recentFirst`). */
-export const recentIds = (records: Iterable<Record<string, Json>>): string[] => recentFirst(records).map((r) => String(r.id));
+export const recentIds = (records: Iterable<Record<string, Json>>): string[] =>
+	recentFirst(records).map((r) => String(r.id));
 
 /** Rate windows the sandbox opened (fixed windows, each opened by the first request after the last ended) for requests starting at these times: a new one whenever `windowMs` has passed. */
 export function windowsOf(starts: number[], windowMs: number): number {
@@ -172,10 +188,12 @@ export function request(
 	const headers: Record<string, string | number> = { ...options.headers };
 	let payload: Buffer | undefined;
 	if (options.body !== undefined) {
-		if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) payload = Buffer.from(options.body);
+		if (typeof options.body === 'string' || Buffer.isBuffer(options.body))
+			payload = Buffer.from(options.body);
 		else {
 			payload = Buffer.from(JSON.stringify(options.body));
-			if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+			if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+				headers['Content-Type'] = 'application/json';
 		}
 		headers['Content-Length'] = payload.length;
 	}
@@ -202,8 +220,17 @@ export function request(
 }
 
 /** An API call with the sandbox's demo key (or another key). */
-export function api(sb: Sandbox, method: string, apiPath: string, body?: string | Buffer | object, key = sb.apiKey): Promise<HttpResult> {
-	return request(method, sb.baseUrl + apiPath, { headers: { Authorization: `Bearer ${key}` }, body });
+export function api(
+	sb: Sandbox,
+	method: string,
+	apiPath: string,
+	body?: string | Buffer | object,
+	key = sb.apiKey,
+): Promise<HttpResult> {
+	return request(method, sb.baseUrl + apiPath, {
+		headers: { Authorization: `Bearer ${key}` },
+		body,
+	});
 }
 
 /** A delivery in the sandbox's in-process log, with what it keeps off the JSON view: the signed bytes and the secret. */
@@ -211,7 +238,9 @@ export type SentDelivery = Delivery & { body: Buffer; secret: string };
 
 // The sandbox's own signing (sandbox/webhooks.js): what its deliveries carry in X-Service-Signature.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { sign: signDelivery } = require(path.join(__dirname, '..', '..', 'sandbox', 'webhooks')) as { sign: (secret: string, body: Buffer) => string };
+const { sign: signDelivery } = require(path.join(__dirname, '..', '..', 'sandbox', 'webhooks')) as {
+	sign: (secret: string, body: Buffer) => string;
+};
 
 /**
  * Send a delivery again as the service's retries do: the same bytes, the same signature (the sandbox's own signing

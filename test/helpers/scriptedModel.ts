@@ -50,7 +50,9 @@ export interface RecordedRequest {
 	error?: string;
 }
 
-export type ModelTurn = { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> } | { text: string };
+export type ModelTurn =
+	| { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> }
+	| { text: string };
 
 /**
  * Decides one model turn from the recorded request. Throwing answers the call with an HTTP error: 500 by default,
@@ -82,9 +84,12 @@ type ToolCallTurn = Array<{ callId: string; name: string; arguments: string }>;
 /** The text of a message's content: a plain string, or the text parts of a content array (any API's part types). */
 function textOf(content: unknown): string {
 	if (typeof content === 'string') return content;
-	if (!Array.isArray(content)) return content === null || content === undefined ? '' : JSON.stringify(content);
+	if (!Array.isArray(content))
+		return content === null || content === undefined ? '' : JSON.stringify(content);
 	return content
-		.map((part: Json) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : ''))
+		.map((part: Json) =>
+			typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '',
+		)
 		.join('');
 }
 
@@ -128,7 +133,10 @@ function readChat(body: Json): Conversation {
 	for (const message of Array.isArray(body.messages) ? body.messages : []) {
 		if (message?.role === 'user') conversation.userText = textOf(message.content);
 		if (message?.role === 'tool') {
-			conversation.toolResults.push({ callId: String(message.tool_call_id ?? ''), content: textOf(message.content) });
+			conversation.toolResults.push({
+				callId: String(message.tool_call_id ?? ''),
+				content: textOf(message.content),
+			});
 		}
 		if (message?.role === 'assistant' && Array.isArray(message.tool_calls)) {
 			for (const call of message.tool_calls) {
@@ -152,18 +160,31 @@ function readChat(body: Json): Conversation {
 function readResponses(body: Json): Conversation {
 	const tools: ToolSpec[] = (Array.isArray(body.tools) ? body.tools : [])
 		.filter((t: Json) => t?.type === 'function')
-		.map((t: Json) => ({ name: t.name, description: t.description ?? '', parameters: t.parameters ?? {} }));
+		.map((t: Json) => ({
+			name: t.name,
+			description: t.description ?? '',
+			parameters: t.parameters ?? {},
+		}));
 	const conversation: Conversation = { tools, userText: '', toolResults: [], toolCalls: [] };
 	const items: Json[] =
-		typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body.input ?? []);
+		typeof body.input === 'string'
+			? [{ type: 'message', role: 'user', content: body.input }]
+			: (body.input ?? []);
 	for (const item of Array.isArray(items) ? items : []) {
 		const type = item?.type ?? (item?.role ? 'message' : undefined);
 		if (type === 'message' && item.role === 'user') conversation.userText = textOf(item.content);
 		if (type === 'function_call') {
-			conversation.toolCalls.push({ callId: item.call_id, name: item.name, arguments: parseArguments(item.arguments) });
+			conversation.toolCalls.push({
+				callId: item.call_id,
+				name: item.name,
+				arguments: parseArguments(item.arguments),
+			});
 		}
 		if (type === 'function_call_output') {
-			conversation.toolResults.push({ callId: String(item.call_id ?? ''), content: textOf(item.output) });
+			conversation.toolResults.push({
+				callId: String(item.call_id ?? ''),
+				content: textOf(item.output),
+			});
 		}
 	}
 	return nameResults(conversation);
@@ -211,7 +232,13 @@ function responsesUsage(body: Json, output: unknown): Json {
  * A `chat.completion`. ChatOpenAI parses `choices[].message.tool_calls` (JSON-string `arguments`) into
  * `tool_calls`, takes `content` as the text, and maps `usage` to usage_metadata.
  */
-function chatCompletion(id: string, created: number, body: Json, calls: ToolCallTurn | undefined, text: string): Json {
+function chatCompletion(
+	id: string,
+	created: number,
+	body: Json,
+	calls: ToolCallTurn | undefined,
+	text: string,
+): Json {
 	const toolCalls = calls?.map((c) => ({
 		id: c.callId,
 		type: 'function',
@@ -225,7 +252,9 @@ function chatCompletion(id: string, created: number, body: Json, calls: ToolCall
 		object: 'chat.completion',
 		created,
 		model: body.model,
-		choices: [{ index: 0, message, logprobs: null, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
+		choices: [
+			{ index: 0, message, logprobs: null, finish_reason: toolCalls ? 'tool_calls' : 'stop' },
+		],
 		usage: chatUsage(body, toolCalls ?? text),
 		service_tier: 'default',
 		system_fingerprint: 'fp_scripted',
@@ -233,7 +262,11 @@ function chatCompletion(id: string, created: number, body: Json, calls: ToolCall
 }
 
 /** Output items of a Responses turn: `function_call` items (ChatOpenAI's tool_calls) or one assistant `message`. */
-function responsesOutput(nextId: () => string, calls: ToolCallTurn | undefined, text: string): Json[] {
+function responsesOutput(
+	nextId: () => string,
+	calls: ToolCallTurn | undefined,
+	text: string,
+): Json[] {
 	if (calls) {
 		return calls.map((c) => ({
 			id: `fc_${nextId()}`,
@@ -291,12 +324,21 @@ function responseObject(id: string, created: number, body: Json, output: Json[])
 
 function sendJson(res: http.ServerResponse, status: number, payload: unknown): void {
 	const data = JSON.stringify(payload);
-	res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) });
+	res.writeHead(status, {
+		'Content-Type': 'application/json',
+		'Content-Length': Buffer.byteLength(data),
+	});
 	res.end(data);
 }
 
 /** OpenAI's error body; the SDK turns it into an APIError whose message is `<status> <error.message>`. */
-function sendError(res: http.ServerResponse, status: number, message: string, type: string, code: string): void {
+function sendError(
+	res: http.ServerResponse,
+	status: number,
+	message: string,
+	type: string,
+	code: string,
+): void {
 	sendJson(res, status, { error: { message, type, param: null, code } });
 }
 
@@ -321,7 +363,9 @@ function validateTurn(turn: unknown): ModelTurn {
 		return t as ModelTurn;
 	}
 	if (t && typeof t.text === 'string') return t as ModelTurn;
-	throw new Error(`script returned neither { text } nor a non-empty { toolCalls }: ${JSON.stringify(turn)}`);
+	throw new Error(
+		`script returned neither { text } nor a non-empty { toolCalls }: ${JSON.stringify(turn)}`,
+	);
 }
 
 /**
@@ -373,7 +417,13 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		requests.push(recorded);
 		if (recorded.stream) {
 			recorded.error = 'stream: true is not scripted';
-			sendError(res, 400, `ScriptedModel: ${recorded.error}`, 'invalid_request_error', 'stream_not_scripted');
+			sendError(
+				res,
+				400,
+				`ScriptedModel: ${recorded.error}`,
+				'invalid_request_error',
+				'stream_not_scripted',
+			);
 			return;
 		}
 
@@ -404,9 +454,22 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		const text = 'text' in turn ? turn.text : '';
 		const created = Math.floor(Date.now() / 1000);
 		if (api === 'chat') {
-			sendJson(res, 200, chatCompletion(`chatcmpl-scripted${nextId()}`, created, body, calls, text));
+			sendJson(
+				res,
+				200,
+				chatCompletion(`chatcmpl-scripted${nextId()}`, created, body, calls, text),
+			);
 		} else {
-			sendJson(res, 200, responseObject(`resp_scripted${nextId()}`, created, body, responsesOutput(nextId, calls, text)));
+			sendJson(
+				res,
+				200,
+				responseObject(
+					`resp_scripted${nextId()}`,
+					created,
+					body,
+					responsesOutput(nextId, calls, text),
+				),
+			);
 		}
 	}
 
@@ -416,13 +479,20 @@ export async function startScriptedModel(script?: Script): Promise<ScriptedModel
 		if (key === 'POST /v1/chat/completions') return await answerModelCall('chat', path, req, res);
 		if (key === 'POST /v1/responses') return await answerModelCall('responses', path, req, res);
 		req.resume();
-		sendError(res, 404, `Invalid URL (${req.method} ${req.url})`, 'invalid_request_error', 'unknown_url');
+		sendError(
+			res,
+			404,
+			`Invalid URL (${req.method} ${req.url})`,
+			'invalid_request_error',
+			'unknown_url',
+		);
 	}
 
 	const server = http.createServer((req, res) => {
 		// A failure past the script (say a dropped connection while reading) must not take the test process down.
 		route(req, res).catch((error: Error) => {
-			if (!res.headersSent) sendError(res, 500, `ScriptedModel: ${error.message}`, 'server_error', 'internal_error');
+			if (!res.headersSent)
+				sendError(res, 500, `ScriptedModel: ${error.message}`, 'server_error', 'internal_error');
 			else res.destroy(error);
 		});
 	});

@@ -54,7 +54,11 @@ export interface TriggerHarness {
 	 * queue-mode worker, or a run n8n recovers after a crash). Returns what the trigger passed on. `onError`: the node's
 	 * On Error setting for this run.
 	 */
-	run(result: IWebhookResponseData, mode?: WorkflowExecuteMode, settings?: { onError?: INode['onError'] }): Promise<INodeExecutionData[]>;
+	run(
+		result: IWebhookResponseData,
+		mode?: WorkflowExecuteMode,
+		settings?: { onError?: INode['onError'] },
+	): Promise<INodeExecutionData[]>;
 	/** What a node after the trigger passed on in the last run() (none when it did not run). */
 	output(name: string): INodeExecutionData[];
 	/**
@@ -106,7 +110,9 @@ let runs = 0;
 
 /** A response object with the express methods trigger nodes use; records what was sent. */
 function captureResponse() {
-	const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
+	const sent: { status?: number; body?: unknown; headers: Record<string, string> } = {
+		headers: {},
+	};
 	const res = {
 		statusCode: 200,
 		headersSent: false,
@@ -137,9 +143,12 @@ function captureResponse() {
 }
 
 function buildRequest(delivery: Delivery) {
-	const rawBody = Buffer.isBuffer(delivery.body) ? delivery.body : Buffer.from(delivery.body, 'utf8');
+	const rawBody = Buffer.isBuffer(delivery.body)
+		? delivery.body
+		: Buffer.from(delivery.body, 'utf8');
 	const headers: Record<string, string | string[]> = {};
-	for (const [name, value] of Object.entries(delivery.headers ?? {})) headers[name.toLowerCase()] = value;
+	for (const [name, value] of Object.entries(delivery.headers ?? {}))
+		headers[name.toLowerCase()] = value;
 	headers['content-type'] ??= 'application/json';
 	headers['content-length'] = String(rawBody.length);
 	let body: unknown;
@@ -180,7 +189,9 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		id: 'trigger-node-id',
 		name: description.defaults.name ?? description.displayName,
 		type: typeName,
-		typeVersion: options.typeVersion ?? (Array.isArray(description.version) ? description.version[0] : description.version),
+		typeVersion:
+			options.typeVersion ??
+			(Array.isArray(description.version) ? description.version[0] : description.version),
 		position: [0, 0],
 		webhookId: '3f4c2b1a-0000-4000-8000-000000000001',
 		parameters: options.parameters ?? {},
@@ -195,7 +206,10 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		name: 'Storefront trigger test',
 		nodes: [node, ...after],
 		connections: Object.fromEntries(
-			after.map((next, i) => [i ? after[i - 1].name : node.name, { main: [[{ node: next.name, type: NodeConnectionTypes.Main, index: 0 }]] }]),
+			after.map((next, i) => [
+				i ? after[i - 1].name : node.name,
+				{ main: [[{ node: next.name, type: NodeConnectionTypes.Main, index: 0 }]] },
+			]),
 		),
 		active: true,
 		nodeTypes,
@@ -250,16 +264,37 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 		async deliver(delivery) {
 			const { res, sent } = captureResponse();
 			const additionalData = baseAdditionalData();
-			additionalData.httpRequest = buildRequest(delivery) as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
-			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
-			const context = new core.WebhookContext(workflow, node, additionalData, mode, webhookData, [], null);
+			additionalData.httpRequest = buildRequest(
+				delivery,
+			) as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
+			additionalData.httpResponse =
+				res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+			const context = new core.WebhookContext(
+				workflow,
+				node,
+				additionalData,
+				mode,
+				webhookData,
+				[],
+				null,
+			);
 			const result = await nodeType.webhook!.call(context);
 			const items = (result.workflowData?.[0] ?? []).map((item) => item.json);
 			return { result, status: sent.status, body: sent.body, items };
 		},
 		async hook(method) {
-			const context = new core.HookContext(workflow, node, baseAdditionalData(), mode, 'activate', webhookData);
-			const group = nodeType.webhookMethods!.default as Record<string, (this: unknown) => Promise<boolean>>;
+			const context = new core.HookContext(
+				workflow,
+				node,
+				baseAdditionalData(),
+				mode,
+				'activate',
+				webhookData,
+			);
+			const group = nodeType.webhookMethods!.default as Record<
+				string,
+				(this: unknown) => Promise<boolean>
+			>;
 			return await group[method].call(context);
 		},
 		staticData: () => workflow.getStaticData('node', node),
@@ -274,36 +309,66 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 				if (done) ends.set(started, done);
 				runs.push(started);
 			};
-			const context = new core.TriggerContext(workflow, node, additionalData, 'trigger', activation, emit);
+			const context = new core.TriggerContext(
+				workflow,
+				node,
+				additionalData,
+				'trigger',
+				activation,
+				emit,
+			);
 			const warnings: string[] = [];
 			const read = nextReading();
-			const logger = { ...context.logger, warn: (message: string) => void (warnings.push(message), logged(message)), info: logged, debug: logged };
+			const logger = {
+				...context.logger,
+				warn: (message: string) => void (warnings.push(message), logged(message)),
+				info: logged,
+				debug: logged,
+			};
 			// n8n's schedule: registered ticks, run by tick() (n8n would run them on the cron expression).
-			const helpers = { ...context.helpers, registerCron: (cron: unknown, onTick: () => void) => void (schedule = { cron, onTick }) };
+			const helpers = {
+				...context.helpers,
+				registerCron: (cron: unknown, onTick: () => void) => void (schedule = { cron, onTick }),
+			};
 			schedule = undefined;
 			// The context's own logger and helpers are read-only properties: an object inheriting from the context carries these.
-			const response = await nodeType.trigger!.call(Object.create(context, { logger: { value: logger }, helpers: { value: helpers } }) as typeof context);
+			const response = await nodeType.trigger!.call(
+				Object.create(context, {
+					logger: { value: logger },
+					helpers: { value: helpers },
+				}) as typeof context,
+			);
 			closeFunction = response?.closeFunction;
 			// The reading goes on after trigger() returns: its end (or its first failure) is in the log.
 			if (closeFunction) await read;
 			const registered = schedule as { cron: unknown; onTick: () => void } | undefined;
-			return { runs, warnings, schedule: registered?.cron, tick: async () => {
-				const next = nextReading();
-				registered?.onTick();
-				await next;
-				return runs;
-			} };
+			return {
+				runs,
+				warnings,
+				schedule: registered?.cron,
+				tick: async () => {
+					const next = nextReading();
+					registered?.onTick();
+					await next;
+					return runs;
+				},
+			};
 		},
 		async close() {
 			await closeFunction?.();
 			closeFunction = undefined;
 		},
-		settle: (started, outcome) => void (outcome instanceof Error ? ends.get(started)?.reject(outcome) : ends.get(started)?.resolve(outcome)),
+		settle: (started, outcome) =>
+			void (outcome instanceof Error
+				? ends.get(started)?.reject(outcome)
+				: ends.get(started)?.resolve(outcome)),
 		lastExecution: () => lastRun,
 		output: (name) => lastRun?.data.resultData.runData[name]?.[0]?.data?.main?.[0] ?? [],
 		async run(result, runMode = mode, { onError } = {}) {
 			node.onError = onError;
-			const items = JSON.parse(JSON.stringify(result.workflowData?.[0] ?? [])) as INodeExecutionData[];
+			const items = JSON.parse(
+				JSON.stringify(result.workflowData?.[0] ?? []),
+			) as INodeExecutionData[];
 			const executionId = `trigger-run-${++runs}`;
 			const hooks = new core.ExecutionLifecycleHooks(runMode, executionId, {
 				id: workflow.id,
@@ -316,14 +381,26 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 				createdAt: new Date(),
 				updatedAt: new Date(),
 			} as IWorkflowBase);
-			const done = new Promise<IRun>((resolve) => hooks.addHandler('workflowExecuteAfter', (run) => resolve(run)));
+			const done = new Promise<IRun>((resolve) =>
+				hooks.addHandler('workflowExecuteAfter', (run) => resolve(run)),
+			);
 			// The run's requests (a late change's check of its order) authenticate as in n8n: the full credentials helper.
 			const { credentialsHelper } = buildAdditionalData({ storefrontApi: credentials });
-			const additionalData = { ...baseAdditionalData(), credentialsHelper, hooks, executionId, setExecutionStatus: () => {} };
+			const additionalData = {
+				...baseAdditionalData(),
+				credentialsHelper,
+				hooks,
+				executionId,
+				setExecutionStatus: () => {},
+			};
 			const runExecutionData = createRunExecutionData({
 				executionData: { nodeExecutionStack: [{ node, data: { main: [items] }, source: null }] },
 			});
-			await new core.WorkflowExecute(additionalData as IWorkflowExecuteAdditionalData, runMode, runExecutionData).processRunExecutionData(workflow);
+			await new core.WorkflowExecute(
+				additionalData as IWorkflowExecuteAdditionalData,
+				runMode,
+				runExecutionData,
+			).processRunExecutionData(workflow);
 			const run = await done;
 			lastRun = run;
 			ends.get(result)?.resolve(run);

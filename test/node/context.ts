@@ -21,12 +21,16 @@ export interface SandboxContext {
 	sb: Sandbox;
 	credentials: { baseUrl: string; apiKey: string };
 	/** Runs the node against this sandbox; fast retries unless the test sets its own options. */
-	run(options: Omit<RunNodeOptions, 'credentials'> & { credentials?: RunNodeOptions['credentials'] }): Promise<RunNodeResult>;
+	run(
+		options: Omit<RunNodeOptions, 'credentials'> & { credentials?: RunNodeOptions['credentials'] },
+	): Promise<RunNodeResult>;
 	requests(): Promise<LoggedRequest[]>;
 	admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, orders: 60, customers: 30 }): SandboxContext {
+export function useSandbox(
+	sizes: SandboxOptions['sizes'] = { products: 250, orders: 60, customers: 30 },
+): SandboxContext {
 	const ctx = {} as SandboxContext;
 	beforeAll(async () => {
 		ctx.sb = await startSandbox({ sizes, profile: PROFILE });
@@ -44,20 +48,28 @@ export function useSandbox(sizes: SandboxOptions['sizes'] = { products: 250, ord
 	});
 	ctx.admin = async (method, path, body) => {
 		const response = await ctx.sb.admin(method, path, body);
-		if (response.status >= 300) throw new Error(`admin ${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+		if (response.status >= 300)
+			throw new Error(
+				`admin ${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`,
+			);
 		return response.body as never;
 	};
 	ctx.requests = async () => (await ctx.sb.admin('GET', '/requests')).body as LoggedRequest[];
 	ctx.run = async (options) => {
 		const parameters = { ...options.parameters };
 		parameters.options = { retryDelay: 5, ...(parameters.options as object) };
-		return await runNode({ ...options, parameters, credentials: options.credentials ?? ctx.credentials });
+		return await runNode({
+			...options,
+			parameters,
+			credentials: options.credentials ?? ctx.credentials,
+		});
 	};
 	return ctx;
 }
 
 /** The HTTP status a NodeApiError carries ('404', …). */
-export const httpCodeOf = (error: unknown) => (error as { httpCode?: string | null } | undefined)?.httpCode;
+export const httpCodeOf = (error: unknown) =>
+	(error as { httpCode?: string | null } | undefined)?.httpCode;
 
 export const jsonOf = (items: INodeExecutionData[]) => items.map((item) => item.json);
 

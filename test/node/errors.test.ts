@@ -10,25 +10,36 @@ import { exposed, useSandbox, httpCodeOf } from './context';
 const ctx = useSandbox();
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
-describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])('error style "%s"', (style) => {
-	test('a 404 carries the status and the service message', async () => {
-		await ctx.admin('PUT', '/compat', { error_style: style });
-		const { error } = await ctx.run({ parameters: { resource: 'order', operation: 'get', orderId: byId('ord_missing') } });
-		expect(httpCodeOf(error)).toBe('404');
-		expect(error?.message).toContain('Order "ord_missing" was not found');
-		expect(error?.message).toContain('Order ord_missing not found');
-	});
-
-	test('a 422 carries the service message', async () => {
-		await ctx.admin('PUT', '/compat', { error_style: style });
-		const { error } = await ctx.run({
-			parameters: { resource: 'product', operation: 'create', name: 'X', price: 1, additionalFields: { extraFields: '{"colour":"red"}' } },
+describe.each(['contract', 'message', 'string', 'errors', 'text', 'html'])(
+	'error style "%s"',
+	(style) => {
+		test('a 404 carries the status and the service message', async () => {
+			await ctx.admin('PUT', '/compat', { error_style: style });
+			const { error } = await ctx.run({
+				parameters: { resource: 'order', operation: 'get', orderId: byId('ord_missing') },
+			});
+			expect(httpCodeOf(error)).toBe('404');
+			expect(error?.message).toContain('Order "ord_missing" was not found');
+			expect(error?.message).toContain('Order ord_missing not found');
 		});
-		expect(httpCodeOf(error)).toBe('422');
-		// The field-level detail where the style carries it, the summary sentence otherwise.
-		expect(error?.message).toMatch(style === 'errors' ? /colour/ : /failed validation|colour/);
-	});
-});
+
+		test('a 422 carries the service message', async () => {
+			await ctx.admin('PUT', '/compat', { error_style: style });
+			const { error } = await ctx.run({
+				parameters: {
+					resource: 'product',
+					operation: 'create',
+					name: 'X',
+					price: 1,
+					additionalFields: { extraFields: '{"colour":"red"}' },
+				},
+			});
+			expect(httpCodeOf(error)).toBe('422');
+			// The field-level detail where the style carries it, the summary sentence otherwise.
+			expect(error?.message).toMatch(style === 'errors' ? /colour/ : /failed validation|colour/);
+		});
+	},
+);
 
 // n8n's UX guidelines: what happened, without "error", "problem", "failure" or "mistake" in the node's
 // own words (the service's words follow the colon unchanged).
@@ -36,7 +47,13 @@ const BLAME_WORDS = /\b(error|problem|failure|mistake)s?\b/i;
 
 test('a 4xx says the service did not accept the request, with its status and words', async () => {
 	const { error } = await ctx.run({
-		parameters: { resource: 'product', operation: 'create', name: 'X', price: 1, additionalFields: { extraFields: '{"colour":"red"}' } },
+		parameters: {
+			resource: 'product',
+			operation: 'create',
+			name: 'X',
+			price: 1,
+			additionalFields: { extraFields: '{"colour":"red"}' },
+		},
 	});
 	expect(httpCodeOf(error)).toBe('422');
 	expect(error?.message).toMatch(/^Storefront did not accept the request \(422\): \S/);
@@ -45,7 +62,9 @@ test('a 4xx says the service did not accept the request, with its status and wor
 
 test('a 5xx says the service could not complete the request, with its status and words', async () => {
 	await ctx.admin('POST', '/faults', { status: 503, count: 10 });
-	const { error } = await ctx.run({ parameters: { resource: 'analytics', operation: 'getSummary', options: { maxRetries: 0 } } });
+	const { error } = await ctx.run({
+		parameters: { resource: 'analytics', operation: 'getSummary', options: { maxRetries: 0 } },
+	});
 	expect(httpCodeOf(error)).toBe('503');
 	expect(error?.message).toMatch(/^Storefront could not complete the request \(503\): \S/);
 	expect(error?.message.split(': ')[0]).not.toMatch(BLAME_WORDS);
@@ -58,26 +77,123 @@ test('a wrong API key fails with 401 and says to check the API key', async () =>
 	});
 	expect(httpCodeOf(error)).toBe('401');
 	expect(error?.message).toContain('Missing or invalid API key');
-	expect(`${error?.message} ${(error as { description?: string } | undefined)?.description}`).toMatch(/check the API key/i);
+	expect(
+		`${error?.message} ${(error as { description?: string } | undefined)?.description}`,
+	).toMatch(/check the API key/i);
 });
 
 describe('invalid parameters fail before any request, naming the parameter', () => {
 	test.each([
-		['invalid JSON in Extra Fields', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { extraFields: '{"a": ' } }, 'Extra Fields (JSON)'],
-		['a JSON array in Extra Fields', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { extraFields: '[1,2]' } }, 'Extra Fields (JSON)'],
-		['a negative price', { resource: 'product', operation: 'create', name: 'A', price: -1 }, '"Price" (price)'],
-		['an empty name', { resource: 'product', operation: 'create', name: '  ', price: 1 }, '"Name" (name)'],
-		['a fractional stock', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { stock: 1.5 } }, 'Inventory Quantity'],
-		['a bad currency', { resource: 'product', operation: 'create', name: 'A', price: 1, additionalFields: { currency: 'dollars' } }, '"Currency"'],
-		['an empty product id', { resource: 'product', operation: 'delete', productId: byId('={{ "" }}') }, '"Product" (productId)'],
-		['an empty order id', { resource: 'order', operation: 'get', orderId: byId(' ') }, '"Order" (orderId)'],
-		['an update with no field', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: {} }, '"Update Fields" (updateFields)'],
-		['invalid JSON in an update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { extraFields: 'nope' } }, 'Extra Fields (JSON)'],
-		['a negative price in an update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { price: -3 } }, '"Price" (updateFields.price)'],
-		['an empty store id', { resource: 'store', operation: 'get', storeId: '={{ " " }}' }, '"Store ID" (storeId)'],
-		['an empty status', { resource: 'order', operation: 'updateStatus', orderId: byId('ord_00001'), status: '={{ "" }}' }, '"Status" (status)'],
+		[
+			'invalid JSON in Extra Fields',
+			{
+				resource: 'product',
+				operation: 'create',
+				name: 'A',
+				price: 1,
+				additionalFields: { extraFields: '{"a": ' },
+			},
+			'Extra Fields (JSON)',
+		],
+		[
+			'a JSON array in Extra Fields',
+			{
+				resource: 'product',
+				operation: 'create',
+				name: 'A',
+				price: 1,
+				additionalFields: { extraFields: '[1,2]' },
+			},
+			'Extra Fields (JSON)',
+		],
+		[
+			'a negative price',
+			{ resource: 'product', operation: 'create', name: 'A', price: -1 },
+			'"Price" (price)',
+		],
+		[
+			'an empty name',
+			{ resource: 'product', operation: 'create', name: '  ', price: 1 },
+			'"Name" (name)',
+		],
+		[
+			'a fractional stock',
+			{
+				resource: 'product',
+				operation: 'create',
+				name: 'A',
+				price: 1,
+				additionalFields: { stock: 1.5 },
+			},
+			'Inventory Quantity',
+		],
+		[
+			'a bad currency',
+			{
+				resource: 'product',
+				operation: 'create',
+				name: 'A',
+				price: 1,
+				additionalFields: { currency: 'dollars' },
+			},
+			'"Currency"',
+		],
+		[
+			'an empty product id',
+			{ resource: 'product', operation: 'delete', productId: byId('={{ "" }}') },
+			'"Product" (productId)',
+		],
+		[
+			'an empty order id',
+			{ resource: 'order', operation: 'get', orderId: byId(' ') },
+			'"Order" (orderId)',
+		],
+		[
+			'an update with no field',
+			{ resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: {} },
+			'"Update Fields" (updateFields)',
+		],
+		[
+			'invalid JSON in an update',
+			{
+				resource: 'product',
+				operation: 'update',
+				productId: byId('prod_00001'),
+				updateFields: { extraFields: 'nope' },
+			},
+			'Extra Fields (JSON)',
+		],
+		[
+			'a negative price in an update',
+			{
+				resource: 'product',
+				operation: 'update',
+				productId: byId('prod_00001'),
+				updateFields: { price: -3 },
+			},
+			'"Price" (updateFields.price)',
+		],
+		[
+			'an empty store id',
+			{ resource: 'store', operation: 'get', storeId: '={{ " " }}' },
+			'"Store ID" (storeId)',
+		],
+		[
+			'an empty status',
+			{
+				resource: 'order',
+				operation: 'updateStatus',
+				orderId: byId('ord_00001'),
+				status: '={{ "" }}',
+			},
+			'"Status" (status)',
+		],
 		// Left empty in the editor, n8n itself refuses to run the node: no request either.
-		['a required parameter left empty', { resource: 'product', operation: 'delete', productId: byId('') }, 'Parameter "Product" is required'],
+		[
+			'a required parameter left empty',
+			{ resource: 'product', operation: 'delete', productId: byId('') },
+			'Parameter "Product" is required',
+		],
 		['a zero limit', { resource: 'customer', operation: 'getAll', limit: 0 }, '"Limit" (limit)'],
 	])('%s', async (_case, parameters, named) => {
 		const { error } = await ctx.run({ parameters });
@@ -91,9 +207,18 @@ describe('continue on fail', () => {
 	const parameters = { resource: 'order', operation: 'get', orderId: byId('={{ $json.id }}') };
 
 	test('continueRegularOutput: failed items become error items in place, the others go on', async () => {
-		const { items: out, error } = await ctx.run({ items, parameters, onError: 'continueRegularOutput' });
+		const { items: out, error } = await ctx.run({
+			items,
+			parameters,
+			onError: 'continueRegularOutput',
+		});
 		expect(error).toBeUndefined();
-		expect(out.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(out.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(out[0].json[idKey('order')]).toBe('ord_00001');
 		expect(String(out[1].json.error)).toContain('Order "ord_nope" was not found');
 		expect(String(out[2].json.error)).toContain('"Order" (orderId) is empty');
@@ -101,7 +226,11 @@ describe('continue on fail', () => {
 	});
 
 	test('continueErrorOutput: failed items go to the error output with their pairedItem', async () => {
-		const { items: out, errorItems, error } = await ctx.run({ items, parameters, onError: 'continueErrorOutput' });
+		const {
+			items: out,
+			errorItems,
+			error,
+		} = await ctx.run({ items, parameters, onError: 'continueErrorOutput' });
 		expect(error).toBeUndefined();
 		expect(out.map((item) => [item.json[idKey('order')], item.pairedItem])).toEqual([
 			['ord_00001', { item: 0 }],
@@ -121,17 +250,49 @@ describe('continue on fail', () => {
 
 describe('a 2xx answer without the record is an error, never an empty item', () => {
 	test.each([
-		['Order › Get', { resource: 'order', operation: 'get', orderId: byId('ord_00001') }, 'GET /orders/ord_00001'],
-		['Store › Get', { resource: 'store', operation: 'get', storeId: 'store_001' }, 'GET /stores/store_001'],
-		['Product › Update', { resource: 'product', operation: 'update', productId: byId('prod_00001'), updateFields: { price: 3 } }, 'PUT /products/prod_00001'],
-		['Order › Update Status', { resource: 'order', operation: 'updateStatus', orderId: byId('ord_00001'), status: 'cancelled' }, 'PUT /orders/ord_00001/status'],
-		['Order › Get Many (a list page)', { resource: 'order', operation: 'getAll', returnAll: true }, 'GET /orders'],
+		[
+			'Order › Get',
+			{ resource: 'order', operation: 'get', orderId: byId('ord_00001') },
+			'GET /orders/ord_00001',
+		],
+		[
+			'Store › Get',
+			{ resource: 'store', operation: 'get', storeId: 'store_001' },
+			'GET /stores/store_001',
+		],
+		[
+			'Product › Update',
+			{
+				resource: 'product',
+				operation: 'update',
+				productId: byId('prod_00001'),
+				updateFields: { price: 3 },
+			},
+			'PUT /products/prod_00001',
+		],
+		[
+			'Order › Update Status',
+			{
+				resource: 'order',
+				operation: 'updateStatus',
+				orderId: byId('ord_00001'),
+				status: 'cancelled',
+			},
+			'PUT /orders/ord_00001/status',
+		],
+		[
+			'Order › Get Many (a list page)',
+			{ resource: 'order', operation: 'getAll', returnAll: true },
+			'GET /orders',
+		],
 	])('%s: an empty 200 names the endpoint and status', async (_name, parameters, endpoint) => {
 		await ctx.admin('POST', '/faults', { type: 'empty', count: 1 });
 		const { error, items } = await ctx.run({ parameters: parameters as INodeParameters });
 		expect(items).toEqual([]);
 		expect(httpCodeOf(error)).toBe('200');
-		expect((error as Error).message).toContain(`Storefront answered ${endpoint} with 200 and an unexpected body`);
+		expect((error as Error).message).toContain(
+			`Storefront answered ${endpoint} with 200 and an unexpected body`,
+		);
 		expect((error as Error).message).toContain('empty body');
 	});
 
@@ -164,21 +325,49 @@ describe('secrets never reach errors or output', () => {
 	}
 
 	test.each([
-		['404', async () => ({ parameters: { resource: 'order', operation: 'get', orderId: byId('ord_gone') } })],
-		['429 after retries', async () => {
-			await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 5 });
-			return { parameters: { resource: 'analytics', operation: 'getSummary', options: { maxRetries: 1, retryDelay: 1 } } };
-		}],
-		['a dropped POST', async () => {
-			await ctx.admin('POST', '/faults', { type: 'drop', count: 2 });
-			return { parameters: { resource: 'product', operation: 'create', name: 'A', price: 1 } };
-		}],
-		['a refused connection', async () => ({
-			baseUrl: await closedPortUrl(),
-			parameters: { resource: 'store', operation: 'get', storeId: 'store_001', options: { maxRetries: 1, retryDelay: 1 } },
-		})],
+		[
+			'404',
+			async () => ({
+				parameters: { resource: 'order', operation: 'get', orderId: byId('ord_gone') },
+			}),
+		],
+		[
+			'429 after retries',
+			async () => {
+				await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 5 });
+				return {
+					parameters: {
+						resource: 'analytics',
+						operation: 'getSummary',
+						options: { maxRetries: 1, retryDelay: 1 },
+					},
+				};
+			},
+		],
+		[
+			'a dropped POST',
+			async () => {
+				await ctx.admin('POST', '/faults', { type: 'drop', count: 2 });
+				return { parameters: { resource: 'product', operation: 'create', name: 'A', price: 1 } };
+			},
+		],
+		[
+			'a refused connection',
+			async () => ({
+				baseUrl: await closedPortUrl(),
+				parameters: {
+					resource: 'store',
+					operation: 'get',
+					storeId: 'store_001',
+					options: { maxRetries: 1, retryDelay: 1 },
+				},
+			}),
+		],
 	])('%s', async (_case, setup) => {
-		const { parameters, baseUrl } = (await setup()) as { parameters: INodeParameters; baseUrl?: string };
+		const { parameters, baseUrl } = (await setup()) as {
+			parameters: INodeParameters;
+			baseUrl?: string;
+		};
 		const credentials = { baseUrl: baseUrl ?? ctx.sb.baseUrl, apiKey: LEAK_CANARY };
 		const failed = await ctx.run({ parameters, credentials });
 		expect(failed.error).toBeDefined();

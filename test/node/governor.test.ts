@@ -2,13 +2,19 @@
 // when a waiting request gives up. Its use by the node, against the sandbox's real limits, is in ratelimit.test.ts.
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { Governor, rateHeaders, RateLimitWaitError, type Ticket } from '../../nodes/shared/transport/governor';
+import {
+	Governor,
+	rateHeaders,
+	RateLimitWaitError,
+	type Ticket,
+} from '../../nodes/shared/transport/governor';
 
 class ManualClock {
 	time = 1_000_000;
 	private sleepers: Array<{ at: number; resolve: () => void }> = [];
 	now = () => this.time;
-	sleep = async (ms: number) => await new Promise<void>((resolve) => this.sleepers.push({ at: this.time + ms, resolve }));
+	sleep = async (ms: number) =>
+		await new Promise<void>((resolve) => this.sleepers.push({ at: this.time + ms, resolve }));
 	async advance(ms: number) {
 		this.time += ms;
 		const due = this.sleepers.filter((s) => s.at <= this.time);
@@ -43,7 +49,8 @@ function queue(governor: Governor, count: number, deadline = Number.MAX_SAFE_INT
 
 /** `count` requests answered 200, with these headers or none, one after another (a cold governor starts slow). */
 async function answered(governor: Governor, count = 1, headers?: IDataObject) {
-	for (let i = 0; i < count; i++) governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 200, headers);
+	for (let i = 0; i < count; i++)
+		governor.settle(await governor.acquire(Number.MAX_SAFE_INTEGER), 200, headers);
 }
 
 /**
@@ -51,7 +58,12 @@ async function answered(governor: Governor, count = 1, headers?: IDataObject) {
  * moving the clock: the rounds of answers it takes until all `total` are released, or Infinity when something waits
  * for time instead.
  */
-async function roundTrips(governor: Governor, released: Array<{ ticket: Ticket }>, total: number, settled = 0) {
+async function roundTrips(
+	governor: Governor,
+	released: Array<{ ticket: Ticket }>,
+	total: number,
+	settled = 0,
+) {
 	for (let round = 0; round < 20; round++) {
 		await flush();
 		if (released.length === total) return round;
@@ -73,7 +85,10 @@ const limitHeaders = (limit: number, remaining: number, resetSeconds: number): I
  * after it counts, with or without X-RateLimit-* headers (Retry-After on a 429 either way), and callers that each send
  * their requests one after another through a governor, re-queuing a refused one in its place.
  */
-function modelService(clock: ManualClock, options: { limit: number; windowMs: number; latencyMs: number; headers: boolean }) {
+function modelService(
+	clock: ManualClock,
+	options: { limit: number; windowMs: number; latencyMs: number; headers: boolean },
+) {
 	let opened = Number.NEGATIVE_INFINITY;
 	let count = 0;
 	const stats = { served: 0, refused: 0, windows: 0, refusedByWindow: [] as number[] };
@@ -85,10 +100,12 @@ function modelService(clock: ManualClock, options: { limit: number; windowMs: nu
 			stats.windows++;
 		}
 		const reset = Math.ceil((opened + options.windowMs - now) / 1000);
-		const headers = (remaining: number) => (options.headers ? limitHeaders(options.limit, remaining, reset) : {});
+		const headers = (remaining: number) =>
+			options.headers ? limitHeaders(options.limit, remaining, reset) : {};
 		if (count >= options.limit) {
 			stats.refused++;
-			stats.refusedByWindow[stats.windows - 1] = (stats.refusedByWindow[stats.windows - 1] ?? 0) + 1;
+			stats.refusedByWindow[stats.windows - 1] =
+				(stats.refusedByWindow[stats.windows - 1] ?? 0) + 1;
 			return { status: 429, headers: headers(0), waitMs: reset * 1000 };
 		}
 		count++;
@@ -113,21 +130,39 @@ function modelService(clock: ManualClock, options: { limit: number; windowMs: nu
 	const run = async (work: Promise<unknown>) => {
 		let finished = false;
 		void work.then(() => (finished = true));
-		for (let step = 0; step < 5_000 && !finished; step++) if (!(await clock.advanceToNext())) await flush();
+		for (let step = 0; step < 5_000 && !finished; step++)
+			if (!(await clock.advanceToNext())) await flush();
 		return finished;
 	};
-	return { stats, send, run, set headers(on: boolean) { options.headers = on; } };
+	return {
+		stats,
+		send,
+		run,
+		set headers(on: boolean) {
+			options.headers = on;
+		},
+	};
 }
 
 describe('rateHeaders', () => {
 	test('reads seconds to go, epoch seconds and epoch milliseconds; nothing without limit and remaining', () => {
 		const now = 1_700_000_000_000;
-		expect(rateHeaders(limitHeaders(100, 40, 12), now)).toEqual({ limit: 100, remaining: 40, resetAt: now + 12_000 });
+		expect(rateHeaders(limitHeaders(100, 40, 12), now)).toEqual({
+			limit: 100,
+			remaining: 40,
+			resetAt: now + 12_000,
+		});
 		expect(rateHeaders(limitHeaders(100, 40, 1_700_000_030), now)?.resetAt).toBe(1_700_000_030_000);
-		expect(rateHeaders(limitHeaders(100, 40, 1_700_000_030_000), now)?.resetAt).toBe(1_700_000_030_000);
+		expect(rateHeaders(limitHeaders(100, 40, 1_700_000_030_000), now)?.resetAt).toBe(
+			1_700_000_030_000,
+		);
 		expect(rateHeaders({ 'x-ratelimit-remaining': '3' }, now)).toBeUndefined();
 		expect(rateHeaders({}, now)).toBeUndefined();
-		expect(rateHeaders({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '2' }, now)).toEqual({ limit: 5, remaining: 2, resetAt: undefined });
+		expect(rateHeaders({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '2' }, now)).toEqual({
+			limit: 5,
+			remaining: 2,
+			resetAt: undefined,
+		});
 	});
 });
 
@@ -143,7 +178,7 @@ describe('Governor', () => {
 		expect(governor.stats.refused).toBe(0);
 	});
 
-	test('a cold burst is not sent whole: the first answer\'s headers decide how much of it goes', async () => {
+	test("a cold burst is not sent whole: the first answer's headers decide how much of it goes", async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		const { released } = queue(governor, 30);
@@ -285,34 +320,52 @@ describe('Governor', () => {
 	test.each([
 		['cold, no headers ever', false],
 		['headers that stop coming after a run that had them', true],
-	])('a flash sale of 100 callers × 2 requests at 20 per 12 s without headers (%s): at most a window\'s limit refused in the first window, then about one a window', async (_label, warm) => {
-		// Every caller queues at once and answers come back 50 ms after the service counts: the worst case for the
-		// first window, where the calls in flight when the first 429 comes are refused.
-		const clock = new ManualClock();
-		const governor = new Governor(clock);
-		const service = modelService(clock, { limit: 20, windowMs: 12_000, latencyMs: 50, headers: warm });
-		if (warm) {
-			expect(await service.run(Promise.all(Array.from({ length: 30 }, async () => await service.send(governor))))).toBe(true);
-			await clock.advance(20_000);
-			service.headers = false;
-			service.stats.refusedByWindow = [];
-			service.stats.refused = 0;
-			service.stats.windows = 0;
-		}
-		const sale = Promise.all(Array.from({ length: 100 }, async () => {
-			await service.send(governor);
-			await service.send(governor);
-		}));
-		expect(await service.run(sale)).toBe(true);
-		const { stats } = service;
-		expect(stats.windows).toBeLessThanOrEqual(11);
-		const [first, ...rest] = Array.from({ length: stats.windows }, (_, i) => stats.refusedByWindow[i] ?? 0);
-		// Cold, the slow start bounds the first window's refusals by about the limit (without it: 81 here); warm, the
-		// kept limit paces it (without it: everything queued at once).
-		expect(first).toBeLessThanOrEqual(warm ? 1 : 21);
-		expect(Math.max(...rest)).toBeLessThanOrEqual(1);
-		expect(stats.refused).toBeLessThanOrEqual(warm ? stats.windows : 21 + stats.windows);
-	}, 60_000);
+	])(
+		"a flash sale of 100 callers × 2 requests at 20 per 12 s without headers (%s): at most a window's limit refused in the first window, then about one a window",
+		async (_label, warm) => {
+			// Every caller queues at once and answers come back 50 ms after the service counts: the worst case for the
+			// first window, where the calls in flight when the first 429 comes are refused.
+			const clock = new ManualClock();
+			const governor = new Governor(clock);
+			const service = modelService(clock, {
+				limit: 20,
+				windowMs: 12_000,
+				latencyMs: 50,
+				headers: warm,
+			});
+			if (warm) {
+				expect(
+					await service.run(
+						Promise.all(Array.from({ length: 30 }, async () => await service.send(governor))),
+					),
+				).toBe(true);
+				await clock.advance(20_000);
+				service.headers = false;
+				service.stats.refusedByWindow = [];
+				service.stats.refused = 0;
+				service.stats.windows = 0;
+			}
+			const sale = Promise.all(
+				Array.from({ length: 100 }, async () => {
+					await service.send(governor);
+					await service.send(governor);
+				}),
+			);
+			expect(await service.run(sale)).toBe(true);
+			const { stats } = service;
+			expect(stats.windows).toBeLessThanOrEqual(11);
+			const [first, ...rest] = Array.from(
+				{ length: stats.windows },
+				(_, i) => stats.refusedByWindow[i] ?? 0,
+			);
+			// Cold, the slow start bounds the first window's refusals by about the limit (without it: 81 here); warm, the
+			// kept limit paces it (without it: everything queued at once).
+			expect(first).toBeLessThanOrEqual(warm ? 1 : 21);
+			expect(Math.max(...rest)).toBeLessThanOrEqual(1);
+			expect(stats.refused).toBeLessThanOrEqual(warm ? stats.windows : 21 + stats.windows);
+		},
+		60_000,
+	);
 
 	test('an answer from an earlier window does not move the current one', async () => {
 		const clock = new ManualClock();
@@ -338,7 +391,9 @@ describe('Governor', () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		await answered(governor, 1, limitHeaders(5, 4, 10));
-		const sent = await Promise.all(Array.from({ length: 4 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)));
+		const sent = await Promise.all(
+			Array.from({ length: 4 }, async () => await governor.acquire(Number.MAX_SAFE_INTEGER)),
+		);
 		// Counted at once (10 s to go), read 3 s later: reckoned from the reading, the window would end 3 s later
 		// than the first answer said, as if another process had opened a new one.
 		await clock.advance(3_000);
@@ -351,7 +406,7 @@ describe('Governor', () => {
 		expect(governor.stats.refused).toBe(0);
 	});
 
-	test('sharing a key, a process sends half a window at once and the rest one at a time from the window\'s middle', async () => {
+	test("sharing a key, a process sends half a window at once and the rest one at a time from the window's middle", async () => {
 		const clock = new ManualClock();
 		const governor = new Governor(clock);
 		// The first answer: 20 a window, 10 s to go, and the service counted 3 where this process sent 1.
@@ -375,17 +430,26 @@ describe('Governor', () => {
 		// 50 ms after it counts. Two governors (two workers) each send 60 requests, at most 10 at once (a worker's
 		// executions). Each alone would see a new window as its own and send its 10 at once, 20 too many a window.
 		const clock = new ManualClock();
-		const service = modelService(clock, { limit: 20, windowMs: 12_000, latencyMs: 50, headers: true });
+		const service = modelService(clock, {
+			limit: 20,
+			windowMs: 12_000,
+			latencyMs: 50,
+			headers: true,
+		});
 		const worker = async (governor: Governor, requests: number) => {
 			let next = 0;
-			await Promise.all(Array.from({ length: 10 }, async () => {
-				while (next < requests) {
-					next++;
-					await service.send(governor);
-				}
-			}));
+			await Promise.all(
+				Array.from({ length: 10 }, async () => {
+					while (next < requests) {
+						next++;
+						await service.send(governor);
+					}
+				}),
+			);
 		};
-		const finished = await service.run(Promise.all([worker(new Governor(clock), 60), worker(new Governor(clock), 60)]));
+		const finished = await service.run(
+			Promise.all([worker(new Governor(clock), 60), worker(new Governor(clock), 60)]),
+		);
 		const { stats } = service;
 		expect(finished).toBe(true);
 		expect(stats.served).toBe(120);

@@ -11,7 +11,9 @@ describe('searchProducts', () => {
 		let token: string | undefined;
 		let pages = 0;
 		do {
-			const result = await runListSearch('searchProducts', ctx.credentials, { paginationToken: token });
+			const result = await runListSearch('searchProducts', ctx.credentials, {
+				paginationToken: token,
+			});
 			seen.push(...result.results.map((r) => String(r.value)));
 			token = result.paginationToken as string | undefined;
 			pages++;
@@ -22,7 +24,9 @@ describe('searchProducts', () => {
 
 	test('uses the search box text as the API search filter', async () => {
 		const product = ctx.sb.state.products.get('prod_00042')!;
-		const result = await runListSearch('searchProducts', ctx.credentials, { filter: String(product.sku) });
+		const result = await runListSearch('searchProducts', ctx.credentials, {
+			filter: String(product.sku),
+		});
 		expect(result.results.map((r) => r.value)).toContain('prod_00042');
 		expect(result.results[0].name).toContain(String(product.name));
 		const [logged] = await ctx.requests();
@@ -32,7 +36,9 @@ describe('searchProducts', () => {
 
 describe('searchOrders', () => {
 	test('a status typed in the search box lists only orders in that status', async () => {
-		const shipped = listed(ctx.sb.state.orders.values()).filter((o) => o.status === 'shipped').map((o) => o.id);
+		const shipped = listed(ctx.sb.state.orders.values())
+			.filter((o) => o.status === 'shipped')
+			.map((o) => o.id);
 		expect(shipped.length).toBeGreaterThan(0);
 		const result = await runListSearch('searchOrders', ctx.credentials, { filter: 'Shipped' });
 		expect(result.results.map((r) => r.value)).toEqual(shipped);

@@ -40,7 +40,9 @@ test('Return All keeps the filters on every page', async () => {
 		.filter((p) => String(p.category).toLowerCase() === category.toLowerCase())
 		.map((p) => p.id);
 	expect(expected.length).toBeGreaterThan(100);
-	const { items } = await ctx.run({ parameters: { ...allProducts, filters: { category, search: '' } } });
+	const { items } = await ctx.run({
+		parameters: { ...allProducts, filters: { category, search: '' } },
+	});
 	expect(ids(items)).toEqual(expected);
 	const log = await ctx.requests();
 	expect(log).toHaveLength(Math.ceil(expected.length / 100));
@@ -60,61 +62,76 @@ describe.each(['resource', 'data', 'items', 'array'])('list envelope "%s"', (env
 	});
 });
 
-describe.each(['full', 'has_more', 'next_page', 'total_pages', 'none'])('end signal "%s"', (pagination) => {
-	test('stops after the last page', async () => {
-		await ctx.admin('PUT', '/compat', { pagination });
-		const { items } = await ctx.run({ parameters: allProducts });
-		expectAllProducts(items);
-		expect(await ctx.requests()).toHaveLength(3);
-	});
+describe.each(['full', 'has_more', 'next_page', 'total_pages', 'none'])(
+	'end signal "%s"',
+	(pagination) => {
+		test('stops after the last page', async () => {
+			await ctx.admin('PUT', '/compat', { pagination });
+			const { items } = await ctx.run({ parameters: allProducts });
+			expectAllProducts(items);
+			expect(await ctx.requests()).toHaveLength(3);
+		});
 
-	test('an exact multiple of the page size costs at most one extra request', async () => {
-		await ctx.admin('POST', '/reset', { sizes: { products: 200 } });
-		await ctx.admin('DELETE', '/requests');
-		await ctx.admin('PUT', '/compat', { pagination });
-		const { items } = await ctx.run({ parameters: allProducts });
-		expectAllProducts(items, 200);
-		const log = await ctx.requests();
-		// Without an explicit end signal only the empty third page proves the end.
-		expect(log).toHaveLength(pagination === 'none' ? 3 : 2);
-	});
-});
+		test('an exact multiple of the page size costs at most one extra request', async () => {
+			await ctx.admin('POST', '/reset', { sizes: { products: 200 } });
+			await ctx.admin('DELETE', '/requests');
+			await ctx.admin('PUT', '/compat', { pagination });
+			const { items } = await ctx.run({ parameters: allProducts });
+			expectAllProducts(items, 200);
+			const log = await ctx.requests();
+			// Without an explicit end signal only the empty third page proves the end.
+			expect(log).toHaveLength(pagination === 'none' ? 3 : 2);
+		});
+	},
+);
 
 describe('a service that silently caps the page size', () => {
-	test.each(['full', 'none'])('Return All still gets everything (end signal "%s")', async (pagination) => {
-		await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination });
-		const { items } = await ctx.run({ parameters: allProducts });
-		expectAllProducts(items);
-		const log = await ctx.requests();
-		// 40+40+40+40+40+40+10: ceil(250/40) pages; the short last page ends it even without a signal.
-		expect(log).toHaveLength(7);
-	});
+	test.each(['full', 'none'])(
+		'Return All still gets everything (end signal "%s")',
+		async (pagination) => {
+			await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination });
+			const { items } = await ctx.run({ parameters: allProducts });
+			expectAllProducts(items);
+			const log = await ctx.requests();
+			// 40+40+40+40+40+40+10: ceil(250/40) pages; the short last page ends it even without a signal.
+			expect(log).toHaveLength(7);
+		},
+	);
 
 	test('Limit fetches only the pages it needs', async () => {
 		await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination: 'none' });
-		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 90 } });
+		const { items } = await ctx.run({
+			parameters: { resource: 'product', operation: 'getAll', limit: 90 },
+		});
 		expectAllProducts(items, 90);
 		expect(await ctx.requests()).toHaveLength(3);
 	});
 });
 
-test.each(['full', 'none'])('a service ignoring `page` ends at the first repeated page (end signal "%s")', async (pagination) => {
-	await ctx.admin('PUT', '/compat', { ignore_page: true, pagination });
-	const { items, error } = await ctx.run({ parameters: allProducts });
-	expect(error).toBeUndefined();
-	expectAllProducts(items, 100);
-	expect(await ctx.requests()).toHaveLength(2);
-});
+test.each(['full', 'none'])(
+	'a service ignoring `page` ends at the first repeated page (end signal "%s")',
+	async (pagination) => {
+		await ctx.admin('PUT', '/compat', { ignore_page: true, pagination });
+		const { items, error } = await ctx.run({ parameters: allProducts });
+		expect(error).toBeUndefined();
+		expectAllProducts(items, 100);
+		expect(await ctx.requests()).toHaveLength(2);
+	},
+);
 
 describe('Limit', () => {
 	test('a limit above one page takes only what it needs from the last page', async () => {
-		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 150 } });
+		const { items } = await ctx.run({
+			parameters: { resource: 'product', operation: 'getAll', limit: 150 },
+		});
 		expectAllProducts(items, 150);
 		expect((await ctx.requests()).map((r) => r.query.limit)).toEqual(['100', '100']);
 	});
 
 	test('a limit beyond the total returns everything', async () => {
-		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'getAll', limit: 1000 } });
+		const { items } = await ctx.run({
+			parameters: { resource: 'product', operation: 'getAll', limit: 1000 },
+		});
 		expectAllProducts(items);
 		expect(await ctx.requests()).toHaveLength(3);
 	});
@@ -123,13 +140,21 @@ describe('Limit', () => {
 describe.each(['resource', 'data'])('single resources wrapped as "%s"', (wrap) => {
 	test('are unwrapped for get, create, update and status changes', async () => {
 		await ctx.admin('PUT', '/compat', { wrap_single: wrap });
-		const store = await ctx.run({ parameters: { resource: 'store', operation: 'get', storeId: 'store_001' } });
+		const store = await ctx.run({
+			parameters: { resource: 'store', operation: 'get', storeId: 'store_001' },
+		});
 		expect(store.items[0].json).toMatchObject({ [idKey('store')]: 'store_001' });
 		const order = await ctx.run({
-			parameters: { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: 'ord_00001' } },
+			parameters: {
+				resource: 'order',
+				operation: 'get',
+				orderId: { __rl: true, mode: 'id', value: 'ord_00001' },
+			},
 		});
 		expect(order.items[0].json).toMatchObject({ [idKey('order')]: 'ord_00001' });
-		const created = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Wrapped', price: 2 } });
+		const created = await ctx.run({
+			parameters: { resource: 'product', operation: 'create', name: 'Wrapped', price: 2 },
+		});
 		expect(created.items[0].json).toMatchObject({ name: 'Wrapped', price: 2 });
 		expect(created.items[0].json[idKey('product')]).toEqual(expect.stringMatching(/^prod_\d+$/));
 		const updated = await ctx.run({
@@ -140,14 +165,21 @@ describe.each(['resource', 'data'])('single resources wrapped as "%s"', (wrap) =
 				updateFields: { name: 'Renamed' },
 			},
 		});
-		expect(updated.items[0].json).toMatchObject({ [idKey('product')]: 'prod_00001', name: 'Renamed' });
+		expect(updated.items[0].json).toMatchObject({
+			[idKey('product')]: 'prod_00001',
+			name: 'Renamed',
+		});
 	});
 });
 
 test('customers and orders are unwrapped from other envelopes too', async () => {
 	await ctx.admin('PUT', '/compat', { list_envelope: 'items', pagination: 'has_more' });
-	const customers = await ctx.run({ parameters: { resource: 'customer', operation: 'getAll', returnAll: true } });
+	const customers = await ctx.run({
+		parameters: { resource: 'customer', operation: 'getAll', returnAll: true },
+	});
 	expect(ids(customers.items, 'customer')).toEqual([...ctx.sb.state.customers.keys()]);
-	const orders = await ctx.run({ parameters: { resource: 'order', operation: 'getAll', returnAll: true } });
+	const orders = await ctx.run({
+		parameters: { resource: 'order', operation: 'getAll', returnAll: true },
+	});
 	expect(ids(orders.items, 'order')).toEqual(listedIds(ctx.sb.state.orders.values()));
 });

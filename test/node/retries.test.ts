@@ -10,7 +10,12 @@ const statuses = async () => (await ctx.requests()).map((r) => `${r.method} ${r.
 
 describe('429 rate limit', () => {
 	test('waits for Retry-After (seconds) and then succeeds', async () => {
-		await ctx.admin('POST', '/faults', { status: 429, retry_after: 1, count: 1, path: '/products' });
+		await ctx.admin('POST', '/faults', {
+			status: 429,
+			retry_after: 1,
+			count: 1,
+			path: '/products',
+		});
 		const { items, error } = await ctx.run({ parameters: getProducts });
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(5);
@@ -18,7 +23,11 @@ describe('429 rate limit', () => {
 	});
 
 	test('waits for Retry-After given as an HTTP date', async () => {
-		await ctx.admin('POST', '/faults', { status: 429, retry_after: new Date(Date.now() + 1000).toUTCString(), count: 1 });
+		await ctx.admin('POST', '/faults', {
+			status: 429,
+			retry_after: new Date(Date.now() + 1000).toUTCString(),
+			count: 1,
+		});
 		const { items } = await ctx.run({ parameters: getProducts });
 		expect(items).toHaveLength(5);
 		expect(await statuses()).toEqual(['GET 429', 'GET 200']);
@@ -33,8 +42,15 @@ describe('429 rate limit', () => {
 
 	test('a POST refused with 429 was not processed, so it is sent again', async () => {
 		const before = ctx.sb.state.products.size;
-		await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 1, method: 'POST' });
-		const { items } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 } });
+		await ctx.admin('POST', '/faults', {
+			status: 429,
+			retry_after: null,
+			count: 1,
+			method: 'POST',
+		});
+		const { items } = await ctx.run({
+			parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 },
+		});
 		expect(items[0].json).toMatchObject({ name: 'Once' });
 		expect(ctx.sb.state.products.size).toBe(before + 1);
 		expect(await statuses()).toEqual(['POST 429', 'POST 201']);
@@ -42,7 +58,9 @@ describe('429 rate limit', () => {
 
 	test('after the last retry it fails naming the rate limit and the plans', async () => {
 		await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 10 });
-		const { error } = await ctx.run({ parameters: { ...getProducts, options: { maxRetries: 2, retryDelay: 1 } } });
+		const { error } = await ctx.run({
+			parameters: { ...getProducts, options: { maxRetries: 2, retryDelay: 1 } },
+		});
 		expect(httpCodeOf(error)).toBe('429');
 		expect(error?.message).toContain('rate limit');
 		expect(error?.message).toContain('Starter 100/min');
@@ -54,13 +72,18 @@ describe('429 rate limit', () => {
 	test('the real per-key limit of a Starter key is reported the same way', async () => {
 		await ctx.admin('POST', '/keys', { key: 'sf_test_tiny', plan: 'starter' });
 		// Use up the Starter window directly, then let the node meet the limit with no retries left.
-		for (let i = 0; i < 100; i++) await fetch(`${ctx.sb.baseUrl}/analytics/summary`, { headers: { Authorization: 'Bearer sf_test_tiny' } });
+		for (let i = 0; i < 100; i++)
+			await fetch(`${ctx.sb.baseUrl}/analytics/summary`, {
+				headers: { Authorization: 'Bearer sf_test_tiny' },
+			});
 		const { error } = await ctx.run({
 			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_test_tiny' },
 			parameters: { ...getProducts, options: { maxRetries: 0 } },
 		});
 		expect(httpCodeOf(error)).toBe('429');
-		expect(error?.message).toMatch(/Rate limit of 100 requests per minute exceeded \(Starter plan\)/);
+		expect(error?.message).toMatch(
+			/Rate limit of 100 requests per minute exceeded \(Starter plan\)/,
+		);
 		expect(error?.message).toContain('Starter 100/min');
 	});
 });
@@ -90,7 +113,11 @@ describe('502/503/504 and dropped connections', () => {
 	test('DELETE is retried after a 502', async () => {
 		await ctx.admin('POST', '/faults', { status: 502, count: 1, method: 'DELETE' });
 		const { items } = await ctx.run({
-			parameters: { resource: 'product', operation: 'delete', productId: { __rl: true, mode: 'id', value: 'prod_00004' } },
+			parameters: {
+				resource: 'product',
+				operation: 'delete',
+				productId: { __rl: true, mode: 'id', value: 'prod_00004' },
+			},
 		});
 		expect(items[0].json).toEqual({ deleted: true, id: 'prod_00004' });
 		expect(await statuses()).toEqual(['DELETE 502', 'DELETE 204']);
@@ -100,7 +127,12 @@ describe('502/503/504 and dropped connections', () => {
 		const pending = [...ctx.sb.state.orders.values()].find((o) => o.status === 'pending')!;
 		await ctx.admin('POST', '/faults', { status: 504, count: 1, method: 'PUT' });
 		const { items } = await ctx.run({
-			parameters: { resource: 'order', operation: 'updateStatus', orderId: { __rl: true, mode: 'id', value: pending.id }, status: 'cancelled' },
+			parameters: {
+				resource: 'order',
+				operation: 'updateStatus',
+				orderId: { __rl: true, mode: 'id', value: pending.id },
+				status: 'cancelled',
+			},
 		});
 		expect(items[0].json).toMatchObject({ id: pending.id, status: 'cancelled' });
 		expect(await statuses()).toEqual(['PUT 504', 'PUT 200']);
@@ -117,7 +149,9 @@ describe('502/503/504 and dropped connections', () => {
 	test('a POST is never retried after a 503', async () => {
 		const before = ctx.sb.state.products.size;
 		await ctx.admin('POST', '/faults', { status: 503, count: 1, method: 'POST' });
-		const { error } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 } });
+		const { error } = await ctx.run({
+			parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 },
+		});
 		expect(httpCodeOf(error)).toBe('503');
 		expect(await statuses()).toEqual(['POST 503']);
 		expect(ctx.sb.state.products.size).toBe(before);
@@ -125,7 +159,9 @@ describe('502/503/504 and dropped connections', () => {
 
 	test('a POST is never retried after a dropped connection', async () => {
 		await ctx.admin('POST', '/faults', { type: 'drop', count: 1, method: 'POST' });
-		const { error } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 } });
+		const { error } = await ctx.run({
+			parameters: { resource: 'product', operation: 'create', name: 'Once', price: 1 },
+		});
 		expect(error?.message).toContain('Could not reach the Storefront API');
 		expect(await ctx.requests()).toHaveLength(1);
 	});
@@ -140,7 +176,9 @@ describe('502/503/504 and dropped connections', () => {
 
 	test('retries stop at Max Retries', async () => {
 		await ctx.admin('POST', '/faults', { status: 503, count: 5 });
-		const { error } = await ctx.run({ parameters: { ...getProducts, options: { maxRetries: 1, retryDelay: 1 } } });
+		const { error } = await ctx.run({
+			parameters: { ...getProducts, options: { maxRetries: 1, retryDelay: 1 } },
+		});
 		expect(httpCodeOf(error)).toBe('503');
 		expect(await statuses()).toEqual(['GET 503', 'GET 503']);
 	});
@@ -155,7 +193,12 @@ test('a 200 with a body that is not JSON is reported, not passed on', async () =
 
 test('Max Requests per Minute paces the requests and still completes', async () => {
 	const { items } = await ctx.run({
-		parameters: { resource: 'product', operation: 'getAll', returnAll: true, options: { maxRequestsPerMinute: 6000 } },
+		parameters: {
+			resource: 'product',
+			operation: 'getAll',
+			returnAll: true,
+			options: { maxRequestsPerMinute: 6000 },
+		},
 	});
 	expect(items).toHaveLength(250);
 	expect(await ctx.requests()).toHaveLength(3);
@@ -163,8 +206,15 @@ test('Max Requests per Minute paces the requests and still completes', async () 
 
 describe('a service that accepts the connection and does not answer', () => {
 	test('a read that gets no answer within Timeout is tried again, and succeeds', async () => {
-		await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 3_000, count: 1, path: '/products' });
-		const { items, error } = await ctx.run({ parameters: { ...getProducts, options: { timeout: 1 } } });
+		await ctx.admin('POST', '/faults', {
+			type: 'slow',
+			delay_ms: 3_000,
+			count: 1,
+			path: '/products',
+		});
+		const { items, error } = await ctx.run({
+			parameters: { ...getProducts, options: { timeout: 1 } },
+		});
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(5);
 		// The held request is answered (and logged) once its three seconds are over; the node had sent its retry by then.
@@ -175,9 +225,19 @@ describe('a service that accepts the connection and does not answer', () => {
 	test('a Create that gets no answer is never sent again: the error says it may have reached the service', async () => {
 		const before = ctx.sb.state.products.size;
 		await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 3_000, count: 1, method: 'POST' });
-		const { error } = await ctx.run({ parameters: { resource: 'product', operation: 'create', name: 'Maybe', price: 1, options: { timeout: 1 } } });
+		const { error } = await ctx.run({
+			parameters: {
+				resource: 'product',
+				operation: 'create',
+				name: 'Maybe',
+				price: 1,
+				options: { timeout: 1 },
+			},
+		});
 		expect(error?.message).toContain('no answer within 1 s');
-		expect((error as { description?: string }).description).toContain('may have reached the service');
+		expect((error as { description?: string }).description).toContain(
+			'may have reached the service',
+		);
 		await sleep(2_500);
 		// One request reached the service, and no second: whatever it made of it, there is never a second product.
 		expect((await statuses()).filter((s) => s.startsWith('POST'))).toHaveLength(1);

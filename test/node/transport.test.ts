@@ -1,5 +1,13 @@
 // Pure helpers of the transport: end-of-list decisions, Retry-After parsing, error-message extraction, a record's id.
-import { backoffMs, nextPageNumber, recordId, retryAfterMs, serviceMessage, unwrapList, unwrapSingle } from '../../nodes/shared/transport';
+import {
+	backoffMs,
+	nextPageNumber,
+	recordId,
+	retryAfterMs,
+	serviceMessage,
+	unwrapList,
+	unwrapSingle,
+} from '../../nodes/shared/transport';
 
 describe('nextPageNumber', () => {
 	test.each([
@@ -15,9 +23,12 @@ describe('nextPageNumber', () => {
 		[{}, 2, 40, 40, 80, 3],
 		[{}, 3, 10, 40, 90, undefined],
 		[{}, 2, 0, 40, 40, undefined],
-	])('%j page %i with %i items (first page %i, %i so far) → %s', (meta, page, count, first, collected, expected) => {
-		expect(nextPageNumber(meta, page, count, first, collected)).toBe(expected);
-	});
+	])(
+		'%j page %i with %i items (first page %i, %i so far) → %s',
+		(meta, page, count, first, collected, expected) => {
+			expect(nextPageNumber(meta, page, count, first, collected)).toBe(expected);
+		},
+	);
 });
 
 test('retryAfterMs reads seconds and HTTP dates', () => {
@@ -39,14 +50,29 @@ test('backoffMs doubles with jitter and is capped', () => {
 });
 
 test.each([
-	[{ error: { code: 'x', message: 'Contract says no', details: [{ field: 'price', message: 'must be >= 0' }] } }, 'Contract says no (price: must be >= 0)'],
+	[
+		{
+			error: {
+				code: 'x',
+				message: 'Contract says no',
+				details: [{ field: 'price', message: 'must be >= 0' }],
+			},
+		},
+		'Contract says no (price: must be >= 0)',
+	],
 	[{ message: 'Plain message' }, 'Plain message'],
 	[{ error: 'String error' }, 'String error'],
 	[{ error: 'invalid_request', error_description: 'Described' }, 'invalid_request: Described'],
-	[{ errors: [{ field: 'name', message: 'is required' }, { message: 'second' }] }, 'name: is required; second'],
+	[
+		{ errors: [{ field: 'name', message: 'is required' }, { message: 'second' }] },
+		'name: is required; second',
+	],
 	[{ detail: 'Detail text' }, 'Detail text'],
 	['Service down\nmore text', 'Service down'],
-	['<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>Upstream &quot;api&quot; failed</p></body></html>', '502 Bad Gateway — Upstream "api" failed'],
+	[
+		'<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><p>Upstream &quot;api&quot; failed</p></body></html>',
+		'502 Bad Gateway — Upstream "api" failed',
+	],
 	['{"message": "JSON as text"}', 'JSON as text'],
 ])('serviceMessage(%j) = %s', (body, expected) => {
 	expect(serviceMessage(body).message).toBe(expected);
@@ -61,13 +87,21 @@ test('envelopes', () => {
 	expect(unwrapSingle({ data: { id: 'p' } }, 'product')).toEqual({ id: 'p' });
 	expect(unwrapSingle({ id: 'p', data: { a: 1 } }, 'product')).toEqual({ id: 'p', data: { a: 1 } });
 	// Keyed the spec's way: a bare record stays as it is, a wrapped one is unwrapped.
-	expect(unwrapSingle({ product_id: 'p', data: { a: 1 } }, 'product')).toEqual({ product_id: 'p', data: { a: 1 } });
-	expect(unwrapSingle({ data: { order_id: 'o', store_id: 's' } }, 'order')).toEqual({ order_id: 'o', store_id: 's' });
+	expect(unwrapSingle({ product_id: 'p', data: { a: 1 } }, 'product')).toEqual({
+		product_id: 'p',
+		data: { a: 1 },
+	});
+	expect(unwrapSingle({ data: { order_id: 'o', store_id: 's' } }, 'order')).toEqual({
+		order_id: 'o',
+		store_id: 's',
+	});
 });
 
 test("a record's id: `id`, else the resource's own `<resource>_id`, never another resource's", () => {
 	expect(recordId({ id: 'ord_1', order_id: 'other' }, 'orders')).toBe('ord_1');
-	expect(recordId({ order_id: 'ord_2', store_id: 'store_001', customer_id: 'cus_1' }, 'orders')).toBe('ord_2');
+	expect(
+		recordId({ order_id: 'ord_2', store_id: 'store_001', customer_id: 'cus_1' }, 'orders'),
+	).toBe('ord_2');
 	expect(recordId({ order_id: 'ord_3' }, 'order')).toBe('ord_3');
 	expect(recordId({ product_id: 7 }, 'products')).toBe('7');
 	expect(recordId({ store_id: 'store_001', customer_id: 'cus_1' }, 'orders')).toBeUndefined();

@@ -5,11 +5,23 @@
 // panel's hints. Request counts are the sandbox's log.
 import { randomUUID } from 'crypto';
 import { readFileSync } from 'fs';
-import type { IDataObject, INode, INodeExecutionData, INodeParameters, INodeType, IExecuteFunctions, IRun } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IExecuteFunctions,
+	IRun,
+} from 'n8n-workflow';
 import path from 'path';
 
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
-import { changedFields, mapperFields, unshown } from '../../nodes/Storefront/v1/actions/product/fields';
+import {
+	changedFields,
+	mapperFields,
+	unshown,
+} from '../../nodes/Storefront/v1/actions/product/fields';
 import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
 import { api } from '../helpers/sandbox';
 import { idKey } from '../helpers/profile';
@@ -38,27 +50,50 @@ function upsert(columns: INodeParameters = {}, more: INodeParameters = {}): INod
 	};
 }
 
-const run = async (items: Row[], parameters: INodeParameters = upsert(), extra: { continueOnFail?: boolean; nodeType?: string } = {}) =>
-	await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, ...extra });
+const run = async (
+	items: Row[],
+	parameters: INodeParameters = upsert(),
+	extra: { continueOnFail?: boolean; nodeType?: string } = {},
+) => await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, ...extra });
 
 /** The rows of a CSV export: every value text, prices with two decimals. */
-const asCsvRow = (p: IDataObject): Row => ({ sku: p.sku, name: p.name, price: Number(p.price).toFixed(2), stock: String(p.stock) });
+const asCsvRow = (p: IDataObject): Row => ({
+	sku: p.sku,
+	name: p.name,
+	price: Number(p.price).toFixed(2),
+	stock: String(p.stock),
+});
 
 const products = () => [...ctx.sb.state.products.values()];
 const withSku = (sku: string) => products().filter((p) => p.sku === sku);
-const hintsOf = (result: { run: IRun }) => (result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
+const hintsOf = (result: { run: IRun }) =>
+	(result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
 const actions = (items: INodeExecutionData[]) => items.map((item) => item.json.action);
 const tally = (items: INodeExecutionData[]) =>
-	actions(items).reduce<Record<string, number>>((counts, action) => ({ ...counts, [String(action)]: (counts[String(action)] ?? 0) + 1 }), {});
+	actions(items).reduce<Record<string, number>>(
+		(counts, action) => ({ ...counts, [String(action)]: (counts[String(action)] ?? 0) + 1 }),
+		{},
+	);
 const writes = (log: LoggedRequest[]) => log.filter((r) => r.method !== 'GET');
-const catalogReads = (log: LoggedRequest[]) => log.filter((r) => r.method === 'GET' && r.path === '/v1/products' && r.query.search === undefined);
+const catalogReads = (log: LoggedRequest[]) =>
+	log.filter(
+		(r) => r.method === 'GET' && r.path === '/v1/products' && r.query.search === undefined,
+	);
 
 describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of them with a new price, 200 new SKUs)', () => {
 	function rows(): Row[] {
 		const existing = products()
 			.slice(0, 300)
-			.map((p, n) => ({ ...asCsvRow(p), ...(n % 30 === 0 ? { price: (Number(p.price) + 1).toFixed(2) } : {}) }));
-		const fresh = Array.from({ length: 200 }, (_, n) => ({ sku: `NEW-${n}`, name: `New Product ${n}`, price: `${10 + n}.50`, stock: '7' }));
+			.map((p, n) => ({
+				...asCsvRow(p),
+				...(n % 30 === 0 ? { price: (Number(p.price) + 1).toFixed(2) } : {}),
+			}));
+		const fresh = Array.from({ length: 200 }, (_, n) => ({
+			sku: `NEW-${n}`,
+			name: `New Product ${n}`,
+			price: `${10 + n}.50`,
+			stock: '7',
+		}));
 		return [...existing, ...fresh];
 	}
 
@@ -69,11 +104,14 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		expect(first.items).toHaveLength(500);
 		expect(first.items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
 		expect(tally(first.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
-		for (const item of first.items.filter((i) => i.json.action === 'updated')) expect(item.json.changed).toEqual(['price']);
+		for (const item of first.items.filter((i) => i.json.action === 'updated'))
+			expect(item.json.changed).toEqual(['price']);
 
 		const log = await ctx.requests();
 		const reads = catalogReads(log);
-		expect(reads.map((r) => [r.query.page, r.query.limit])).toEqual(Array.from({ length: 10 }, (_, n) => [String(n + 1), '100']));
+		expect(reads.map((r) => [r.query.page, r.query.limit])).toEqual(
+			Array.from({ length: 10 }, (_, n) => [String(n + 1), '100']),
+		);
 		expect(writes(log).filter((r) => r.method === 'POST')).toHaveLength(200);
 		expect(writes(log).filter((r) => r.method === 'PUT')).toHaveLength(10);
 		expect(log).toHaveLength(220);
@@ -82,7 +120,10 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		// The shop now holds what the rows say.
 		for (const row of input) {
 			const [product] = withSku(String(row.sku));
-			expect({ sku: product.sku, price: product.price.toFixed(2) }).toEqual({ sku: row.sku, price: row.price });
+			expect({ sku: product.sku, price: product.price.toFixed(2) }).toEqual({
+				sku: row.sku,
+				price: row.price,
+			});
 		}
 		expect(ctx.sb.state.products.size).toBe(1200);
 
@@ -103,13 +144,24 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 			const apiKey = `sf_test_starter_${randomUUID().slice(0, 8)}`;
 			await ctx.admin('POST', '/keys', { key: apiKey, plan: 'starter' });
 			const input = rows();
-			const result = await ctx.run({ credentials: { baseUrl: ctx.sb.baseUrl, apiKey }, typeVersion: 1.2, items: input as IDataObject[], parameters: upsert(), continueOnFail: true });
+			const result = await ctx.run({
+				credentials: { baseUrl: ctx.sb.baseUrl, apiKey },
+				typeVersion: 1.2,
+				items: input as IDataObject[],
+				parameters: upsert(),
+				continueOnFail: true,
+			});
 			expect(result.error).toBeUndefined();
 			expect(result.items.filter((item) => item.json.error !== undefined)).toEqual([]);
 			expect(tally(result.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
 			const served = (await ctx.requests()).filter((r) => r.status !== 429);
 			expect(served).toHaveLength(220);
-			expect(hintsOf(result)).toEqual(expect.arrayContaining([expect.stringMatching(/^Waited \d+ s for Storefront's rate limit$/), 'Created 200, updated 10, unchanged 290']));
+			expect(hintsOf(result)).toEqual(
+				expect.arrayContaining([
+					expect.stringMatching(/^Waited \d+ s for Storefront's rate limit$/),
+					'Created 200, updated 10, unchanged 290',
+				]),
+			);
 		} finally {
 			await ctx.admin('DELETE', '/ratelimit');
 		}
@@ -117,14 +169,31 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 
 	test('each output item says what happened beside the product, as the service has it', async () => {
 		const [kept, repriced] = products();
-		const { items } = await run([asCsvRow(kept), { ...asCsvRow(repriced), price: '1.25' }, { sku: 'NEW-A', name: 'Fresh', price: 3 }]);
+		const { items } = await run([
+			asCsvRow(kept),
+			{ ...asCsvRow(repriced), price: '1.25' },
+			{ sku: 'NEW-A', name: 'Fresh', price: 3 },
+		]);
 		const [unchanged, updated, created] = jsonOf(items);
-		expect(unchanged).toEqual({ action: 'unchanged', changed: [], product: expect.objectContaining({ [idKey('product')]: kept.id, sku: kept.sku }) });
-		expect(updated).toEqual({ action: 'updated', changed: ['price'], product: expect.objectContaining({ [idKey('product')]: repriced.id, price: 1.25 }) });
+		expect(unchanged).toEqual({
+			action: 'unchanged',
+			changed: [],
+			product: expect.objectContaining({ [idKey('product')]: kept.id, sku: kept.sku }),
+		});
+		expect(updated).toEqual({
+			action: 'updated',
+			changed: ['price'],
+			product: expect.objectContaining({ [idKey('product')]: repriced.id, price: 1.25 }),
+		});
 		expect(created).toEqual({
 			action: 'created',
 			changed: ['sku', 'name', 'price'],
-			product: expect.objectContaining({ [idKey('product')]: expect.stringMatching(/^prod_/), sku: 'NEW-A', name: 'Fresh', price: 3 }),
+			product: expect.objectContaining({
+				[idKey('product')]: expect.stringMatching(/^prod_/),
+				sku: 'NEW-A',
+				name: 'Fresh',
+				price: 3,
+			}),
 		});
 	});
 });
@@ -147,7 +216,9 @@ describe('never twice', () => {
 		expect(actions(items)).toEqual(['created', 'created', 'updated', 'unchanged']);
 		expect(withSku('DUP-1')).toHaveLength(1);
 		expect(withSku('DUP-1')[0].price).toBe(6);
-		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(expect.arrayContaining(['POST', 'POST', 'PUT']));
+		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(
+			expect.arrayContaining(['POST', 'POST', 'PUT']),
+		);
 		expect(writes(await ctx.requests())).toHaveLength(3);
 	});
 
@@ -157,17 +228,27 @@ describe('never twice', () => {
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 		];
-		const { items, error } = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
+		const { items, error } = await run(
+			rows,
+			upsert({}, { options: { findProductsBy: 'catalog' } }),
+		);
 		expect(error).toBeUndefined();
 		expect(withSku('LOST-1')).toHaveLength(1);
 		const [first, second] = jsonOf(items);
-		expect(first).toMatchObject({ action: 'created', product: { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id } });
-		expect(String(first.note)).toMatch(/^The create got no usable answer \(Could not reach the Storefront API .+\); the product was found by its sku and not created again\.$/);
+		expect(first).toMatchObject({
+			action: 'created',
+			product: { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id },
+		});
+		expect(String(first.note)).toMatch(
+			/^The create got no usable answer \(Could not reach the Storefront API .+\); the product was found by its sku and not created again\.$/,
+		);
 		expect(second).toMatchObject({ action: 'unchanged', changed: [] });
 		const log = await ctx.requests();
 		expect(writes(log).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
 		// The look-up: one search for the SKU, after the catalog read.
-		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual(['LOST-1']);
+		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual([
+			'LOST-1',
+		]);
 	});
 
 	test('a create that got no answer and is not in the shop is not sent again, and neither is a later row of its SKU', async () => {
@@ -178,21 +259,35 @@ describe('never twice', () => {
 		];
 		const { items } = await run(rows, upsert(), { continueOnFail: true });
 		const [first, second] = jsonOf(items);
-		expect(first.error).toMatch(/^The create of the product with sku "GONE-1" got no usable answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/);
-		expect(second.error).toMatch(/^An earlier item's create of the product with sku "GONE-1" got no usable answer/);
+		expect(first.error).toMatch(
+			/^The create of the product with sku "GONE-1" got no usable answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/,
+		);
+		expect(second.error).toMatch(
+			/^An earlier item's create of the product with sku "GONE-1" got no usable answer/,
+		);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(withSku('GONE-1')).toHaveLength(0);
-		expect(writes(await ctx.requests()).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
+		expect(writes(await ctx.requests()).map((r) => `${r.method} ${String(r.status)}`)).toEqual([
+			'POST dropped',
+		]);
 	});
 
 	test('a create answered 200 without a product is treated like a lost answer: looked up, not sent again', async () => {
 		// The sandbox's 'empty' fault answers 200 with an empty body and stores nothing: the look-up finds no product.
 		await ctx.admin('POST', '/faults', { type: 'empty', method: 'POST', count: 1 });
-		const { items } = await run([{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }], upsert({}, { options: { findProductsBy: 'catalog' } }), { continueOnFail: true });
-		expect(items[0].json.error).toMatch(/^The create of the product with sku "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/);
+		const { items } = await run(
+			[{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }],
+			upsert({}, { options: { findProductsBy: 'catalog' } }),
+			{ continueOnFail: true },
+		);
+		expect(items[0].json.error).toMatch(
+			/^The create of the product with sku "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/,
+		);
 		const log = await ctx.requests();
 		expect(writes(log)).toHaveLength(1);
-		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual(['EMPTY-1']);
+		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual([
+			'EMPTY-1',
+		]);
 	});
 
 	test('two runs at once in one n8n process create each new SKU once: the second reads the catalog after the first wrote', async () => {
@@ -200,7 +295,11 @@ describe('never twice', () => {
 		await ctx.admin('PUT', '/latency', { ms: 100 });
 		const rows = [
 			...products().slice(0, 10).map(asCsvRow),
-			...Array.from({ length: 10 }, (_, n) => ({ sku: `BOTH-${n}`, name: `Both ${n}`, price: '2.00' })),
+			...Array.from({ length: 10 }, (_, n) => ({
+				sku: `BOTH-${n}`,
+				name: `Both ${n}`,
+				price: '2.00',
+			})),
 		];
 		try {
 			const [a, b] = await Promise.all([run(rows), run(rows)]);
@@ -209,7 +308,11 @@ describe('never twice', () => {
 			const created = [a, b].map((r) => tally(r.items).created ?? 0).sort();
 			expect(created).toEqual([0, 10]);
 			expect(writes(await ctx.requests()).filter((r) => r.method === 'POST')).toHaveLength(10);
-			const waited = [a, b].map((r) => hintsOf(r).some((hint) => /^Waited \d+ s for another Create or Update run on this API key to finish$/.test(hint)));
+			const waited = [a, b].map((r) =>
+				hintsOf(r).some((hint) =>
+					/^Waited \d+ s for another Create or Update run on this API key to finish$/.test(hint),
+				),
+			);
 			expect(waited.sort()).toEqual([false, true]);
 		} finally {
 			await ctx.admin('DELETE', '/latency');
@@ -221,9 +324,20 @@ describe('never twice', () => {
 		const copy = await api(ctx.sb, 'POST', '/products', { name: 'Copy', price: 1, sku: taken.sku });
 		const copyId = copy.json[idKey('product')] ?? copy.json.data?.[idKey('product')];
 		await ctx.admin('DELETE', '/requests');
-		const { items } = await run([{ ...asCsvRow(taken), price: '99.00' }, { sku: 'FINE-1', name: 'Fine', price: '1' }], upsert(), { continueOnFail: true });
+		const { items } = await run(
+			[
+				{ ...asCsvRow(taken), price: '99.00' },
+				{ sku: 'FINE-1', name: 'Fine', price: '1' },
+			],
+			upsert(),
+			{ continueOnFail: true },
+		);
 		const message = String(items[0].json.error);
-		expect(message).toMatch(new RegExp(`^2 products have the sku "${taken.sku}" \\(prod_\\d+, prod_\\d+\\); Create or Update changed none of them$`));
+		expect(message).toMatch(
+			new RegExp(
+				`^2 products have the sku "${taken.sku}" \\(prod_\\d+, prod_\\d+\\); Create or Update changed none of them$`,
+			),
+		);
 		expect(message).toContain(taken.id);
 		expect(message).toContain(copyId);
 		expect(items[1].json.action).toBe('created');
@@ -233,13 +347,23 @@ describe('never twice', () => {
 
 describe('what is compared, and how items are read', () => {
 	test('"differs": prices to the cent, text as given, currency in any case, images in order, extra fields by value', () => {
-		const product = { price: 19.9, name: 'Mug', currency: 'USD', images: ['https://a.example/1.jpg', 'https://a.example/2.jpg'], weight: { grams: 250, unit: 'g' } };
+		const product = {
+			price: 19.9,
+			name: 'Mug',
+			currency: 'USD',
+			images: ['https://a.example/1.jpg', 'https://a.example/2.jpg'],
+			weight: { grams: 250, unit: 'g' },
+		};
 		expect(changedFields({ price: 19.9, name: 'Mug', currency: 'USD' }, product)).toEqual([]);
 		expect(changedFields({ price: 19.904 }, product)).toEqual([]);
 		expect(changedFields({ price: 19.91 }, product)).toEqual(['price']);
-		expect(changedFields({ images: ['https://a.example/2.jpg', 'https://a.example/1.jpg'] }, product)).toEqual(['images']);
+		expect(
+			changedFields({ images: ['https://a.example/2.jpg', 'https://a.example/1.jpg'] }, product),
+		).toEqual(['images']);
 		expect(changedFields({ weight: { unit: 'g', grams: 250 } }, product)).toEqual([]);
-		expect(changedFields({ weight: { unit: 'g', grams: 251 }, colour: 'red' }, product)).toEqual(['weight']);
+		expect(changedFields({ weight: { unit: 'g', grams: 251 }, colour: 'red' }, product)).toEqual([
+			'weight',
+		]);
 		// An extra field the product does not show (a service that takes it but lists it not) cannot be compared: it is
 		// sent with the product's other changes, never on its own.
 		expect(changedFields({ colour: 'red' }, product)).toEqual([]);
@@ -249,29 +373,56 @@ describe('what is compared, and how items are read', () => {
 	test('Map Each Column Below: expressions per field; an empty field is left as it is; Extra Fields (JSON) are compared too', async () => {
 		const [product] = products();
 		const parameters = upsert(
-			{ mappingMode: 'defineBelow', value: { sku: '={{ $json.code }}', price: '={{ $json.cost }}', stock: '', name: null } },
+			{
+				mappingMode: 'defineBelow',
+				value: { sku: '={{ $json.code }}', price: '={{ $json.cost }}', stock: '', name: null },
+			},
 			{ additionalFields: { extraFields: '={{ JSON.stringify({ description: $json.blurb }) }}' } },
 		);
-		const { items, error } = await run([{ code: product.sku, cost: '7.77', blurb: 'From the supplier feed' }], parameters);
+		const { items, error } = await run(
+			[{ code: product.sku, cost: '7.77', blurb: 'From the supplier feed' }],
+			parameters,
+		);
 		expect(error).toBeUndefined();
 		expect(items[0].json).toMatchObject({ action: 'updated', changed: ['description', 'price'] });
-		expect(ctx.sb.state.products.get(product.id)).toMatchObject({ price: 7.77, stock: product.stock, description: 'From the supplier feed', name: product.name });
+		expect(ctx.sb.state.products.get(product.id)).toMatchObject({
+			price: 7.77,
+			stock: product.stock,
+			description: 'From the supplier feed',
+			name: product.name,
+		});
 	});
 
 	test('matching on id updates by id and never creates; matching on name finds the product by its name', async () => {
 		const [first] = products();
-		const byId = await run([{ id: first.id, price: '1.23' }, { id: 'prod_99999', price: '1' }], upsert({ matchingColumns: ['id'] }), { continueOnFail: true });
+		const byId = await run(
+			[
+				{ id: first.id, price: '1.23' },
+				{ id: 'prod_99999', price: '1' },
+			],
+			upsert({ matchingColumns: ['id'] }),
+			{ continueOnFail: true },
+		);
 		expect(byId.items[0].json).toMatchObject({ action: 'updated', changed: ['price'] });
 		expect(byId.items[1].json.error).toBe('No product has the id "prod_99999"');
 		expect(ctx.sb.state.products.size).toBe(1000);
 
 		await api(ctx.sb, 'POST', '/products', { name: 'Only One Of Me', price: 2 });
-		const byName = await run([{ name: 'Only One Of Me', stock: '40' }], upsert({ matchingColumns: ['name'] }));
-		expect(byName.items[0].json).toMatchObject({ action: 'updated', changed: ['stock'], product: { name: 'Only One Of Me', stock: 40 } });
+		const byName = await run(
+			[{ name: 'Only One Of Me', stock: '40' }],
+			upsert({ matchingColumns: ['name'] }),
+		);
+		expect(byName.items[0].json).toMatchObject({
+			action: 'updated',
+			changed: ['stock'],
+			product: { name: 'Only One Of Me', stock: 40 },
+		});
 	});
 
 	test('a bad value fails its item before any request, naming the field; a new SKU without name and price is not created', async () => {
-		const bad = await run([{ sku: 'X-1', name: 'X', price: 'abc' }], upsert(), { continueOnFail: true });
+		const bad = await run([{ sku: 'X-1', name: 'X', price: 'abc' }], upsert(), {
+			continueOnFail: true,
+		});
 		expect(bad.items[0].json.error).toBe('The input field "price" must be a number, got "abc"');
 		expect(await ctx.requests()).toEqual([]);
 
@@ -280,12 +431,16 @@ describe('what is compared, and how items are read', () => {
 		expect(await ctx.requests()).toEqual([]);
 
 		const bare = await run([{ sku: 'BARE-1', stock: '3' }], upsert(), { continueOnFail: true });
-		expect(bare.items[0].json.error).toBe('No product has the sku "BARE-1", and creating one needs "name" and "price" (Fields)');
+		expect(bare.items[0].json.error).toBe(
+			'No product has the sku "BARE-1", and creating one needs "name" and "price" (Fields)',
+		);
 		expect(writes(await ctx.requests())).toEqual([]);
 	});
 
 	test('input fields that are no product field are not sent (Map Automatically)', async () => {
-		const { items, error } = await run([{ sku: 'FEED-1', name: 'From Feed', price: '3.00', supplier: 'ACME', cost: '1.10' }]);
+		const { items, error } = await run([
+			{ sku: 'FEED-1', name: 'From Feed', price: '3.00', supplier: 'ACME', cost: '1.10' },
+		]);
 		expect(error).toBeUndefined();
 		expect(items[0].json.changed).toEqual(['sku', 'name', 'price']);
 		expect(withSku('FEED-1')).toHaveLength(1);
@@ -299,8 +454,12 @@ describe('hints in the output panel', () => {
 		description: { ...v12.description, name: 'storefrontWithoutHints' },
 		methods: v12.methods,
 		async execute(this: IExecuteFunctions) {
-			const without = Object.create(this, { addExecutionHints: { value: undefined } }) as IExecuteFunctions;
-			return await (v12.execute as (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>).call(without);
+			const without = Object.create(this, {
+				addExecutionHints: { value: undefined },
+			}) as IExecuteFunctions;
+			return await (
+				v12.execute as (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>
+			).call(without);
 		},
 	};
 
@@ -315,33 +474,65 @@ describe('hints in the output panel', () => {
 		expect(withHints.items[0].json.action).toBe('unchanged');
 		const [counts, found, ...rest] = hintsOf(withHints);
 		expect(counts).toBe('Created 0, updated 0, unchanged 1');
-		expect(found).toMatch(/^Found the products by (looking up each sku \(\d+ requests?\) instead of reading the catalog|reading the catalog)/);
+		expect(found).toMatch(
+			/^Found the products by (looking up each sku \(\d+ requests?\) instead of reading the catalog|reading the catalog)/,
+		);
 		expect(rest).toEqual([]);
 	});
 });
 
 describe('the example examples/catalog-sync.json', () => {
 	const examples = path.join(__dirname, '..', '..', 'examples');
-	const workflow = JSON.parse(readFileSync(path.join(examples, 'catalog-sync.json'), 'utf8')) as { nodes: INode[] };
+	const workflow = JSON.parse(readFileSync(path.join(examples, 'catalog-sync.json'), 'utf8')) as {
+		nodes: INode[];
+	};
 	/** The sample file's rows as n8n's Extract from File gives them: every value text (it has no quoted commas). */
-	const [header, ...lines] = readFileSync(path.join(examples, 'catalog-sync.csv'), 'utf8').trim().split('\n');
-	const rows = lines.map((line) => Object.fromEntries(line.split(',').map((value, i) => [header.split(',')[i], value])));
+	const [header, ...lines] = readFileSync(path.join(examples, 'catalog-sync.csv'), 'utf8')
+		.trim()
+		.split('\n');
+	const rows = lines.map((line) =>
+		Object.fromEntries(line.split(',').map((value, i) => [header.split(',')[i], value])),
+	);
 
 	test("is a CSV upload (n8n's Form Trigger and Extract from File) into Create or Update, whose saved field list is the node's", () => {
-		expect(workflow.nodes.map((n) => n.type)).toEqual(['n8n-nodes-base.formTrigger', 'n8n-nodes-base.extractFromFile', STOREFRONT_TYPE]);
+		expect(workflow.nodes.map((n) => n.type)).toEqual([
+			'n8n-nodes-base.formTrigger',
+			'n8n-nodes-base.extractFromFile',
+			STOREFRONT_TYPE,
+		]);
 		const sync = workflow.nodes[2];
-		expect(sync.parameters).toMatchObject({ resource: 'product', operation: 'upsert', columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] } });
+		expect(sync.parameters).toMatchObject({
+			resource: 'product',
+			operation: 'upsert',
+			columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] },
+		});
 		expect((sync.parameters.columns as IDataObject).schema).toEqual(mapperFields());
 	});
 
 	test("its Create or Update node, fed the sample file's rows: 3 created, 2 updated, 2 unchanged; the same file again writes nothing", async () => {
 		const parameters = workflow.nodes[2].parameters;
-		const first = await ctx.run({ typeVersion: workflow.nodes[2].typeVersion, items: rows, parameters });
+		const first = await ctx.run({
+			typeVersion: workflow.nodes[2].typeVersion,
+			items: rows,
+			parameters,
+		});
 		expect(first.error).toBeUndefined();
-		expect(actions(first.items)).toEqual(['unchanged', 'updated', 'updated', 'unchanged', 'created', 'created', 'created']);
+		expect(actions(first.items)).toEqual([
+			'unchanged',
+			'updated',
+			'updated',
+			'unchanged',
+			'created',
+			'created',
+			'created',
+		]);
 		expect(hintsOf(first)).toContain('Created 3, updated 2, unchanged 2');
 		await ctx.admin('DELETE', '/requests');
-		const again = await ctx.run({ typeVersion: workflow.nodes[2].typeVersion, items: rows, parameters });
+		const again = await ctx.run({
+			typeVersion: workflow.nodes[2].typeVersion,
+			items: rows,
+			parameters,
+		});
 		expect(tally(again.items)).toEqual({ unchanged: 7 });
 		expect(writes(await ctx.requests())).toEqual([]);
 	});

@@ -2,7 +2,14 @@
 // n8n-core's WorkflowExecute and the sandbox, in the suite's profile (contract, or spec-literal in the
 // unit-spec-literal project). Request counts are the sandbox's log. A new API key is a service this process has
 // learnt nothing of (the finder's memory is per account), as on n8n's first run after a start.
-import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData, INodeParameters, INodeType, IRun } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IRun,
+} from 'n8n-workflow';
 
 import type { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
@@ -21,7 +28,12 @@ const upsert = (options: IDataObject = {}) =>
 	({
 		resource: 'product',
 		operation: 'upsert',
-		columns: { mappingMode: 'autoMapInputData', value: null, matchingColumns: ['sku'], schema: mapperFields() },
+		columns: {
+			mappingMode: 'autoMapInputData',
+			value: null,
+			matchingColumns: ['sku'],
+			schema: mapperFields(),
+		},
 		options,
 	}) as unknown as INodeParameters;
 
@@ -33,19 +45,36 @@ async function freshKey() {
 	return { baseUrl: ctx.credentials.baseUrl, apiKey };
 }
 
-async function run(items: Row[], credentials: ICredentialDataDecryptedObject, parameters = upsert(), nodeType?: string) {
+async function run(
+	items: Row[],
+	credentials: ICredentialDataDecryptedObject,
+	parameters = upsert(),
+	nodeType?: string,
+) {
 	await ctx.admin('DELETE', '/requests');
-	const result = await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, credentials, continueOnFail: true, nodeType });
+	const result = await ctx.run({
+		typeVersion: 1.2,
+		items: items as IDataObject[],
+		parameters,
+		credentials,
+		continueOnFail: true,
+		nodeType,
+	});
 	const log = (await ctx.requests()).filter((r) => r.path.startsWith('/v1/'));
 	return { ...result, log, hints: hintsOf(result.run) };
 }
 
-const hintsOf = (run: IRun) => (run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
+const hintsOf = (run: IRun) =>
+	(run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
 const products = () => [...ctx.sb.state.products.values()];
 const withSku = (sku: string) => products().filter((p) => p.sku === sku);
-const actions = (items: INodeExecutionData[]) => items.map((item) => item.json.action ?? item.json.error);
+const actions = (items: INodeExecutionData[]) =>
+	items.map((item) => item.json.action ?? item.json.error);
 const shape = (log: LoggedRequest[]) =>
-	log.map((r) => `${r.method} ${r.path.replace(/prod_\w+/, '{id}')}${r.query.search !== undefined ? ' search' : r.method === 'GET' ? ` page ${r.query.page}` : ''}`);
+	log.map(
+		(r) =>
+			`${r.method} ${r.path.replace(/prod_\w+/, '{id}')}${r.query.search !== undefined ? ' search' : r.method === 'GET' ? ` page ${r.query.page}` : ''}`,
+	);
 let serial = 0;
 /** SKUs of its own for every test: a create's claim in n8n's store outlives the sandbox's reset. */
 const newSku = () => `NEW-${Date.now().toString(36)}-${++serial}`;
@@ -62,8 +91,14 @@ describe('requests in proportion to the run: 20,000 products', () => {
 		const row = changed(1);
 		const first = await run([row], key);
 		expect(actions(first.items)).toEqual(['updated']);
-		expect(shape(first.log)).toEqual(['GET /v1/products page 1', 'GET /v1/products search', 'PUT /v1/products/{id}']);
-		expect(first.hints).toContain('Found the products by looking up each sku (2 requests) instead of reading the catalog (200 pages)');
+		expect(shape(first.log)).toEqual([
+			'GET /v1/products page 1',
+			'GET /v1/products search',
+			'PUT /v1/products/{id}',
+		]);
+		expect(first.hints).toContain(
+			'Found the products by looking up each sku (2 requests) instead of reading the catalog (200 pages)',
+		);
 		expect(withSku(String(row.sku))[0].price).toBe(Number(row.price));
 
 		const one = fresh();
@@ -71,7 +106,11 @@ describe('requests in proportion to the run: 20,000 products', () => {
 		expect(actions(second.items)).toEqual(['created']);
 		// The process knows the catalog's size; the lookup finds nothing, and one search of a SKU only the first run's
 		// product holds shows that the service's search looks at SKUs: the SKU is new.
-		expect(shape(second.log)).toEqual(['GET /v1/products search', 'GET /v1/products search', 'POST /v1/products']);
+		expect(shape(second.log)).toEqual([
+			'GET /v1/products search',
+			'GET /v1/products search',
+			'POST /v1/products',
+		]);
 		expect(withSku(String(one.sku))).toHaveLength(1);
 	});
 
@@ -79,15 +118,26 @@ describe('requests in proportion to the run: 20,000 products', () => {
 		const one = fresh();
 		const result = await run([one], await freshKey());
 		expect(actions(result.items)).toEqual(['created']);
-		expect(shape(result.log)).toEqual(['GET /v1/products page 1', 'GET /v1/products search', 'GET /v1/products search', 'POST /v1/products']);
+		expect(shape(result.log)).toEqual([
+			'GET /v1/products page 1',
+			'GET /v1/products search',
+			'GET /v1/products search',
+			'POST /v1/products',
+		]);
 		expect(withSku(String(one.sku))).toHaveLength(1);
 	});
 
 	test('10 rows, 5 changed and 5 new: 21 requests (the first page, 10 lookups, 10 writes); the same rows again: 10 lookups', async () => {
 		const key = await freshKey();
-		const rows = [...Array.from({ length: 5 }, (_, n) => changed(n)), ...Array.from({ length: 5 }, fresh)];
+		const rows = [
+			...Array.from({ length: 5 }, (_, n) => changed(n)),
+			...Array.from({ length: 5 }, fresh),
+		];
 		const first = await run(rows, key);
-		expect(actions(first.items)).toEqual([...Array(5).fill('updated'), ...Array(5).fill('created')]);
+		expect(actions(first.items)).toEqual([
+			...Array(5).fill('updated'),
+			...Array(5).fill('created'),
+		]);
 		expect(first.log).toHaveLength(21);
 		expect(first.log.filter((r) => r.query.search !== undefined)).toHaveLength(10);
 		expect(first.log.filter((r) => r.method === 'POST')).toHaveLength(5);
@@ -103,7 +153,9 @@ describe('requests in proportion to the run: 20,000 products', () => {
 		const key = await freshKey();
 		const catalog = await run([changed(2)], key, upsert({ findProductsBy: 'catalog' }));
 		expect(catalog.log.filter((r) => r.method === 'GET')).toHaveLength(200);
-		expect(catalog.hints).toContain('Found the products by reading the catalog (200 pages): 200 requests');
+		expect(catalog.hints).toContain(
+			'Found the products by reading the catalog (200 pages): 200 requests',
+		);
 		const lookup = await run([changed(3)], await freshKey(), upsert({ findProductsBy: 'lookup' }));
 		expect(shape(lookup.log)).toEqual(['GET /v1/products search', 'PUT /v1/products/{id}']);
 	});
@@ -117,26 +169,37 @@ describe('never a duplicate from a cheaper lookup: a service whose search matche
 	test.each([
 		['a service the process has not met', false],
 		['a key whose search the process saw find SKUs before the service changed', true],
-	])('%s: 1 existing and 1 new SKU, the existing updated and one product with the new SKU; again, nothing written', async (_, warm) => {
-		const key = await freshKey();
-		if (warm) {
-			await ctx.admin('PUT', '/compat', { product_search: 'contract' });
-			expect(actions((await run([changed(4)], key)).items)).toEqual(['updated']);
-			await ctx.admin('PUT', '/compat', { product_search: 'name' });
-		}
-		const rows = [changed(5), fresh()];
-		for (const findProductsBy of ['auto', 'lookup']) {
-			const result = await run(rows, key, upsert({ findProductsBy }));
-			expect(actions(result.items)).toEqual(findProductsBy === 'auto' ? ['updated', 'created'] : ['unchanged', 'unchanged']);
-			// The lookups found neither, and no search finds a product by its SKU: the catalog is read.
-			const reads = result.log.filter((r) => r.method === 'GET').length;
-			expect(result.hints).toContainEqual(
-				expect.stringMatching(new RegExp(`^Found the products by reading the catalog \\(20\\d pages\\): ${reads} requests, as the service's search did not find a product by its sku$`)),
-			);
-			for (const row of rows) expect(withSku(String(row.sku))).toHaveLength(1);
-			expect(result.log.filter((r) => r.method === 'POST')).toHaveLength(findProductsBy === 'auto' ? 1 : 0);
-		}
-	});
+	])(
+		'%s: 1 existing and 1 new SKU, the existing updated and one product with the new SKU; again, nothing written',
+		async (_, warm) => {
+			const key = await freshKey();
+			if (warm) {
+				await ctx.admin('PUT', '/compat', { product_search: 'contract' });
+				expect(actions((await run([changed(4)], key)).items)).toEqual(['updated']);
+				await ctx.admin('PUT', '/compat', { product_search: 'name' });
+			}
+			const rows = [changed(5), fresh()];
+			for (const findProductsBy of ['auto', 'lookup']) {
+				const result = await run(rows, key, upsert({ findProductsBy }));
+				expect(actions(result.items)).toEqual(
+					findProductsBy === 'auto' ? ['updated', 'created'] : ['unchanged', 'unchanged'],
+				);
+				// The lookups found neither, and no search finds a product by its SKU: the catalog is read.
+				const reads = result.log.filter((r) => r.method === 'GET').length;
+				expect(result.hints).toContainEqual(
+					expect.stringMatching(
+						new RegExp(
+							`^Found the products by reading the catalog \\(20\\d pages\\): ${reads} requests, as the service's search did not find a product by its sku$`,
+						),
+					),
+				);
+				for (const row of rows) expect(withSku(String(row.sku))).toHaveLength(1);
+				expect(result.log.filter((r) => r.method === 'POST')).toHaveLength(
+					findProductsBy === 'auto' ? 1 : 0,
+				);
+			}
+		},
+	);
 });
 
 describe('a spreadsheet as people write it', () => {
@@ -151,7 +214,11 @@ describe('a spreadsheet as people write it', () => {
 		expect(actions(first.items)).toEqual(['updated', 'created']);
 		expect(first.items[0].json.changed).toEqual(['price']);
 		expect(ctx.sb.state.products.get(p.id)!.price).toBe(19.9);
-		expect(withSku(String(rows[1].Sku))[0]).toMatchObject({ name: 'Sheet Product', price: 4.5, stock: 12 });
+		expect(withSku(String(rows[1].Sku))[0]).toMatchObject({
+			name: 'Sheet Product',
+			price: 4.5,
+			stock: 12,
+		});
 		const again = await run(rows, key);
 		expect(actions(again.items)).toEqual(['unchanged', 'unchanged']);
 		expect(again.log.filter((r) => r.method !== 'GET')).toEqual([]);
@@ -165,23 +232,36 @@ describe('a spreadsheet as people write it', () => {
 		const plain = 7_000_000 + (Date.now() % 1_000_000);
 		const made = await run([{ sku: padded, name: 'Padded', price: '1' }], key);
 		expect(actions(made.items)).toEqual(['created']);
-		const result = await run([{ sku: bare, name: 'Padded', price: '2' }, { sku: plain, name: 'Plain', price: '3' }], key);
+		const result = await run(
+			[
+				{ sku: bare, name: 'Padded', price: '2' },
+				{ sku: plain, name: 'Plain', price: '3' },
+			],
+			key,
+		);
 		expect(result.items[0].json.error).toBe(
 			`The sku came as the number ${bare}, and product ${String(withSku(padded)[0].id)} has the sku "${padded}": no product was created`,
 		);
 		expect(withSku(String(bare))).toHaveLength(0);
-		expect(result.items[1].json).toMatchObject({ action: 'created', product: { sku: String(plain) } });
-		expect(result.hints).toContain('2 sku values came as a number and were read as text; a number loses leading zeros (000123 becomes 123): read that column as text');
+		expect(result.items[1].json).toMatchObject({
+			action: 'created',
+			product: { sku: String(plain) },
+		});
+		expect(result.hints).toContain(
+			'2 sku values came as a number and were read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
+		);
 	});
 });
 
-describe('once across queue workers: two processes run Create or Update at the same moment, sharing n8n\'s store', () => {
+describe("once across queue workers: two processes run Create or Update at the same moment, sharing n8n's store", () => {
 	/** The node as another n8n process loads it: its own module state (writer turns, what it learnt, claim batches). */
 	function anotherProcess(name: string): string {
 		let fresh: typeof Storefront | undefined;
 		jest.isolateModules(() => {
 			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			fresh = (require('../../nodes/Storefront/Storefront.node') as { Storefront: typeof Storefront }).Storefront;
+			fresh = (
+				require('../../nodes/Storefront/Storefront.node') as { Storefront: typeof Storefront }
+			).Storefront;
 		});
 		registerNodeType(name, new fresh!() as unknown as INodeType);
 		return name;
@@ -192,11 +272,28 @@ describe('once across queue workers: two processes run Create or Update at the s
 		await ctx.admin('PUT', '/latency', { ms: 5 });
 		const key = await freshKey();
 		const shared = Array.from({ length: 50 }, fresh);
-		const rowsOf = (offset: number) => [...shared, ...Array.from({ length: 150 }, (_, n) => changed(offset + n))];
+		const rowsOf = (offset: number) => [
+			...shared,
+			...Array.from({ length: 150 }, (_, n) => changed(offset + n)),
+		];
 		await ctx.admin('DELETE', '/requests');
 		const [a, b] = await Promise.all([
-			ctx.run({ typeVersion: 1.2, items: rowsOf(10) as IDataObject[], parameters: upsert(), credentials: key, continueOnFail: true, nodeType: anotherProcess('harness.workerA') }),
-			ctx.run({ typeVersion: 1.2, items: rowsOf(200) as IDataObject[], parameters: upsert(), credentials: key, continueOnFail: true, nodeType: anotherProcess('harness.workerB') }),
+			ctx.run({
+				typeVersion: 1.2,
+				items: rowsOf(10) as IDataObject[],
+				parameters: upsert(),
+				credentials: key,
+				continueOnFail: true,
+				nodeType: anotherProcess('harness.workerA'),
+			}),
+			ctx.run({
+				typeVersion: 1.2,
+				items: rowsOf(200) as IDataObject[],
+				parameters: upsert(),
+				credentials: key,
+				continueOnFail: true,
+				nodeType: anotherProcess('harness.workerB'),
+			}),
 		]);
 		await ctx.admin('PUT', '/latency', { ms: 0 });
 		for (const row of shared) expect(withSku(String(row.sku))).toHaveLength(1);

@@ -13,7 +13,10 @@ const compatibility = require('../../scripts/compatibility') as {
 	render(record: unknown): string;
 	section(readme: string): string;
 };
-const prepare = require('../../dev/n8n/prepare') as { LINES: Record<string, unknown>; describe(line: string): { version: string } };
+const prepare = require('../../dev/n8n/prepare') as {
+	LINES: Record<string, unknown>;
+	describe(line: string): { version: string };
+};
 const runtime = require('../../dev/n8n/runtime') as { INSTALLS: string[] };
 
 interface Row {
@@ -38,7 +41,11 @@ test('the record is a run of every cell the matrix has, each with the suites the
 			cell: row.cell,
 			projects: compatibility.projectsOf(row.mode ?? 'single', row.install, row.profile),
 		});
-		expect({ cell: row.cell, failed: row.failed, passed: row.passed > 0 }).toEqual({ cell: row.cell, failed: 0, passed: true });
+		expect({ cell: row.cell, failed: row.failed, passed: row.passed > 0 }).toEqual({
+			cell: row.cell,
+			failed: 0,
+			passed: true,
+		});
 	}
 });
 
@@ -48,8 +55,12 @@ test('the README table is generated from docs/compatibility.json', () => {
 });
 
 test('the record covers every n8n line x install path, green, at the pinned versions', () => {
-	const cells = Object.keys(prepare.LINES).flatMap((line) => runtime.INSTALLS.map((install) => `${line}/${install}`));
-	expect(record.rows.map((r) => `${r.line}/${r.install}`).sort()).toEqual(expect.arrayContaining(cells.sort()));
+	const cells = Object.keys(prepare.LINES).flatMap((line) =>
+		runtime.INSTALLS.map((install) => `${line}/${install}`),
+	);
+	expect(record.rows.map((r) => `${r.line}/${r.install}`).sort()).toEqual(
+		expect.arrayContaining(cells.sort()),
+	);
 	for (const row of record.rows.filter((r) => cells.includes(`${r.line}/${r.install}`))) {
 		expect({ cell: `${row.line}/${row.install}`, n8n: row.n8n }).toEqual({
 			cell: `${row.line}/${row.install}`,
@@ -64,7 +75,9 @@ test('the oldest supported n8n the README and package.json state is the oldest v
 	const versions = record.rows.map((r) => r.n8n.split('.').map(Number));
 	versions.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
 	const oldest = versions[0].join('.');
-	expect(readFileSync(compatibility.README, 'utf8')).toContain(`**Oldest supported n8n: ${oldest}**`);
+	expect(readFileSync(compatibility.README, 'utf8')).toContain(
+		`**Oldest supported n8n: ${oldest}**`,
+	);
 	const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 	expect(manifest.description).toContain(`n8n ${oldest}`);
 });

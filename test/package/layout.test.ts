@@ -34,17 +34,31 @@ test('a node imports only its own folder and nodes/shared/; nodes/shared/ import
 		for (const target of importsOf(file)) {
 			const where = homeOf(target);
 			const allowed = home === 'shared' ? where === 'shared' : where === home || where === 'shared';
-			if (!allowed) crossings.push(`${path.relative(nodesDir, file)} → ${path.relative(nodesDir, target)}`);
+			if (!allowed)
+				crossings.push(`${path.relative(nodesDir, file)} → ${path.relative(nodesDir, target)}`);
 		}
 	}
 	expect(crossings).toEqual([]);
 	// The parts more than one node uses live there: the transport, the change reader, the lists, the clock.
-	const shared = files.filter((file) => homeOf(file) === 'shared').map((file) => path.relative(nodesDir, file));
-	expect(shared).toEqual(expect.arrayContaining(['shared/transport/client.ts', 'shared/changes/read.ts', 'shared/constants.ts', 'shared/clock.ts']));
+	const shared = files
+		.filter((file) => homeOf(file) === 'shared')
+		.map((file) => path.relative(nodesDir, file));
+	expect(shared).toEqual(
+		expect.arrayContaining([
+			'shared/transport/client.ts',
+			'shared/changes/read.ts',
+			'shared/constants.ts',
+			'shared/clock.ts',
+		]),
+	);
 });
 
 test("the webhook trigger's node file reads in one screen (at most 250 lines); no file in nodes/ is over 400 lines", () => {
 	const lines = (file: string) => readFileSync(file, 'utf8').split('\n').length;
-	expect(lines(path.join(nodesDir, 'StorefrontTrigger/StorefrontTrigger.node.ts'))).toBeLessThanOrEqual(250);
-	expect(files.filter((file) => lines(file) > 400).map((file) => path.relative(nodesDir, file))).toEqual([]);
+	expect(
+		lines(path.join(nodesDir, 'StorefrontTrigger/StorefrontTrigger.node.ts')),
+	).toBeLessThanOrEqual(250);
+	expect(
+		files.filter((file) => lines(file) > 400).map((file) => path.relative(nodesDir, file)),
+	).toEqual([]);
 });

@@ -20,9 +20,15 @@ const root = path.resolve(__dirname, '../..');
 function markdownFiles(): string[] {
 	const walk = (dir: string): string[] =>
 		readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) =>
-			e.isDirectory() ? walk(path.posix.join(dir, e.name)) : e.name.endsWith('.md') ? [path.posix.join(dir, e.name)] : [],
+			e.isDirectory()
+				? walk(path.posix.join(dir, e.name))
+				: e.name.endsWith('.md')
+					? [path.posix.join(dir, e.name)]
+					: [],
 		);
-	return ['README.md', 'CHANGELOG.md', 'sandbox/README.md', ...walk('docs')].filter((f) => existsSync(path.join(root, f)));
+	return ['README.md', 'CHANGELOG.md', 'sandbox/README.md', ...walk('docs')].filter((f) =>
+		existsSync(path.join(root, f)),
+	);
 }
 
 /** For each line of a Markdown text, whether it belongs to a fenced code block (the fences included). */
@@ -57,19 +63,25 @@ type Link = { line: number; target: string };
 function linksOf(markdown: string): Link[] {
 	const text = withoutCode(markdown);
 	const found: Link[] = [];
-	const add = (index: number, target: string) => found.push({ line: text.slice(0, index).split('\n').length, target });
-	for (const m of text.matchAll(/!?\[(?:[^[\]]|\[[^[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+("[^"]*"|'[^']*'))?\s*\)/g)) {
+	const add = (index: number, target: string) =>
+		found.push({ line: text.slice(0, index).split('\n').length, target });
+	for (const m of text.matchAll(
+		/!?\[(?:[^[\]]|\[[^[\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+("[^"]*"|'[^']*'))?\s*\)/g,
+	)) {
 		add(m.index ?? 0, m[1].replace(/^<|>$/g, ''));
 	}
-	for (const m of text.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm)) add(m.index ?? 0, m[1].replace(/^<|>$/g, ''));
-	for (const m of text.matchAll(/<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(.*?)\1/gi)) add(m.index ?? 0, m[2]);
+	for (const m of text.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm))
+		add(m.index ?? 0, m[1].replace(/^<|>$/g, ''));
+	for (const m of text.matchAll(/<(?:img|a)\b[^>]*?\s(?:src|href)\s*=\s*(["'])(.*?)\1/gi))
+		add(m.index ?? 0, m[2]);
 	return found;
 }
 
 /** The anchors a Markdown file has: its headings' slugs (as GitHub makes them: ../helpers/docLinks) and explicit `id` / `name`s. */
 function anchorsOf(markdown: string): Set<string> {
 	const anchors = new Set(headingSlugs(markdown));
-	for (const m of markdown.matchAll(/<[a-z]+\b[^>]*?\s(?:id|name)\s*=\s*["']([^"']+)["']/gi)) anchors.add(m[1]);
+	for (const m of markdown.matchAll(/<[a-z]+\b[^>]*?\s(?:id|name)\s*=\s*["']([^"']+)["']/gi))
+		anchors.add(m[1]);
 	return anchors;
 }
 
@@ -79,7 +91,11 @@ const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i; // http:, https:, mailto:, …
 function resolveLink(file: string, target: string): string {
 	const pathPart = decodeURI(target.split('#')[0].split('?')[0]);
 	if (pathPart === '') return file;
-	return path.posix.normalize(pathPart.startsWith('/') ? pathPart.slice(1) : path.posix.join(path.posix.dirname(file), pathPart));
+	return path.posix.normalize(
+		pathPart.startsWith('/')
+			? pathPart.slice(1)
+			: path.posix.join(path.posix.dirname(file), pathPart),
+	);
 }
 
 /** What is wrong with one link of `file`, or undefined when it resolves. */
@@ -92,17 +108,25 @@ function problem(file: string, target: string): string | undefined {
 	if (!existsSync(absolute)) return `no such file: ${resolved}`;
 	if (anchor === undefined || anchor === '') return undefined;
 	if (!statSync(absolute).isFile() || !resolved.endsWith('.md')) return undefined; // only Markdown anchors are known
-	if (!anchorsOf(readFileSync(absolute, 'utf8')).has(decodeURIComponent(anchor))) return `no heading for #${anchor} in ${resolved}`;
+	if (!anchorsOf(readFileSync(absolute, 'utf8')).has(decodeURIComponent(anchor)))
+		return `no heading for #${anchor} in ${resolved}`;
 	return undefined;
 }
 
 const files = markdownFiles();
 
 test('the checked files include the README and the docs pages', () => {
-	expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/installation.md', 'docs/releasing.md']));
+	expect(files).toEqual(
+		expect.arrayContaining([
+			'README.md',
+			'docs/README.md',
+			'docs/installation.md',
+			'docs/releasing.md',
+		]),
+	);
 });
 
-test('the link finder sees Markdown links, images and HTML, not code; slugs are GitHub\'s', () => {
+test("the link finder sees Markdown links, images and HTML, not code; slugs are GitHub's", () => {
 	const sample = [
 		'# Demo (`npm start`)',
 		'## Reliability: nothing lost, nothing twice',
@@ -115,9 +139,22 @@ test('the link finder sees Markdown links, images and HTML, not code; slugs are 
 		'```',
 		'[g]: g.md',
 	].join('\n');
-	expect(linksOf(sample).map((l) => l.target)).toEqual(['docs/a.md#x', 'images/b.png', 'g.md', 'c.png', 'd.md']);
-	expect([...anchorsOf(sample)]).toEqual(['demo-npm-start', 'reliability-nothing-lost-nothing-twice', 'notes', 'notes-1']);
-	expect(githubSlug("The duplicate check in n8n's database")).toBe('the-duplicate-check-in-n8ns-database');
+	expect(linksOf(sample).map((l) => l.target)).toEqual([
+		'docs/a.md#x',
+		'images/b.png',
+		'g.md',
+		'c.png',
+		'd.md',
+	]);
+	expect([...anchorsOf(sample)]).toEqual([
+		'demo-npm-start',
+		'reliability-nothing-lost-nothing-twice',
+		'notes',
+		'notes-1',
+	]);
+	expect(githubSlug("The duplicate check in n8n's database")).toBe(
+		'the-duplicate-check-in-n8ns-database',
+	);
 	expect(githubSlug('Quick start: react to a new order')).toBe('quick-start-react-to-a-new-order');
 	// and it tells a broken link from a good one
 	expect(problem('docs/trigger.md', '../README.md#compatibility')).toBeUndefined();
@@ -130,14 +167,17 @@ test('the link finder sees Markdown links, images and HTML, not code; slugs are 
 	expect(problem('docs/trigger.md', 'https://docs.n8n.io/x#y')).toBeUndefined();
 });
 
-test.each(files)('every relative link and picture in %s resolves (file, and heading for an #anchor)', (file) => {
-	const markdown = readFileSync(path.join(root, file), 'utf8');
-	const broken = linksOf(markdown)
-		.map(({ line, target }) => ({ line, target, problem: problem(file, target) }))
-		.filter((l) => l.problem !== undefined)
-		.map((l) => `${file}:${l.line} ${l.target} — ${l.problem}`);
-	expect(broken).toEqual([]);
-});
+test.each(files)(
+	'every relative link and picture in %s resolves (file, and heading for an #anchor)',
+	(file) => {
+		const markdown = readFileSync(path.join(root, file), 'utf8');
+		const broken = linksOf(markdown)
+			.map(({ line, target }) => ({ line, target, problem: problem(file, target) }))
+			.filter((l) => l.problem !== undefined)
+			.map((l) => `${file}:${l.line} ${l.target} — ${l.problem}`);
+		expect(broken).toEqual([]);
+	},
+);
 
 test('every page under docs/ is linked from the README or from the docs index', () => {
 	const linked = new Set(
@@ -154,7 +194,9 @@ test('every page under docs/ is linked from the README or from the docs index', 
 
 test("package.json names the GitHub repository that npm resolves the README's pictures against", () => {
 	const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-	const m = /^git\+https:\/\/github\.com\/([\w.-]+)\/([\w.-]+)\.git$/.exec(manifest.repository?.url ?? '');
+	const m = /^git\+https:\/\/github\.com\/([\w.-]+)\/([\w.-]+)\.git$/.exec(
+		manifest.repository?.url ?? '',
+	);
 	expect(m).not.toBeNull();
 	const [owner, repo] = m!.slice(1);
 	const web = `https://github.com/${owner}/${repo}`;

@@ -42,7 +42,10 @@ export class Example implements INodeType {
 
 /** A node class whose execute() has the given body. */
 const withExecute = (executeBody: string) =>
-	nodeClass('properties: [],', `async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {\n${executeBody}\n}`);
+	nodeClass(
+		'properties: [],',
+		`async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {\n${executeBody}\n}`,
+	);
 
 run('require-continue-on-fail', {
 	valid: [
@@ -61,13 +64,20 @@ run('require-continue-on-fail', {
 		},
 		{
 			name: 'continueOnFail read in execute and handed to the code that runs the items (the Storefront node)',
-			code: withExecute('return await router.call(this, { continueOnFail: this.continueOnFail() });'),
+			code: withExecute(
+				'return await router.call(this, { continueOnFail: this.continueOnFail() });',
+			),
 		},
 		{
 			name: 'continueOnFail called in a function nested in execute',
-			code: withExecute('const run = async () => { if (this.continueOnFail()) return [[]]; throw new Error("x"); }; return await run();'),
+			code: withExecute(
+				'const run = async () => { if (this.continueOnFail()) return [[]]; throw new Error("x"); }; return await run();',
+			),
 		},
-		{ name: 'a class that is not a node', code: 'export class Helper { async execute() { return [[]]; } }' },
+		{
+			name: 'a class that is not a node',
+			code: 'export class Helper { async execute() { return [[]]; } }',
+		},
 		{ name: 'a node class without execute()', code: nodeClass('properties: [],') },
 	],
 	invalid: [
@@ -103,23 +113,34 @@ describe('the local lint rule', () => {
 	test('`npm run lint` runs them after n8n-node lint, warnings included, over nodes and credentials', () => {
 		const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 		expect(manifest.scripts.lint).toBe(
-			'n8n-node lint && eslint --no-config-lookup -c dev/eslint-rules/lint.config.mjs --max-warnings 0 nodes credentials',
+			'n8n-node lint && eslint --no-config-lookup -c dev/eslint-rules/lint.config.mjs --max-warnings 0 nodes credentials && prettier --check .',
 		);
 	});
 
 	test("this package's nodes and credentials pass it", () => {
 		const files = (dir: string): string[] =>
 			readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) =>
-				entry.isDirectory() ? files(path.posix.join(dir, entry.name)) : [path.posix.join(dir, entry.name)],
+				entry.isDirectory()
+					? files(path.posix.join(dir, entry.name))
+					: [path.posix.join(dir, entry.name)],
 			);
-		const linted = [...files('nodes'), ...files('credentials')].filter((file) => file.endsWith('.ts'));
-		expect(linted).toEqual(expect.arrayContaining(['nodes/Storefront/v1/StorefrontV1.ts', 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts']));
+		const linted = [...files('nodes'), ...files('credentials')].filter((file) =>
+			file.endsWith('.ts'),
+		);
+		expect(linted).toEqual(
+			expect.arrayContaining([
+				'nodes/Storefront/v1/StorefrontV1.ts',
+				'nodes/StorefrontTrigger/StorefrontTrigger.node.ts',
+			]),
+		);
 
 		const linter = new Linter({ cwd: root });
 		const config = local.configs(tsParser) as Linter.Config[];
 		const problems = linted.flatMap((file) =>
 			linter
-				.verify(readFileSync(path.join(root, file), 'utf8'), config, { filename: path.join(root, file) })
+				.verify(readFileSync(path.join(root, file), 'utf8'), config, {
+					filename: path.join(root, file),
+				})
 				.map((m) => `${file}:${m.line}:${m.column} ${m.ruleId ?? 'parse'} ${m.message}`),
 		);
 		expect(problems).toEqual([]);

@@ -41,7 +41,11 @@ describe("n8n's custom-folder loader (N8N_CUSTOM_EXTENSIONS) on dist/", () => {
 	it('loads the package as n8n does and registers exactly our three nodes and one credential', async () => {
 		const loader = new core.CustomDirectoryLoader(dist);
 		await loader.loadAll();
-		expect(Object.keys(loader.known.nodes).sort()).toEqual(['storefront', 'storefrontPollingTrigger', 'storefrontTrigger']);
+		expect(Object.keys(loader.known.nodes).sort()).toEqual([
+			'storefront',
+			'storefrontPollingTrigger',
+			'storefrontTrigger',
+		]);
 		expect(Object.keys(loader.known.credentials)).toEqual(['storefrontApi']);
 		// The versioned action node, not a bare version class, is what is registered.
 		const action = loader.getNode('storefront').type;
@@ -55,7 +59,11 @@ describe("n8n's community-package loader (package.json lists)", () => {
 	it('loads the same nodes and credential from the package root', async () => {
 		const loader = new core.PackageDirectoryLoader(root);
 		await loader.loadAll();
-		expect(Object.keys(loader.known.nodes).sort()).toEqual(['storefront', 'storefrontPollingTrigger', 'storefrontTrigger']);
+		expect(Object.keys(loader.known.nodes).sort()).toEqual([
+			'storefront',
+			'storefrontPollingTrigger',
+			'storefrontTrigger',
+		]);
 		expect(Object.keys(loader.known.credentials)).toEqual(['storefrontApi']);
 	});
 });

@@ -9,7 +9,15 @@
 //   - the publish step of .github/workflows/publish.yml, run as written (a dry run: provenance needs GitHub's OIDC
 //     token), gets through both: the guard runs and passes, and npm goes on to publish.
 import { spawn } from 'child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import {
+	copyFileSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from 'fs';
 import http from 'http';
 import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
@@ -17,7 +25,10 @@ import path from 'path';
 import { parse } from 'yaml';
 
 const root = path.resolve(__dirname, '../..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+	name: string;
+	version: string;
+};
 
 let dir = '';
 let server: http.Server;
@@ -26,7 +37,15 @@ const requests: string[] = [];
 
 beforeAll(async () => {
 	dir = mkdtempSync(path.join(tmpdir(), 'sf-publish-guard-'));
-	for (const file of ['package.json', '.npmrc', 'README.md', 'LICENSE.md', 'CHANGELOG.md', 'index.js']) copyFileSync(path.join(root, file), path.join(dir, file));
+	for (const file of [
+		'package.json',
+		'.npmrc',
+		'README.md',
+		'LICENSE.md',
+		'CHANGELOG.md',
+		'index.js',
+	])
+		copyFileSync(path.join(root, file), path.join(dir, file));
 	// What `files` ships besides those; its contents do not matter to the guards (tarball.test.ts checks them).
 	mkdirSync(path.join(dir, 'dist'));
 	writeFileSync(path.join(dir, 'dist', 'placeholder.js'), '');
@@ -57,7 +76,11 @@ beforeEach(() => {
  */
 function run(file: string, args: string[], options: { env: NodeJS.ProcessEnv }) {
 	return new Promise<{ status: number | null; output: string }>((resolve, reject) => {
-		const child = spawn(file, args, { cwd: dir, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(file, args, {
+			cwd: dir,
+			env: options.env,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let output = '';
 		child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
 		child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -73,12 +96,20 @@ function run(file: string, args: string[], options: { env: NodeJS.ProcessEnv }) 
 /** npm in the copy, with this machine's environment minus whatever would make it a release or a supported CI. */
 async function npm(args: string[], env: Record<string, string> = {}) {
 	const base = { ...process.env };
-	for (const name of ['RELEASE_MODE', 'GITHUB_ACTIONS', 'GITLAB_CI', 'NODE_AUTH_TOKEN']) delete base[name];
-	for (const name of Object.keys(base)) if (name.toLowerCase().startsWith('npm_config_')) delete base[name];
+	for (const name of ['RELEASE_MODE', 'GITHUB_ACTIONS', 'GITLAB_CI', 'NODE_AUTH_TOKEN'])
+		delete base[name];
+	for (const name of Object.keys(base))
+		if (name.toLowerCase().startsWith('npm_config_')) delete base[name];
 	// A token for the local registry, so that a refusal is never npm asking to log in.
 	const token = `--//${registry.slice('http://'.length)}:_authToken=test-token`;
 	return await run('npm', [...args, token], {
-		env: { ...base, npm_config_registry: registry, npm_config_update_notifier: 'false', npm_config_audit: 'false', ...env },
+		env: {
+			...base,
+			npm_config_registry: registry,
+			npm_config_update_notifier: 'false',
+			npm_config_audit: 'false',
+			...env,
+		},
 	});
 }
 
@@ -104,13 +135,24 @@ test('with install scripts on, n8n-node prerelease refuses a publish without REL
 
 test("publish.yml's publish step, run as written (dry run), passes the guard and publishes", async () => {
 	type Step = { name?: string; run?: string; env?: Record<string, string> };
-	const workflow = parse(readFileSync(path.join(root, '.github', 'workflows', 'publish.yml'), 'utf8')) as { jobs: Record<string, { steps: Step[] }> };
+	const workflow = parse(
+		readFileSync(path.join(root, '.github', 'workflows', 'publish.yml'), 'utf8'),
+	) as { jobs: Record<string, { steps: Step[] }> };
 	const step = Object.values(workflow.jobs)[0].steps.find((s) => /npm publish/.test(s.run ?? ''))!;
 	// The step's env with the secrets as GitHub passes them when unset: empty strings.
-	const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([name, value]) => [name, /^\$\{\{/.test(value) ? '' : value]));
+	const env = Object.fromEntries(
+		Object.entries(step.env ?? {}).map(([name, value]) => [
+			name,
+			/^\$\{\{/.test(value) ? '' : value,
+		]),
+	);
 	const result = await run('bash', ['-e', '-c', step.run!], {
 		env: {
-			...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_config_|RELEASE_MODE$|GITHUB_ACTIONS$)/i.test(name))),
+			...Object.fromEntries(
+				Object.entries(process.env).filter(
+					([name]) => !/^(npm_config_|RELEASE_MODE$|GITHUB_ACTIONS$)/i.test(name),
+				),
+			),
 			...env,
 			npm_config_dry_run: 'true',
 			npm_config_registry: registry,

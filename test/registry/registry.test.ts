@@ -29,7 +29,10 @@ import {
 	type Environment,
 } from '../e2e/environment';
 
-if (CELL.install !== 'registry') throw new Error(`the registry suite installs from the local registry: run it with E2E_INSTALL=registry (npm run test:registry), not "${CELL.install}"`);
+if (CELL.install !== 'registry')
+	throw new Error(
+		`the registry suite installs from the local registry: run it with E2E_INSTALL=registry (npm run test:registry), not "${CELL.install}"`,
+	);
 
 jest.setTimeout(600_000);
 
@@ -63,7 +66,12 @@ function published() {
 
 /** Every n8n process of the cell with its user folder and log file. */
 function processes() {
-	if (env.queue) return [env.queue.main, ...env.queue.webhooks, ...env.queue.workers].map((p) => ({ name: p.name, userFolder: p.userFolder, log: path.join(env.dir, `${p.name}.log`) }));
+	if (env.queue)
+		return [env.queue.main, ...env.queue.webhooks, ...env.queue.workers].map((p) => ({
+			name: p.name,
+			userFolder: p.userFolder,
+			log: path.join(env.dir, `${p.name}.log`),
+		}));
 	return [{ name: 'n8n', userFolder: env.userFolder, log: env.n8nLog }];
 }
 
@@ -73,7 +81,12 @@ function onEachProcess() {
 	return processes().map((p) => {
 		let version: string | null = null;
 		try {
-			version = JSON.parse(fs.readFileSync(path.join(runtime.packageTarget(p.userFolder, 'community', name), 'package.json'), 'utf8')).version;
+			version = JSON.parse(
+				fs.readFileSync(
+					path.join(runtime.packageTarget(p.userFolder, 'community', name), 'package.json'),
+					'utf8',
+				),
+			).version;
 		} catch {
 			// not installed
 		}
@@ -88,11 +101,18 @@ function onEachProcess() {
 }
 
 /** Wait until every process has `version` in its package folder (null: none) and has logged `installs` installs. */
-async function everyProcessHas(version: string | null, { installs, uninstalls = 0 }: { installs: number; uninstalls?: number }) {
+async function everyProcessHas(
+	version: string | null,
+	{ installs, uninstalls = 0 }: { installs: number; uninstalls?: number },
+) {
 	return eventually(
 		() => {
 			const all = onEachProcess();
-			return all.every((p) => p.version === version && p.installs >= installs && p.uninstalls >= uninstalls) ? all : undefined;
+			return all.every(
+				(p) => p.version === version && p.installs >= installs && p.uninstalls >= uninstalls,
+			)
+				? all
+				: undefined;
 		},
 		`every process to have ${version ?? 'no'} package (${JSON.stringify(onEachProcess())})`,
 		120_000,
@@ -102,7 +122,9 @@ async function everyProcessHas(version: string | null, { installs, uninstalls = 
 /** The tarballs of `version` the registry served (each process has its own npm cache, so each downloads its own). */
 function tarballDownloads(version: string) {
 	const { name } = published().releases;
-	return published().registry.requests.filter((r) => r.method === 'GET' && r.path === `/${name}/-/${name}-${version}.tgz` && r.status === 200).length;
+	return published().registry.requests.filter(
+		(r) => r.method === 'GET' && r.path === `/${name}/-/${name}-${version}.tgz` && r.status === 200,
+	).length;
 }
 
 async function storefrontTypes() {
@@ -116,9 +138,18 @@ async function receivingWorkflow(name: string) {
 		name,
 		nodes: [
 			triggerNode(['*']),
-			{ id: 'r-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: 'r-noop',
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
-		connections: { 'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		connections: {
+			'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
+		},
 		settings: { executionOrder: 'v1' },
 	});
 	await registerWebhook(env, wf.url);
@@ -138,7 +169,9 @@ async function runsPerEvent(workflowId: string, atLeast: number) {
 	);
 	const ran = new Map<string, number>();
 	for (const e of executions.filter((x: any) => x.status === 'success')) {
-		for (const item of rest.nodeOutput(await env.client.getExecution(e.id), 'Storefront Trigger') ?? []) ran.set(item.id, (ran.get(item.id) ?? 0) + 1);
+		for (const item of rest.nodeOutput(await env.client.getExecution(e.id), 'Storefront Trigger') ??
+			[])
+			ran.set(item.id, (ran.get(item.id) ?? 0) + 1);
 	}
 	return { executions, ran };
 }
@@ -164,47 +197,88 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 		const { name, current } = published().releases;
 		expect(install.response.packageName).toBe(name);
 		expect(install.response.installedVersion).toBe(current.version);
-		expect(install.response.installedNodes.map((n: any) => n.type).sort()).toEqual([TYPES.action, TYPES.poll, TYPES.trigger].sort());
+		expect(install.response.installedNodes.map((n: any) => n.type).sort()).toEqual(
+			[TYPES.action, TYPES.poll, TYPES.trigger].sort(),
+		);
 		// The package as published: n8n fetched the tarball from the registry.
 		expect(tarballDownloads(current.version)).toBeGreaterThanOrEqual(1);
 		// Loaded into the running process: the same n8n (no restart) lists the nodes, the tool variant and the credential type.
 		expect(env.n8nPid()).toBe(install.pid);
-		expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(expect.arrayContaining([TYPES.action, TYPES.tool, TYPES.trigger]));
-		expect((await env.client.credentialTypes()).map((t: any) => t.name)).toContain(TYPES.credential);
+		expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(
+			expect.arrayContaining([TYPES.action, TYPES.tool, TYPES.trigger]),
+		);
+		expect((await env.client.credentialTypes()).map((t: any) => t.name)).toContain(
+			TYPES.credential,
+		);
 		if (QUEUE) {
 			// main broadcast the install: the webhook processor and both workers installed it themselves, from the registry.
 			const each = await everyProcessHas(current.version, { installs: 1 });
 			expect(each.map((p) => p.process)).toEqual(['main', 'webhook-1', 'worker-1', 'worker-2']);
 			expect(tarballDownloads(current.version)).toBe(4);
-		} else expect(onEachProcess()).toEqual([{ process: 'n8n', version: current.version, installs: 1, uninstalls: 0 }]);
+		} else
+			expect(onEachProcess()).toEqual([
+				{ process: 'n8n', version: current.version, installs: 1, uninstalls: 0 },
+			]);
 		if (CELL.line === '2') {
 			const [listed] = await env.client.request('GET', '/community-packages');
-			expect(listed).toMatchObject({ packageName: name, installedVersion: current.version, failedLoading: false });
+			expect(listed).toMatchObject({
+				packageName: name,
+				installedVersion: current.version,
+				failedLoading: false,
+			});
 		}
 
 		// What the Settings dialog shows for a name n8n refuses, one the registry does not have, and a second install.
 		const refused = (body: Record<string, string>) =>
 			env.client.request('POST', '/community-packages', body).then(
 				() => undefined,
-				(error: any) => ({ status: error.status as number, message: String(error.body?.message ?? error.body) }),
+				(error: any) => ({
+					status: error.status as number,
+					message: String(error.body?.message ?? error.body),
+				}),
 			);
-		const messages = { notPrefixed: await refused({ name: 'storefront' }), unknown: await refused({ name: `${name}-typo` }), again: await refused({ name }) };
+		const messages = {
+			notPrefixed: await refused({ name: 'storefront' }),
+			unknown: await refused({ name: `${name}-typo` }),
+			again: await refused({ name }),
+		};
 		report({ registryMessages: messages });
 		process.stdout.write(`install refused: ${JSON.stringify(messages)}\n`);
-		expect(messages.notPrefixed).toEqual({ status: 400, message: expect.stringContaining('n8n-nodes-') });
+		expect(messages.notPrefixed).toEqual({
+			status: 400,
+			message: expect.stringContaining('n8n-nodes-'),
+		});
 		expect(messages.unknown?.status).toBeGreaterThanOrEqual(400);
 		expect(messages.again?.status).toBe(400);
 		expect(onEachProcess().every((p) => p.version === current.version)).toBe(true);
 
-		const test = await env.client.testCredential({ id: env.credential.id, name: CREDENTIAL_NAME, type: TYPES.credential, data: env.credentialData });
+		const test = await env.client.testCredential({
+			id: env.credential.id,
+			name: CREDENTIAL_NAME,
+			type: TYPES.credential,
+			data: env.credentialData,
+		});
 		expect(test.status).toBe('OK');
 
 		const intake = await createWorkflow(env, instance.loadExample('order-intake.json'));
 		await registerWebhook(env, intake.url);
-		const product = [...env.sandbox.state.products.values()].find((p) => p.status === 'active' && p.price < 200 && p.stock > 20);
-		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', { items: [{ product_id: product?.id, quantity: 1 }] });
-		await eventually(() => (env.sandbox.state.orders.get(order.id)?.status === 'processing' ? true : undefined), `order ${order.id} to become processing`, 60_000);
-		const [execution] = await instance.waitForExecutions(env.client, intake.id, (l) => l.length === 1, 60_000);
+		const product = [...env.sandbox.state.products.values()].find(
+			(p) => p.status === 'active' && p.price < 200 && p.stock > 20,
+		);
+		const { body: order } = await env.sandbox.admin('POST', '/simulate/checkout', {
+			items: [{ product_id: product?.id, quantity: 1 }],
+		});
+		await eventually(
+			() => (env.sandbox.state.orders.get(order.id)?.status === 'processing' ? true : undefined),
+			`order ${order.id} to become processing`,
+			60_000,
+		);
+		const [execution] = await instance.waitForExecutions(
+			env.client,
+			intake.id,
+			(l) => l.length === 1,
+			60_000,
+		);
 		expect(execution.status).toBe('success');
 		if (env.queue) {
 			const byWorker = env.queue.executionsByWorker();
@@ -235,24 +309,36 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 				window.start = Date.now();
 				// The update lasts until every process runs the next release: in queue mode main updates, then broadcasts
 				// the update and the webhook processor and workers each install it themselves.
-				update = env.client.request('PATCH', '/community-packages', { name, version: next.version }).then(async (r) => {
-					updated = r;
-					if (QUEUE) await everyProcessHas(next.version, { installs: 2 });
-					window.end = Date.now();
-				});
+				update = env.client
+					.request('PATCH', '/community-packages', { name, version: next.version })
+					.then(async (r) => {
+						updated = r;
+						if (QUEUE) await everyProcessHas(next.version, { installs: 2 });
+						window.end = Date.now();
+					});
 			}
 			await sleep(100);
 		}
 		await update;
 		await env.sandbox.idle();
-		const deliveries = env.sandbox.deliveries.filter((d) => !before.has(d.id) && d.url === wf.url) as SentDelivery[];
+		const deliveries = env.sandbox.deliveries.filter(
+			(d) => !before.has(d.id) && d.url === wf.url,
+		) as SentDelivery[];
 		const acknowledged = deliveries.filter((d) => d.status === 'delivered');
 		const { executions, ran } = await runsPerEvent(wf.id, acknowledged.length);
 
 		// A delivery "during the update": its first attempt left while n8n was replacing the package.
 		const firstAt = (d: SentDelivery) => Date.parse(d.attempts[0].at);
 		const during = deliveries.filter((d) => firstAt(d) >= window.start && firstAt(d) <= window.end);
-		const refusedAttempts = deliveries.flatMap((d) => d.attempts.filter((a) => !a.ok).map((a) => ({ event: d.event_id, status: a.status, response: (a.response ?? a.error ?? '').slice(0, 200) })));
+		const refusedAttempts = deliveries.flatMap((d) =>
+			d.attempts
+				.filter((a) => !a.ok)
+				.map((a) => ({
+					event: d.event_id,
+					status: a.status,
+					response: (a.response ?? a.error ?? '').slice(0, 200),
+				})),
+		);
 		const counts = (list: SentDelivery[]) => ({
 			sent: list.length,
 			acknowledged: list.filter((d) => d.status === 'delivered').length,
@@ -285,7 +371,13 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 
 		// Redeliveries after the update of events that ran before it: the trigger's memory of event ids in this process
 		// went with the old module; Drop Duplicate Events still drops them (n8n's database holds the claims).
-		const ranBefore = deliveries.filter((d) => d.status === 'delivered' && Date.parse(d.attempts[d.attempts.length - 1].at) < window.start).slice(0, 10);
+		const ranBefore = deliveries
+			.filter(
+				(d) =>
+					d.status === 'delivered' &&
+					Date.parse(d.attempts[d.attempts.length - 1].at) < window.start,
+			)
+			.slice(0, 10);
 		const answers = [];
 		for (const d of ranBefore) answers.push(await resend(wf.url, d));
 		await sleep(1000);
@@ -306,7 +398,10 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 				ranAgain: ranAgain.length,
 			},
 		};
-		report({ registryUpdate: figures, registryVersions: `${published().releases.current.version} → ${next.version}` });
+		report({
+			registryUpdate: figures,
+			registryVersions: `${published().releases.current.version} → ${next.version}`,
+		});
 		process.stdout.write(`update during deliveries: ${JSON.stringify(figures)}\n`);
 
 		expect(ids).toHaveLength(60);
@@ -327,16 +422,35 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 		const wf = await receivingWorkflow('registry uninstall');
 		await env.client.request('DELETE', `/community-packages?name=${encodeURIComponent(name)}`);
 		if (QUEUE) await everyProcessHas(null, { installs: 2, uninstalls: 1 });
-		else expect(onEachProcess()).toEqual([{ process: 'n8n', version: null, installs: 2, uninstalls: 1 }]);
+		else
+			expect(onEachProcess()).toEqual([
+				{ process: 'n8n', version: null, installs: 2, uninstalls: 1 },
+			]);
 		expect(await storefrontTypes()).toEqual([]);
 		expect((await env.client.request('GET', '/community-packages')) ?? []).toEqual([]);
 		expect((await fetch(`${env.n8nUrl}/healthz`)).status).toBe(200);
 
 		// A delivery to the workflow whose trigger is gone: what n8n answers (the sender's retries then give up).
-		const probe = { id: 'dlv_probe', event_id: 'evt_probe', type: 'order.created', attempts: [], secret: env.sandbox.webhookSecret, body: Buffer.from(JSON.stringify({ id: `evt_uninstalled_${Date.now()}`, type: 'order.created', created_at: new Date().toISOString(), data: { order_id: 'ord_00001' } })) } as unknown as SentDelivery;
+		const probe = {
+			id: 'dlv_probe',
+			event_id: 'evt_probe',
+			type: 'order.created',
+			attempts: [],
+			secret: env.sandbox.webhookSecret,
+			body: Buffer.from(
+				JSON.stringify({
+					id: `evt_uninstalled_${Date.now()}`,
+					type: 'order.created',
+					created_at: new Date().toISOString(),
+					data: { order_id: 'ord_00001' },
+				}),
+			),
+		} as unknown as SentDelivery;
 		const answer = await resend(wf.url, probe);
 		report({ registryUninstalled: { status: answer.status, body: answer.text.slice(0, 300) } });
-		process.stdout.write(`delivery after uninstall: ${answer.status} ${answer.text.slice(0, 300)}\n`);
+		process.stdout.write(
+			`delivery after uninstall: ${answer.status} ${answer.text.slice(0, 300)}\n`,
+		);
 		expect(answer.status).toBeGreaterThanOrEqual(400);
 		expect((await fetch(`${env.n8nUrl}/healthz`)).status).toBe(200);
 
@@ -344,7 +458,9 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 		const again = await installByName(env.client, name);
 		expect(again.installedVersion).toBe(next.version);
 		if (QUEUE) await everyProcessHas(next.version, { installs: 3, uninstalls: 1 });
-		expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger]));
+		expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(
+			expect.arrayContaining([TYPES.action, TYPES.trigger]),
+		);
 		await expectNewEventRunsOnce(wf);
 		await instance.deactivate(env.client, wf.id, wf.url);
 	});
@@ -370,14 +486,22 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			await env.restart(60_000, { N8N_REINSTALL_MISSING_PACKAGES: 'true' });
 			const reinstalled = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
 			expect(reinstalled).toContain('Attempting to reinstall missing packages');
-			expect(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(next.version);
+			expect(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(
+				next.version,
+			);
 			await env.client.ensureOwner(OWNER);
-			expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(expect.arrayContaining([TYPES.action, TYPES.trigger]));
+			expect((await storefrontTypes()).map((t: any) => t.name)).toEqual(
+				expect.arrayContaining([TYPES.action, TYPES.trigger]),
+			);
 			if (CELL.line === '2') {
 				// n8n 2.41 does not apply again a publication that failed at a start (its outbox keeps the failure, and only
 				// webhook-only nodes keep their webhook rows): the Storefront Trigger has trigger() since Catch Up After
 				// Downtime, so the workflow stays off until it is activated again (docs/installation.md). 1.x activates it.
-				const off = await fetch(wf.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+				const off = await fetch(wf.url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: '{}',
+				});
 				expect(off.status).toBe(404);
 				await env.client.deactivateWorkflow(wf.id);
 				await instance.activate(env.client, wf.id, wf.url);

@@ -81,7 +81,10 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
 
 interface Reader {
 	child: ChildProcessWithoutNullStreams;
-	pending: Map<number, { resolve: (executions: ExecutionRecord[]) => void; reject: (error: Error) => void }>;
+	pending: Map<
+		number,
+		{ resolve: (executions: ExecutionRecord[]) => void; reject: (error: Error) => void }
+	>;
 	nextId: number;
 }
 let reader: Reader | undefined;
@@ -101,7 +104,11 @@ function startReader(): Reader {
 	child.stdout.on('data', (chunk: string) => {
 		buffered += chunk;
 		for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-			const { id, error, executions } = JSON.parse(buffered.slice(0, end)) as { id: number; error?: string; executions?: ExecutionRecord[] };
+			const { id, error, executions } = JSON.parse(buffered.slice(0, end)) as {
+				id: number;
+				error?: string;
+				executions?: ExecutionRecord[];
+			};
 			buffered = buffered.slice(end + 1);
 			const waiting = started.pending.get(id);
 			started.pending.delete(id);
@@ -111,14 +118,23 @@ function startReader(): Reader {
 	});
 	child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 	child.on('error', failAll);
-	child.on('exit', (code, signal) => failAll(new Error(`the database reader ended (${signal ?? code}): ${stderr.slice(-2000)}`)));
+	child.on('exit', (code, signal) =>
+		failAll(new Error(`the database reader ended (${signal ?? code}): ${stderr.slice(-2000)}`)),
+	);
 	// Idle, it keeps no test process alive; it ends when its stdin closes (stopDatabaseReader, or this process ending).
-	for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as Array<{ unref(): void }>) handle.unref();
+	for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as Array<{
+		unref(): void;
+	}>)
+		handle.unref();
 	return started;
 }
 
 /** Every execution of `workflowId` in n8n's database, with what `nodeName` (default: the trigger) output. */
-export async function executionsOf(userFolder: string, workflowId: string, nodeName = 'Storefront Trigger'): Promise<ExecutionRecord[]> {
+export async function executionsOf(
+	userFolder: string,
+	workflowId: string,
+	nodeName = 'Storefront Trigger',
+): Promise<ExecutionRecord[]> {
 	reader ??= startReader();
 	const { child, pending } = reader;
 	const id = reader.nextId++;

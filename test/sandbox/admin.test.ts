@@ -9,12 +9,20 @@ import { api, request, startSandbox, type Sandbox } from '../helpers/sandbox';
 const sandboxCatalog = require('../../sandbox/catalog') as { ORDER_STATUSES: string[] };
 
 const dump = (sb: Sandbox) =>
-	JSON.stringify({ products: [...sb.state.products.values()], orders: [...sb.state.orders.values()], customers: [...sb.state.customers.values()] });
+	JSON.stringify({
+		products: [...sb.state.products.values()],
+		orders: [...sb.state.orders.values()],
+		customers: [...sb.state.customers.values()],
+	});
 
 describe('seeded data', () => {
 	test('the same seed gives the same store; another seed does not', async () => {
 		const sizes = { products: 80, orders: 50, customers: 20 };
-		const [a, b, c] = await Promise.all([startSandbox({ seed: 3, sizes }), startSandbox({ seed: 3, sizes }), startSandbox({ seed: 4, sizes })]);
+		const [a, b, c] = await Promise.all([
+			startSandbox({ seed: 3, sizes }),
+			startSandbox({ seed: 3, sizes }),
+			startSandbox({ seed: 4, sizes }),
+		]);
 		try {
 			expect(dump(a)).toBe(dump(b));
 			expect(dump(a)).not.toBe(dump(c));
@@ -24,7 +32,10 @@ describe('seeded data', () => {
 	});
 
 	test('realistic, consistent records: sizes, statuses, totals, customer counters', async () => {
-		const sb = await startSandbox({ seed: 42, sizes: { products: 400, orders: 300, customers: 60 } });
+		const sb = await startSandbox({
+			seed: 42,
+			sizes: { products: 400, orders: 300, customers: 60 },
+		});
 		try {
 			const products = [...sb.state.products.values()];
 			const orders = [...sb.state.orders.values()];
@@ -35,11 +46,15 @@ describe('seeded data', () => {
 			expect(new Set(products.map((p) => p.sku)).size).toBe(400);
 			expect(new Set(orders.map((o) => o.status))).toEqual(new Set(sandboxCatalog.ORDER_STATUSES));
 			for (const o of orders) {
-				const sum = o.items.reduce((s: number, it: { price: number; quantity: number }) => s + it.price * it.quantity, 0);
+				const sum = o.items.reduce(
+					(s: number, it: { price: number; quantity: number }) => s + it.price * it.quantity,
+					0,
+				);
 				expect(o.total).toBeCloseTo(sum, 2);
 				expect(sb.state.customers.has(o.customer_id)).toBe(true);
 				if (o.status === 'pending') expect(o.paid_at).toBeNull();
-				if (['processing', 'shipped', 'delivered', 'refunded'].includes(o.status)) expect(o.paid_at).toEqual(expect.any(String));
+				if (['processing', 'shipped', 'delivered', 'refunded'].includes(o.status))
+					expect(o.paid_at).toEqual(expect.any(String));
 			}
 			for (const c of sb.state.customers.values()) {
 				expect(c.orders_count).toBe(orders.filter((o) => o.customer_id === c.id).length);
@@ -60,14 +75,22 @@ describe('admin API', () => {
 	test('GET /__admin gives an overview', async () => {
 		const res = await sb.admin('GET', '');
 		expect(res.status).toBe(200);
-		expect(res.body).toMatchObject({ base_url: sb.baseUrl, store_id: 'store_001', counts: { products: 120, orders: 60, customers: 30 } });
+		expect(res.body).toMatchObject({
+			base_url: sb.baseUrl,
+			store_id: 'store_001',
+			counts: { products: 120, orders: 60, customers: 30 },
+		});
 		expect(res.body.endpoints.length).toBeGreaterThan(10);
 	});
 
 	test('POST /reset reseeds with the given seed and sizes, and clears events and logs', async () => {
 		await api(sb, 'POST', '/products', { name: 'Gone after reset', price: 1 });
 		const reset = await sb.admin('POST', '/reset', { seed: 9, sizes: { products: 15 } });
-		expect(reset.body).toEqual({ reset: true, seed: 9, sizes: { products: 15, orders: 60, customers: 30 } });
+		expect(reset.body).toEqual({
+			reset: true,
+			seed: 9,
+			sizes: { products: 15, orders: 60, customers: 30 },
+		});
 		expect(sb.state.products.size).toBe(15);
 		expect((await api(sb, 'GET', '/products?limit=100')).json.products).toHaveLength(15);
 		expect((await sb.admin('GET', '/events')).body).toEqual([]);
@@ -75,7 +98,10 @@ describe('admin API', () => {
 		const again = await startSandbox({ seed: 9, sizes: { products: 15 } });
 		expect(dump(again)).toBe(dump(sb));
 		await again.stop();
-		expect((await sb.admin('POST', '/reset', { seed: 'x', sizes: { products: -1, planets: 2 } })).body.error.details).toHaveLength(3);
+		expect(
+			(await sb.admin('POST', '/reset', { seed: 'x', sizes: { products: -1, planets: 2 } })).body
+				.error.details,
+		).toHaveLength(3);
 	});
 
 	test('unknown admin paths → 404, wrong methods → 405, non-object bodies → 422', async () => {
@@ -84,15 +110,24 @@ describe('admin API', () => {
 		expect(wrong.status).toBe(405);
 		expect(wrong.body.error.code).toBe('method_not_allowed');
 		expect((await sb.admin('PUT', '/compat', [1])).status).toBe(422);
-		const bad = await request('POST', `${sb.adminUrl}/reset`, { headers: { 'Content-Type': 'application/json' }, body: '{' });
+		const bad = await request('POST', `${sb.adminUrl}/reset`, {
+			headers: { 'Content-Type': 'application/json' },
+			body: '{',
+		});
 		expect(bad.status).toBe(400);
 	});
 
 	test('simulate/stock validates and reports the product', async () => {
 		const p = [...sb.state.products.values()][0];
-		expect((await sb.admin('POST', '/simulate/stock', { product_id: p.id, stock: 42 })).body).toMatchObject({ id: p.id, stock: 42 });
-		expect((await sb.admin('POST', '/simulate/stock', { product_id: p.id, stock: -1 })).status).toBe(422);
-		expect((await sb.admin('POST', '/simulate/stock', { product_id: 'prod_99999', stock: 1 })).status).toBe(404);
+		expect(
+			(await sb.admin('POST', '/simulate/stock', { product_id: p.id, stock: 42 })).body,
+		).toMatchObject({ id: p.id, stock: 42 });
+		expect(
+			(await sb.admin('POST', '/simulate/stock', { product_id: p.id, stock: -1 })).status,
+		).toBe(422);
+		expect(
+			(await sb.admin('POST', '/simulate/stock', { product_id: 'prod_99999', stock: 1 })).status,
+		).toBe(404);
 		expect((await api(sb, 'GET', `/products?search=${p.sku}`)).json.products[0].stock).toBe(42); // list cache invalidated
 	});
 });
@@ -122,8 +157,15 @@ describe('snapshot', () => {
 			expect(dump(second)).toBe(before);
 			expect(second.state.orders.get(order.id)!.status).toBe('processing');
 			expect(second.state.products.has('prod_00001')).toBe(false);
-			expect((await api(second, 'GET', '/stores/store_001', undefined, 'sf_test_saved')).headers['x-ratelimit-limit']).toBe('500');
-			expect((await second.admin('GET', '/webhook')).body).toEqual({ url: 'http://127.0.0.1:9/hook', secret: 'whsec_saved' });
+			expect(
+				(await api(second, 'GET', '/stores/store_001', undefined, 'sf_test_saved')).headers[
+					'x-ratelimit-limit'
+				],
+			).toBe('500');
+			expect((await second.admin('GET', '/webhook')).body).toEqual({
+				url: 'http://127.0.0.1:9/hook',
+				secret: 'whsec_saved',
+			});
 			const next = (await api(second, 'POST', '/products', { name: 'Next', price: 1 })).json;
 			expect(Number(next.id.slice(5))).toBe(Number(created.id.slice(5)) + 1);
 		} finally {

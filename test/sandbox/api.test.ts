@@ -1,5 +1,12 @@
 // The sandbox's /v1 API over real HTTP: every endpoint's happy path and errors (docs/api-contract.md).
-import { api, recentFirst, recentIds, request, startSandbox, type Sandbox } from '../helpers/sandbox';
+import {
+	api,
+	recentFirst,
+	recentIds,
+	request,
+	startSandbox,
+	type Sandbox,
+} from '../helpers/sandbox';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -14,16 +21,22 @@ describe('auth (contract row 11)', () => {
 		['not Bearer', { Authorization: 'Basic c2ZfdGVzdF9kZW1v' }],
 	])('%s → 401 with WWW-Authenticate, even on unknown paths', async (_, headers) => {
 		for (const p of ['/products', '/no/such/path']) {
-			const res = await request('GET', sb.baseUrl + p, { headers: headers as Record<string, string> });
+			const res = await request('GET', sb.baseUrl + p, {
+				headers: headers as Record<string, string>,
+			});
 			expect(res.status).toBe(401);
 			expect(res.headers['www-authenticate']).toBe('Bearer');
 			expect(res.headers['content-type']).toBe('application/json');
-			expect(res.json).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid API key' } });
+			expect(res.json).toEqual({
+				error: { code: 'unauthorized', message: 'Missing or invalid API key' },
+			});
 		}
 	});
 
 	test('the scheme is case-insensitive', async () => {
-		const res = await request('GET', `${sb.baseUrl}/stores/store_001`, { headers: { Authorization: `bearer ${sb.apiKey}` } });
+		const res = await request('GET', `${sb.baseUrl}/stores/store_001`, {
+			headers: { Authorization: `bearer ${sb.apiKey}` },
+		});
 		expect(res.status).toBe(200);
 	});
 });
@@ -32,7 +45,15 @@ describe('stores', () => {
 	test('GET /stores/store_001 → the store record', async () => {
 		const res = await api(sb, 'GET', '/stores/store_001');
 		expect(res.status).toBe(200);
-		expect(Object.keys(res.json).sort()).toEqual(['created_at', 'currency', 'domain', 'id', 'name', 'plan', 'timezone']);
+		expect(Object.keys(res.json).sort()).toEqual([
+			'created_at',
+			'currency',
+			'domain',
+			'id',
+			'name',
+			'plan',
+			'timezone',
+		]);
 		expect(res.json.id).toBe('store_001');
 	});
 
@@ -70,16 +91,42 @@ describe('GET /products', () => {
 		expect(res.status).toBe(200);
 		expect(res.headers['content-type']).toBe('application/json');
 		expect(res.json.products).toHaveLength(20);
-		expect(res.json.pagination).toEqual({ page: 1, limit: 20, total: sb.state.products.size, total_pages: 8, has_more: true, next_page: 2 });
+		expect(res.json.pagination).toEqual({
+			page: 1,
+			limit: 20,
+			total: sb.state.products.size,
+			total_pages: 8,
+			has_more: true,
+			next_page: 2,
+		});
 		expect(Object.keys(res.json.products[0]).sort()).toEqual(
-			['category', 'created_at', 'currency', 'description', 'id', 'images', 'name', 'price', 'sku', 'status', 'stock', 'store_id', 'updated_at'].sort(),
+			[
+				'category',
+				'created_at',
+				'currency',
+				'description',
+				'id',
+				'images',
+				'name',
+				'price',
+				'sku',
+				'status',
+				'stock',
+				'store_id',
+				'updated_at',
+			].sort(),
 		);
 	});
 
 	test('last page and a page past the end', async () => {
 		const last = await api(sb, 'GET', '/products?page=2&limit=100');
 		expect(last.json.products).toHaveLength(sb.state.products.size - 100);
-		expect(last.json.pagination).toMatchObject({ page: 2, has_more: false, next_page: null, total_pages: 2 });
+		expect(last.json.pagination).toMatchObject({
+			page: 2,
+			has_more: false,
+			next_page: null,
+			total_pages: 2,
+		});
 		const past = await api(sb, 'GET', '/products?page=9&limit=100');
 		expect(past.status).toBe(200);
 		expect(past.json.products).toEqual([]);
@@ -89,7 +136,11 @@ describe('GET /products', () => {
 	test('category is exact and case-insensitive; search covers name, sku and description', async () => {
 		const all = [...sb.state.products.values()];
 		const category = all[0].category as string;
-		const res = await api(sb, 'GET', `/products?limit=100&category=${encodeURIComponent(category.toUpperCase())}`);
+		const res = await api(
+			sb,
+			'GET',
+			`/products?limit=100&category=${encodeURIComponent(category.toUpperCase())}`,
+		);
 		const expected = recentFirst(all.filter((p) => p.category === category)).map((p) => p.id);
 		expect(res.json.products.map((p: { id: string }) => p.id)).toEqual(expected.slice(0, 100));
 		expect(res.json.pagination.total).toBe(expected.length);
@@ -100,10 +151,24 @@ describe('GET /products', () => {
 		const word = (all[5].description as string).split(' ')[0];
 		const byDesc = await api(sb, 'GET', `/products?limit=100&search=${encodeURIComponent(word)}`);
 		expect(byDesc.json.pagination.total).toBe(
-			all.filter((p) => [p.name, p.sku, p.description].some((f) => String(f).toLowerCase().includes(word.toLowerCase()))).length,
+			all.filter((p) =>
+				[p.name, p.sku, p.description].some((f) =>
+					String(f).toLowerCase().includes(word.toLowerCase()),
+				),
+			).length,
 		);
 		const none = await api(sb, 'GET', '/products?search=zzzz-no-such-thing');
-		expect(none.json).toEqual({ products: [], pagination: { page: 1, limit: 20, total: 0, total_pages: 0, has_more: false, next_page: null } });
+		expect(none.json).toEqual({
+			products: [],
+			pagination: {
+				page: 1,
+				limit: 20,
+				total: 0,
+				total_pages: 0,
+				has_more: false,
+				next_page: null,
+			},
+		});
 	});
 
 	test.each([
@@ -125,16 +190,27 @@ describe('GET /products', () => {
 	});
 
 	test('most recently changed first (contract row 21): an update moves a product to the front, ties by id descending', async () => {
-		const listed = async (query: string) => (await api(sb, 'GET', `/products?${query}`)).json.products.map((p: { id: string; updated_at: string }) => p);
+		const listed = async (query: string) =>
+			(await api(sb, 'GET', `/products?${query}`)).json.products.map(
+				(p: { id: string; updated_at: string }) => p,
+			);
 		const first = await listed('limit=100');
-		expect(first.map((p: { id: string }) => p.id)).toEqual(recentIds(sb.state.products.values()).slice(0, 100));
-		for (let i = 1; i < first.length; i++) expect(first[i - 1].updated_at >= first[i].updated_at).toBe(true);
+		expect(first.map((p: { id: string }) => p.id)).toEqual(
+			recentIds(sb.state.products.values()).slice(0, 100),
+		);
+		for (let i = 1; i < first.length; i++)
+			expect(first[i - 1].updated_at >= first[i].updated_at).toBe(true);
 
-		const [a, b] = [...sb.state.products.values()].filter((p) => p.status === 'active' && p.stock >= 5).slice(-2);
+		const [a, b] = [...sb.state.products.values()]
+			.filter((p) => p.status === 'active' && p.stock >= 5)
+			.slice(-2);
 		await api(sb, 'PUT', `/products/${a.id}`, { price: 4.5 });
 		expect((await listed('limit=1'))[0].id).toBe(a.id);
 		// A checkout stamps its products with the same updated_at: the later id comes first.
-		const order = await sb.admin('POST', '/simulate/checkout', { customer_id: 'cus_00001', items: [{ product_id: a.id }, { product_id: b.id }] });
+		const order = await sb.admin('POST', '/simulate/checkout', {
+			customer_id: 'cus_00001',
+			items: [{ product_id: a.id }, { product_id: b.id }],
+		});
 		expect(order.status).toBe(201);
 		expect(sb.state.products.get(a.id)!.updated_at).toBe(sb.state.products.get(b.id)!.updated_at);
 		const [later, earlier] = a.id > b.id ? [a.id, b.id] : [b.id, a.id];
@@ -145,7 +221,12 @@ describe('GET /products', () => {
 
 describe('POST /products', () => {
 	test('creates with defaults → 201, listed afterwards', async () => {
-		const res = await api(sb, 'POST', '/products', { name: '  Test Lamp ', price: 19.999, category: 'Lighting', sku: 'LAMP-1' });
+		const res = await api(sb, 'POST', '/products', {
+			name: '  Test Lamp ',
+			price: 19.999,
+			category: 'Lighting',
+			sku: 'LAMP-1',
+		});
 		expect(res.status).toBe(201);
 		expect(res.json).toMatchObject({
 			name: 'Test Lamp',
@@ -195,7 +276,16 @@ describe('POST /products', () => {
 		expect(res.status).toBe(422);
 		expect(res.json.error.code).toBe('validation_failed');
 		const fields = res.json.error.details.map((d: { field: string }) => d.field).sort();
-		expect(fields).toEqual(['colour', 'currency', 'id', 'images', 'name', 'price', 'status', 'stock']);
+		expect(fields).toEqual([
+			'colour',
+			'currency',
+			'id',
+			'images',
+			'name',
+			'price',
+			'status',
+			'stock',
+		]);
 		expect(sb.state.products.size).toBe(before);
 	});
 
@@ -205,11 +295,15 @@ describe('POST /products', () => {
 			{ field: 'price', message: 'is required' },
 		]);
 		const long = await api(sb, 'POST', '/products', { name: 'x'.repeat(201), price: 1 });
-		expect(long.json.error.details).toEqual([{ field: 'name', message: 'must be at most 200 characters' }]);
+		expect(long.json.error.details).toEqual([
+			{ field: 'name', message: 'must be at most 200 characters' },
+		]);
 		const taken = [...sb.state.products.values()][0];
 		const dup = await api(sb, 'POST', '/products', { name: 'Dup', price: 1, sku: taken.sku });
 		expect(dup.status).toBe(422);
-		expect(dup.json.error.details).toEqual([{ field: 'sku', message: `is already used by product ${taken.id}` }]);
+		expect(dup.json.error.details).toEqual([
+			{ field: 'sku', message: `is already used by product ${taken.id}` },
+		]);
 	});
 
 	test('body that is not an object → 422; malformed JSON → 400; empty → 400', async () => {
@@ -221,12 +315,17 @@ describe('POST /products', () => {
 		expect(arr.status).toBe(422);
 		expect(arr.json.error.details).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
 		const bad = await request('POST', `${sb.baseUrl}/products`, {
-			headers: { Authorization: `Bearer ${sb.apiKey}`, 'Content-Type': 'application/json; charset=utf-8' },
+			headers: {
+				Authorization: `Bearer ${sb.apiKey}`,
+				'Content-Type': 'application/json; charset=utf-8',
+			},
 			body: '{"name": ',
 		});
 		expect(bad.status).toBe(400);
 		expect(bad.json.error.code).toBe('invalid_json');
-		const empty = await request('POST', `${sb.baseUrl}/products`, { headers: { Authorization: `Bearer ${sb.apiKey}` } });
+		const empty = await request('POST', `${sb.baseUrl}/products`, {
+			headers: { Authorization: `Bearer ${sb.apiKey}` },
+		});
 		expect(empty.status).toBe(422);
 	});
 
@@ -237,7 +336,11 @@ describe('POST /products', () => {
 		});
 		expect(text.status).toBe(415);
 		expect(text.json.error.code).toBe('unsupported_media_type');
-		const big = await api(sb, 'POST', '/products', { name: 'big', price: 1, description: 'x'.repeat(1024 * 1024) });
+		const big = await api(sb, 'POST', '/products', {
+			name: 'big',
+			price: 1,
+			description: 'x'.repeat(1024 * 1024),
+		});
 		expect(big.status).toBe(413);
 		expect(big.json.error.code).toBe('payload_too_large');
 	});
@@ -258,7 +361,10 @@ describe('PUT /products/{id} and DELETE', () => {
 		const before = JSON.stringify(p);
 		const ro = await api(sb, 'PUT', `/products/${p.id}`, { id: 'x', created_at: 'y', price: 3 });
 		expect(ro.status).toBe(422);
-		expect(ro.json.error.details.map((d: { field: string }) => d.field)).toEqual(['id', 'created_at']);
+		expect(ro.json.error.details.map((d: { field: string }) => d.field)).toEqual([
+			'id',
+			'created_at',
+		]);
 		const empty = await api(sb, 'PUT', `/products/${p.id}`, {});
 		expect(empty.status).toBe(422);
 		expect(empty.json.error.details[0].field).toBe('body');
@@ -294,16 +400,34 @@ describe('orders', () => {
 		expect(res.json.pagination.total).toBe(expected.length);
 		const bad = await api(sb, 'GET', '/orders?status=lost');
 		expect(bad.status).toBe(400);
-		expect(bad.json.error.details).toEqual([{ field: 'status', message: expect.stringContaining('pending') }]);
+		expect(bad.json.error.details).toEqual([
+			{ field: 'status', message: expect.stringContaining('pending') },
+		]);
 	});
 
 	test('GET /orders/{id} → order record; unknown → 404', async () => {
 		const res = await api(sb, 'GET', '/orders/ord_00001');
 		expect(res.status).toBe(200);
 		expect(Object.keys(res.json).sort()).toEqual(
-			['created_at', 'currency', 'customer_id', 'id', 'items', 'paid_at', 'status', 'store_id', 'total', 'updated_at'].sort(),
+			[
+				'created_at',
+				'currency',
+				'customer_id',
+				'id',
+				'items',
+				'paid_at',
+				'status',
+				'store_id',
+				'total',
+				'updated_at',
+			].sort(),
 		);
-		expect(Object.keys(res.json.items[0]).sort()).toEqual(['name', 'price', 'product_id', 'quantity']);
+		expect(Object.keys(res.json.items[0]).sort()).toEqual([
+			'name',
+			'price',
+			'product_id',
+			'quantity',
+		]);
 		expect((await api(sb, 'GET', '/orders/ord_99999')).status).toBe(404);
 	});
 
@@ -329,7 +453,9 @@ describe('orders', () => {
 		expect(sb.events.length).toBe(events);
 		const jump = await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'delivered' });
 		expect(jump.status).toBe(409);
-		expect(jump.json.error.message).toBe(`Cannot change order ${order.id} from "pending" to "delivered" (allowed: processing, cancelled)`);
+		expect(jump.json.error.message).toBe(
+			`Cannot change order ${order.id} from "pending" to "delivered" (allowed: processing, cancelled)`,
+		);
 		expect(sb.state.orders.get(order.id)!.status).toBe('pending');
 	});
 
@@ -337,13 +463,20 @@ describe('orders', () => {
 		const unknown = await api(sb, 'PUT', '/orders/ord_00002/status', { status: 'lost' });
 		expect(unknown.status).toBe(422);
 		expect(unknown.json.error.code).toBe('invalid_status');
-		expect(unknown.json.error.message).toContain('pending, processing, shipped, delivered, cancelled, refunded');
-		const extra = await api(sb, 'PUT', '/orders/ord_00002/status', { status: 'shipped', note: 'x' });
+		expect(unknown.json.error.message).toContain(
+			'pending, processing, shipped, delivered, cancelled, refunded',
+		);
+		const extra = await api(sb, 'PUT', '/orders/ord_00002/status', {
+			status: 'shipped',
+			note: 'x',
+		});
 		expect(extra.status).toBe(422);
 		expect(extra.json.error.details).toEqual([{ field: 'note', message: expect.any(String) }]);
 		const missing = await api(sb, 'PUT', '/orders/ord_00002/status', {});
 		expect(missing.json.error.details).toEqual([{ field: 'status', message: 'is required' }]);
-		expect((await api(sb, 'PUT', '/orders/ord_99999/status', { status: 'shipped' })).status).toBe(404);
+		expect((await api(sb, 'PUT', '/orders/ord_99999/status', { status: 'shipped' })).status).toBe(
+			404,
+		);
 	});
 });
 
@@ -351,10 +484,24 @@ describe('customers and analytics', () => {
 	test('GET /customers pages and searches name or email', async () => {
 		const all = [...sb.state.customers.values()];
 		const res = await api(sb, 'GET', '/customers?limit=5&page=2');
-		expect(res.json.customers.map((c: { id: string }) => c.id)).toEqual(all.slice(5, 10).map((c) => c.id));
-		expect(Object.keys(res.json.customers[0]).sort()).toEqual(['created_at', 'email', 'id', 'name', 'orders_count', 'store_id', 'total_spent']);
+		expect(res.json.customers.map((c: { id: string }) => c.id)).toEqual(
+			all.slice(5, 10).map((c) => c.id),
+		);
+		expect(Object.keys(res.json.customers[0]).sort()).toEqual([
+			'created_at',
+			'email',
+			'id',
+			'name',
+			'orders_count',
+			'store_id',
+			'total_spent',
+		]);
 		const email = all[2].email as string;
-		const found = await api(sb, 'GET', `/customers?search=${encodeURIComponent(email.toUpperCase())}`);
+		const found = await api(
+			sb,
+			'GET',
+			`/customers?search=${encodeURIComponent(email.toUpperCase())}`,
+		);
 		expect(found.json.customers.map((c: { id: string }) => c.id)).toEqual([all[2].id]);
 		expect((await api(sb, 'GET', '/customers?limit=1000')).status).toBe(400);
 	});
@@ -362,12 +509,16 @@ describe('customers and analytics', () => {
 	test('GET /analytics/summary is computed from live data', async () => {
 		const first = (await api(sb, 'GET', '/analytics/summary')).json;
 		const orders = [...sb.state.orders.values()];
-		const revenue = orders.filter((o) => !['cancelled', 'refunded'].includes(o.status)).reduce((s, o) => s + o.total, 0);
+		const revenue = orders
+			.filter((o) => !['cancelled', 'refunded'].includes(o.status))
+			.reduce((s, o) => s + o.total, 0);
 		expect(first.orders_count).toBe(orders.length);
 		expect(first.revenue).toBeCloseTo(revenue, 2);
 		expect(first.products_count).toBe(sb.state.products.size);
 		expect(first.customers_count).toBe(sb.state.customers.size);
-		expect(Object.values(first.orders_by_status).reduce((a: number, b) => a + (b as number), 0)).toBe(orders.length);
+		expect(
+			Object.values(first.orders_by_status).reduce((a: number, b) => a + (b as number), 0),
+		).toBe(orders.length);
 
 		const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
 		const second = (await api(sb, 'GET', '/analytics/summary')).json;

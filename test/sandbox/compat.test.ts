@@ -27,7 +27,8 @@ afterEach(async () => {
 	});
 });
 
-const compat = async (settings: object) => expect((await sb.admin('PUT', '/compat', settings)).status).toBe(200);
+const compat = async (settings: object) =>
+	expect((await sb.admin('PUT', '/compat', settings)).status).toBe(200);
 const ids = (list: Array<{ id: string }>) => list.map((x) => x.id);
 
 /** Follows next_page from page 1 and returns every id seen. */
@@ -36,7 +37,11 @@ async function walk(p: string, key: string, limit: number) {
 	let page: number | null = 1;
 	let pages = 0;
 	while (page !== null) {
-		const res = await api(sb, 'GET', `${p}${p.includes('?') ? '&' : '?'}limit=${limit}&page=${page}`);
+		const res = await api(
+			sb,
+			'GET',
+			`${p}${p.includes('?') ? '&' : '?'}limit=${limit}&page=${page}`,
+		);
 		expect(res.status).toBe(200);
 		seen.push(...ids(res.json[key]));
 		expect(res.json.pagination.total_pages).toBe(Math.ceil(res.json.pagination.total / limit));
@@ -49,7 +54,9 @@ async function walk(p: string, key: string, limit: number) {
 
 describe('pagination walks see every item exactly once', () => {
 	test.each([1, 7, 53, 100])('products, limit %i', async (limit) => {
-		expect(await walk('/products', 'products', limit)).toEqual(recentIds(sb.state.products.values()));
+		expect(await walk('/products', 'products', limit)).toEqual(
+			recentIds(sb.state.products.values()),
+		);
 	});
 
 	test('with filters: products by category and search, orders by status, customers by search', async () => {
@@ -60,15 +67,27 @@ describe('pagination walks see every item exactly once', () => {
 			ids(products.filter((p) => p.category === category) as Array<{ id: string }>),
 		);
 		expect(await walk('/products?search=a', 'products', 4)).toEqual(
-			ids(products.filter((p) => [p.name, p.sku, p.description].some((f) => String(f).toLowerCase().includes('a'))) as Array<{ id: string }>),
+			ids(
+				products.filter((p) =>
+					[p.name, p.sku, p.description].some((f) => String(f).toLowerCase().includes('a')),
+				) as Array<{ id: string }>,
+			),
 		);
 		for (const status of ['pending', 'delivered']) {
 			expect(await walk(`/orders?status=${status}`, 'orders', 5)).toEqual(
-				ids(recentFirst(sb.state.orders.values()).filter((o) => o.status === status) as Array<{ id: string }>),
+				ids(
+					recentFirst(sb.state.orders.values()).filter((o) => o.status === status) as Array<{
+						id: string;
+					}>,
+				),
 			);
 		}
 		expect(await walk('/customers?search=e', 'customers', 6)).toEqual(
-			ids([...sb.state.customers.values()].filter((c) => `${c.name} ${c.email}`.toLowerCase().includes('e')) as Array<{ id: string }>),
+			ids(
+				[...sb.state.customers.values()].filter((c) =>
+					`${c.name} ${c.email}`.toLowerCase().includes('e'),
+				) as Array<{ id: string }>,
+			),
 		);
 	});
 });
@@ -110,12 +129,17 @@ describe('pagination styles', () => {
 	test('next_page: under meta, null on the last page', async () => {
 		await compat({ pagination: 'next_page' });
 		expect((await api(sb, 'GET', '/products?limit=50')).json.meta).toEqual({ next_page: 2 });
-		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({ next_page: null });
+		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({
+			next_page: null,
+		});
 	});
 
 	test('total_pages: page and total_pages under meta', async () => {
 		await compat({ pagination: 'total_pages' });
-		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({ page: 2, total_pages: 2 });
+		expect((await api(sb, 'GET', '/products?limit=50&page=2')).json.meta).toEqual({
+			page: 2,
+			total_pages: 2,
+		});
 	});
 
 	test('none: only the list', async () => {
@@ -127,7 +151,13 @@ describe('pagination styles', () => {
 		await compat({ page_size_cap: 10 });
 		const res = (await api(sb, 'GET', '/products?limit=100&page=2')).json;
 		expect(ids(res.products)).toEqual(recentIds(sb.state.products.values()).slice(10, 20));
-		expect(res.pagination).toMatchObject({ page: 2, limit: 10, total: 53, total_pages: 6, next_page: 3 });
+		expect(res.pagination).toMatchObject({
+			page: 2,
+			limit: 10,
+			total: 53,
+			total_pages: 6,
+			next_page: 3,
+		});
 		expect((await api(sb, 'GET', '/products?limit=5')).json.products).toHaveLength(5);
 	});
 
@@ -145,7 +175,8 @@ describe('pagination styles', () => {
 		expect(Object.keys(first)).toEqual(['orders', 'meta']);
 		expect(first.meta).toEqual({ page: 1, limit: 10, total: 41, total_pages: 5 });
 		const seen = ids(first.orders);
-		for (let page = 2; page <= first.meta.total_pages; page++) seen.push(...ids((await api(sb, 'GET', `/orders?limit=10&page=${page}`)).json.orders));
+		for (let page = 2; page <= first.meta.total_pages; page++)
+			seen.push(...ids((await api(sb, 'GET', `/orders?limit=10&page=${page}`)).json.orders));
 		expect(seen).toEqual(recentIds(sb.state.orders.values()));
 	});
 
@@ -165,7 +196,10 @@ describe('pagination styles', () => {
 		});
 		expect(res.status).toBe(422);
 		expect(res.body.error.details).toHaveLength(11);
-		expect(res.body.error.details).toContainEqual({ field: 'create_status', message: 'must be one of: 201, 200' });
+		expect(res.body.error.details).toContainEqual({
+			field: 'create_status',
+			message: 'must be one of: 201, 200',
+		});
 		expect((await sb.admin('GET', '/compat')).body.list_envelope).toBe('resource');
 	});
 });
@@ -173,13 +207,19 @@ describe('pagination styles', () => {
 describe('list order', () => {
 	test('id: products and orders in id order, filtered too, whatever changed last; customers as always', async () => {
 		const order = [...sb.state.orders.values()].find((o) => o.status === 'pending')!;
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+		expect(
+			(await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status,
+		).toBe(200);
 		expect(ids((await api(sb, 'GET', '/orders?limit=1')).json.orders)).toEqual([order.id]);
 		await compat({ list_order: 'id' });
 		expect(await walk('/products', 'products', 20)).toEqual([...sb.state.products.keys()]);
 		expect(await walk('/orders', 'orders', 20)).toEqual([...sb.state.orders.keys()]);
 		expect(await walk('/orders?status=processing', 'orders', 5)).toEqual(
-			ids([...sb.state.orders.values()].filter((o) => o.status === 'processing') as Array<{ id: string }>),
+			ids(
+				[...sb.state.orders.values()].filter((o) => o.status === 'processing') as Array<{
+					id: string;
+				}>,
+			),
 		);
 		expect(await walk('/customers', 'customers', 10)).toEqual([...sb.state.customers.keys()]);
 	});
@@ -232,7 +272,9 @@ describe('error styles', () => {
 
 	test('the styles apply to 401 and 429 too', async () => {
 		await compat({ error_style: 'string' });
-		expect((await api(sb, 'GET', '/products', undefined, 'sf_wrong')).json).toEqual({ error: 'Missing or invalid API key' });
+		expect((await api(sb, 'GET', '/products', undefined, 'sf_wrong')).json).toEqual({
+			error: 'Missing or invalid API key',
+		});
 	});
 });
 
@@ -247,7 +289,10 @@ describe('wrapped single resources', () => {
 		const updated = await api(sb, 'PUT', `/products/${created.json.product.id}`, { price: 3 });
 		expect(updated.json.product.price).toBe(3);
 		const order = [...sb.state.orders.values()].find((o) => o.status === 'pending')!;
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).json.order.status).toBe('processing');
+		expect(
+			(await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).json.order
+				.status,
+		).toBe('processing');
 	});
 
 	test('data: {data: …}; lists are not affected', async () => {
@@ -258,19 +303,31 @@ describe('wrapped single resources', () => {
 });
 
 describe('record shapes', () => {
-	test('record_ids resource: a record\'s own id under <resource>_id in lists and single resources; references stay', async () => {
+	test("record_ids resource: a record's own id under <resource>_id in lists and single resources; references stay", async () => {
 		await compat({ record_ids: 'resource' });
 		const products = (await api(sb, 'GET', '/products?limit=3')).json;
-		expect(products.products.map((p: { product_id: string }) => p.product_id)).toEqual(recentIds(sb.state.products.values()).slice(0, 3));
+		expect(products.products.map((p: { product_id: string }) => p.product_id)).toEqual(
+			recentIds(sb.state.products.values()).slice(0, 3),
+		);
 		expect(products.products[0]).not.toHaveProperty('id');
-		expect(products.products[0]).toMatchObject({ store_id: 'store_001', updated_at: expect.any(String) });
+		expect(products.products[0]).toMatchObject({
+			store_id: 'store_001',
+			updated_at: expect.any(String),
+		});
 		expect(products.pagination.total).toBe(sb.state.products.size);
-		expect((await api(sb, 'GET', '/customers?limit=1')).json.customers[0]).toMatchObject({ customer_id: 'cus_00001', store_id: 'store_001' });
+		expect((await api(sb, 'GET', '/customers?limit=1')).json.customers[0]).toMatchObject({
+			customer_id: 'cus_00001',
+			store_id: 'store_001',
+		});
 		const store = (await api(sb, 'GET', '/stores/store_001')).json;
 		expect(store).toMatchObject({ store_id: 'store_001', name: expect.any(String) });
 		expect(store).not.toHaveProperty('id');
 		const order = (await api(sb, 'GET', '/orders/ord_00003')).json;
-		expect(order).toMatchObject({ order_id: 'ord_00003', store_id: 'store_001', customer_id: sb.state.orders.get('ord_00003')!.customer_id });
+		expect(order).toMatchObject({
+			order_id: 'ord_00003',
+			store_id: 'store_001',
+			customer_id: sb.state.orders.get('ord_00003')!.customer_id,
+		});
 		expect(order).not.toHaveProperty('id');
 		const created = await api(sb, 'POST', '/products', { name: 'Own id', price: 1 });
 		expect(created.status).toBe(201);
@@ -279,25 +336,33 @@ describe('record shapes', () => {
 
 	test('record_ids resource: product_id is read-only in writes, like id', async () => {
 		await compat({ record_ids: 'resource' });
-		const res = await api(sb, 'PUT', '/products/prod_00002', { product_id: 'prod_99999', id: 'prod_99999' });
+		const res = await api(sb, 'PUT', '/products/prod_00002', {
+			product_id: 'prod_99999',
+			id: 'prod_99999',
+		});
 		expect(res.status).toBe(422);
 		expect(res.json.error.details).toEqual([
 			{ field: 'product_id', message: 'is read-only' },
 			{ field: 'id', message: 'is read-only' },
 		]);
-		expect((await api(sb, 'POST', '/products', { product_id: 'prod_99999', name: 'X', price: 1 })).json.error.details).toEqual([
-			{ field: 'product_id', message: 'is read-only' },
-		]);
+		expect(
+			(await api(sb, 'POST', '/products', { product_id: 'prod_99999', name: 'X', price: 1 })).json
+				.error.details,
+		).toEqual([{ field: 'product_id', message: 'is read-only' }]);
 	});
 
-	test('updated_at false: no updated_at in any record; lists keep row 21\'s order', async () => {
+	test("updated_at false: no updated_at in any record; lists keep row 21's order", async () => {
 		await compat({ updated_at: false });
 		const products = (await api(sb, 'GET', '/products?limit=5')).json.products;
 		expect(ids(products)).toEqual(recentIds(sb.state.products.values()).slice(0, 5));
 		for (const p of products) expect(p).not.toHaveProperty('updated_at');
 		expect((await api(sb, 'GET', '/orders/ord_00001')).json).not.toHaveProperty('updated_at');
 		const updated = await api(sb, 'PUT', '/products/prod_00001', { stock: 40 });
-		expect(updated.json).toMatchObject({ id: 'prod_00001', stock: 40, created_at: expect.any(String) });
+		expect(updated.json).toMatchObject({
+			id: 'prod_00001',
+			stock: 40,
+			created_at: expect.any(String),
+		});
 		expect(updated.json).not.toHaveProperty('updated_at');
 	});
 
@@ -305,40 +370,60 @@ describe('record shapes', () => {
 		await compat({ create_status: 200 });
 		const created = await api(sb, 'POST', '/products', { name: 'OK not Created', price: 1 });
 		expect(created.status).toBe(200);
-		expect(created.json).toMatchObject({ id: expect.stringMatching(/^prod_/), name: 'OK not Created', updated_at: expect.any(String) });
+		expect(created.json).toMatchObject({
+			id: expect.stringMatching(/^prod_/),
+			name: 'OK not Created',
+			updated_at: expect.any(String),
+		});
 	});
 
 	test('unique_sku false: a SKU another product has is accepted, on create and update', async () => {
 		await compat({ unique_sku: false });
 		const [taken, other] = [...sb.state.products.values()];
-		const created = await api(sb, 'POST', '/products', { name: 'Same SKU', price: 1, sku: taken.sku });
+		const created = await api(sb, 'POST', '/products', {
+			name: 'Same SKU',
+			price: 1,
+			sku: taken.sku,
+		});
 		expect(created.status).toBe(201);
 		expect((await api(sb, 'PUT', `/products/${other.id}`, { sku: taken.sku })).status).toBe(200);
 		expect([...sb.state.products.values()].filter((p) => p.sku === taken.sku)).toHaveLength(3);
 	});
 
-	test('order_transitions any: out of a final status too, the customer\'s total_spent following; other values → 422; no profile then', async () => {
-		expect((await sb.admin('PUT', '/compat', { order_transitions: 'free' })).body.error.details).toEqual([
-			{ field: 'order_transitions', message: 'must be one of: contract, any' },
-		]);
+	test("order_transitions any: out of a final status too, the customer's total_spent following; other values → 422; no profile then", async () => {
+		expect(
+			(await sb.admin('PUT', '/compat', { order_transitions: 'free' })).body.error.details,
+		).toEqual([{ field: 'order_transitions', message: 'must be one of: contract, any' }]);
 		await compat({ order_transitions: 'any' });
 		expect((await sb.admin('GET', '/profile')).body.profile).toBeNull();
-		const order = (await sb.admin('POST', '/simulate/checkout', {})).body as { id: string; customer_id: string; total: number };
+		const order = (await sb.admin('POST', '/simulate/checkout', {})).body as {
+			id: string;
+			customer_id: string;
+			total: number;
+		};
 		const spent = () => sb.state.customers.get(order.customer_id)!.total_spent;
 		const before = spent();
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'cancelled' })).status).toBe(200);
+		expect(
+			(await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'cancelled' })).status,
+		).toBe(200);
 		expect(spent()).toBeCloseTo(before - order.total, 2);
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'pending' })).status).toBe(200);
+		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'pending' })).status).toBe(
+			200,
+		);
 		expect(spent()).toBeCloseTo(before, 2);
 	});
 
 	test('product_search name: search looks at names only (a SKU finds nothing, a name does); other values → 422', async () => {
-		expect((await sb.admin('PUT', '/compat', { product_search: 'sku' })).body.error.details).toEqual([
-			{ field: 'product_search', message: 'must be one of: contract, name' },
-		]);
+		expect(
+			(await sb.admin('PUT', '/compat', { product_search: 'sku' })).body.error.details,
+		).toEqual([{ field: 'product_search', message: 'must be one of: contract, name' }]);
 		const [product] = [...sb.state.products.values()];
 		const found = async (search: string) =>
-			((await api(sb, 'GET', `/products?limit=100&search=${encodeURIComponent(search)}`)).json as { products: Array<{ id: string }> }).products.map((p) => p.id);
+			(
+				(await api(sb, 'GET', `/products?limit=100&search=${encodeURIComponent(search)}`)).json as {
+					products: Array<{ id: string }>;
+				}
+			).products.map((p) => p.id);
 		expect(await found(product.sku)).toContain(product.id);
 		await compat({ product_search: 'name' });
 		expect(await found(product.sku)).toEqual([]);
@@ -349,10 +434,16 @@ describe('record shapes', () => {
 		await compat({ event_data: 'record', record_ids: 'resource', updated_at: false });
 		const from = sb.events.length;
 		const order = (await sb.admin('POST', '/simulate/checkout', {})).body as { id: string };
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
+		expect(
+			(await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status,
+		).toBe(200);
 		await sb.admin('POST', '/simulate/payment', { order_id: order.id });
-		const listed = ((await api(sb, 'GET', `/orders?limit=100`)).json as { orders: Array<Record<string, unknown>> }).orders.find((o) => o.order_id === order.id);
-		const [created, updated, paid] = sb.events.slice(from).filter((e) => e.type !== 'inventory.low');
+		const listed = (
+			(await api(sb, 'GET', `/orders?limit=100`)).json as { orders: Array<Record<string, unknown>> }
+		).orders.find((o) => o.order_id === order.id);
+		const [created, updated, paid] = sb.events
+			.slice(from)
+			.filter((e) => e.type !== 'inventory.low');
 		expect(created.data).toMatchObject({ order_id: order.id, status: 'pending' });
 		expect(updated.type).toBe('order.updated');
 		expect(updated.data).toEqual({ ...listed, status: 'processing', paid_at: null });

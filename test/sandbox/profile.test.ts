@@ -4,7 +4,8 @@
 // shapes. Switched by startSandbox's `profile` option and PUT /__admin/profile; the CLI's --profile is in cli.test.ts.
 import { api, PROFILES, startSandbox, type Json, type Sandbox } from '../helpers/sandbox';
 
-const rateHeaders = (headers: object) => Object.keys(headers).filter((h) => h.startsWith('x-ratelimit-'));
+const rateHeaders = (headers: object) =>
+	Object.keys(headers).filter((h) => h.startsWith('x-ratelimit-'));
 
 /** A state record as spec-literal answers show it: its own id as `<resource>_id`, no id, no updated_at. */
 function specLiteralView(record: Record<string, Json>, resource: string) {
@@ -18,7 +19,12 @@ describe('a sandbox started with profile spec-literal', () => {
 	let sb: Sandbox;
 	beforeAll(async () => {
 		// Starter's limit lowered so the 429 is quick to reach; the profile still decides the headers.
-		sb = await startSandbox({ profile: 'spec-literal', seed: 5, sizes: { products: 23, orders: 17, customers: 9 }, rateLimit: { limits: { starter: 3 } } });
+		sb = await startSandbox({
+			profile: 'spec-literal',
+			seed: 5,
+			sizes: { products: 23, orders: 17, customers: 9 },
+			rateLimit: { limits: { starter: 3 } },
+		});
 	});
 	afterAll(() => sb.stop());
 
@@ -26,8 +32,14 @@ describe('a sandbox started with profile spec-literal', () => {
 		const overview = (await sb.admin('GET', '/')).body;
 		expect(overview.profile).toBe('spec-literal');
 		expect(overview.compat).toEqual(PROFILES['spec-literal'].compat);
-		expect(overview.ratelimit).toEqual({ window_ms: 60_000, limits: { starter: 3, pro: 500, business: null }, headers: false });
-		expect(overview.endpoints).toContain('GET|PUT /__admin/profile {profile: contract|spec-literal}');
+		expect(overview.ratelimit).toEqual({
+			window_ms: 60_000,
+			limits: { starter: 3, pro: 500, business: null },
+			headers: false,
+		});
+		expect(overview.endpoints).toContain(
+			'GET|PUT /__admin/profile {profile: contract|spec-literal}',
+		);
 	});
 
 	test('product list: {data, meta}, oldest first, product_id and no id or updated_at', async () => {
@@ -35,8 +47,11 @@ describe('a sandbox started with profile spec-literal', () => {
 		expect(res.status).toBe(200);
 		expect(Object.keys(res.json)).toEqual(['data', 'meta']);
 		expect(res.json.meta).toEqual({ page: 2, limit: 7, total: 23, total_pages: 4 });
-		expect(res.json.data.map((p: Json) => p.product_id)).toEqual([...sb.state.products.keys()].slice(7, 14));
-		for (const p of res.json.data) expect(p).toEqual(specLiteralView(sb.state.products.get(p.product_id)!, 'product'));
+		expect(res.json.data.map((p: Json) => p.product_id)).toEqual(
+			[...sb.state.products.keys()].slice(7, 14),
+		);
+		for (const p of res.json.data)
+			expect(p).toEqual(specLiteralView(sb.state.products.get(p.product_id)!, 'product'));
 		expect(res.json.data[0].store_id).toBe('store_001'); // a reference, kept
 	});
 
@@ -49,7 +64,10 @@ describe('a sandbox started with profile spec-literal', () => {
 			totalPages = json.meta.total_pages;
 			for (const o of json.data) {
 				expect(o).toEqual(specLiteralView(sb.state.orders.get(o.order_id)!, 'order'));
-				expect(o).toMatchObject({ store_id: 'store_001', customer_id: expect.stringMatching(/^cus_/) });
+				expect(o).toMatchObject({
+					store_id: 'store_001',
+					customer_id: expect.stringMatching(/^cus_/),
+				});
 				for (const item of o.items) expect(item.product_id).toMatch(/^prod_/);
 				seen.push(o.order_id);
 			}
@@ -81,14 +99,24 @@ describe('a sandbox started with profile spec-literal', () => {
 		expect(updated.json.data).not.toHaveProperty('updated_at');
 
 		const summary = (await api(sb, 'GET', '/analytics/summary')).json;
-		expect(summary).toMatchObject({ store_id: 'store_001', products_count: sb.state.products.size, generated_at: expect.any(String) });
+		expect(summary).toMatchObject({
+			store_id: 'store_001',
+			products_count: sb.state.products.size,
+			generated_at: expect.any(String),
+		});
 	});
 
 	test('POST /products answers 200 {data: {product_id, …}}; the new product is listed last; PUT by that id', async () => {
 		const created = await api(sb, 'POST', '/products', { name: 'Literal', price: 4.5 });
 		expect(created.status).toBe(200);
 		const product = created.json.data;
-		expect(product).toMatchObject({ product_id: 'prod_00024', store_id: 'store_001', name: 'Literal', price: 4.5, created_at: expect.any(String) });
+		expect(product).toMatchObject({
+			product_id: 'prod_00024',
+			store_id: 'store_001',
+			name: 'Literal',
+			price: 4.5,
+			created_at: expect.any(String),
+		});
 		expect(product).not.toHaveProperty('id');
 		expect(product).not.toHaveProperty('updated_at');
 
@@ -102,19 +130,29 @@ describe('a sandbox started with profile spec-literal', () => {
 
 	test('product_id and id are read-only in writes: 422, nothing written', async () => {
 		const before = { ...sb.state.products.get('prod_00003')! };
-		for (const body of [{ product_id: 'prod_99999', price: 1 }, { id: 'prod_99999', price: 1 }]) {
+		for (const body of [
+			{ product_id: 'prod_99999', price: 1 },
+			{ id: 'prod_99999', price: 1 },
+		]) {
 			const res = await api(sb, 'PUT', '/products/prod_00003', body);
 			expect(res.status).toBe(422);
 			expect(res.json).toEqual({ message: 'The request body failed validation' });
 		}
 		expect(sb.state.products.get('prod_00003')).toEqual(before);
-		expect((await api(sb, 'POST', '/products', { product_id: 'prod_77777', name: 'No', price: 1 })).status).toBe(422);
+		expect(
+			(await api(sb, 'POST', '/products', { product_id: 'prod_77777', name: 'No', price: 1 }))
+				.status,
+		).toBe(422);
 		expect(sb.state.products.has('prod_77777')).toBe(false);
 	});
 
 	test('errors are {message}: 401, 404, 422', async () => {
-		expect((await api(sb, 'GET', '/orders/ord_99999')).json).toEqual({ message: 'Order ord_99999 not found' });
-		expect((await api(sb, 'POST', '/products', { price: -1 })).json).toEqual({ message: 'The request body failed validation' });
+		expect((await api(sb, 'GET', '/orders/ord_99999')).json).toEqual({
+			message: 'Order ord_99999 not found',
+		});
+		expect((await api(sb, 'POST', '/products', { price: -1 })).json).toEqual({
+			message: 'The request body failed validation',
+		});
 		const unauthorized = await api(sb, 'GET', '/products', undefined, 'sf_wrong');
 		expect(unauthorized.status).toBe(401);
 		expect(unauthorized.json).toEqual({ message: 'Missing or invalid API key' });
@@ -130,13 +168,18 @@ describe('a sandbox started with profile spec-literal', () => {
 		expect(limited.status).toBe(429);
 		expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 		expect(rateHeaders(limited.headers)).toEqual([]);
-		expect(limited.json).toEqual({ message: 'Rate limit of 3 requests per minute exceeded (Starter plan)' });
+		expect(limited.json).toEqual({
+			message: 'Rate limit of 3 requests per minute exceeded (Starter plan)',
+		});
 	});
 
 	test('the state, the admin API and webhook events keep the contract shapes', async () => {
 		const checkout = await sb.admin('POST', '/simulate/checkout', {});
 		expect(checkout.status).toBe(201);
-		expect(checkout.body).toMatchObject({ id: expect.stringMatching(/^ord_/), updated_at: expect.any(String) });
+		expect(checkout.body).toMatchObject({
+			id: expect.stringMatching(/^ord_/),
+			updated_at: expect.any(String),
+		});
 		expect(sb.state.orders.get(checkout.body.id)).toHaveProperty('id', checkout.body.id);
 		const event = sb.events.find((e) => e.type === 'order.created')!;
 		expect(event.data).toMatchObject({ order_id: checkout.body.id, store_id: 'store_001' });
@@ -157,9 +200,21 @@ describe('PUT /__admin/profile', () => {
 	/** Status and body text of a set of API answers (a Starter key: the rate headers are looked at separately). */
 	const answers = () =>
 		Promise.all(
-			['/products?limit=5', '/orders?limit=3&page=2', '/customers', '/stores/store_001', '/orders/ord_00001', '/orders/ord_404'].map(async (p) => {
+			[
+				'/products?limit=5',
+				'/orders?limit=3&page=2',
+				'/customers',
+				'/stores/store_001',
+				'/orders/ord_00001',
+				'/orders/ord_404',
+			].map(async (p) => {
 				const res = await api(sb, 'GET', p, undefined, 'sf_test_starter');
-				return { path: p, status: res.status, text: res.text, rateHeaders: rateHeaders(res.headers) };
+				return {
+					path: p,
+					status: res.status,
+					text: res.text,
+					rateHeaders: rateHeaders(res.headers),
+				};
 			}),
 		);
 
@@ -172,16 +227,26 @@ describe('PUT /__admin/profile', () => {
 		expect(put.body).toEqual({
 			profile: 'spec-literal',
 			compat: PROFILES['spec-literal'].compat,
-			ratelimit: { window_ms: 60_000, limits: { starter: 100, pro: 500, business: null }, headers: false },
+			ratelimit: {
+				window_ms: 60_000,
+				limits: { starter: 100, pro: 500, business: null },
+				headers: false,
+			},
 		});
 		const literal = await answers();
-		expect(JSON.parse(literal[0].text).data.map((p: Json) => p.product_id)).toEqual([...sb.state.products.keys()].slice(0, 5));
+		expect(JSON.parse(literal[0].text).data.map((p: Json) => p.product_id)).toEqual(
+			[...sb.state.products.keys()].slice(0, 5),
+		);
 		expect(JSON.parse(literal[3].text).data.store_id).toBe('store_001');
 		expect(JSON.parse(literal[5].text)).toEqual({ message: 'Order ord_404 not found' });
 		expect(literal.every((a) => a.rateHeaders.length === 0)).toBe(true);
 
 		const back = await sb.admin('PUT', '/profile', { profile: 'contract' });
-		expect(back.body).toEqual({ profile: 'contract', compat: PROFILES.contract.compat, ratelimit: expect.objectContaining({ headers: true }) });
+		expect(back.body).toEqual({
+			profile: 'contract',
+			compat: PROFILES.contract.compat,
+			ratelimit: expect.objectContaining({ headers: true }),
+		});
 		expect(await answers()).toEqual(contract);
 	});
 
@@ -217,13 +282,21 @@ describe('PUT /__admin/profile', () => {
 
 describe('startSandbox profile option', () => {
 	test('an unknown profile is refused', async () => {
-		await expect(startSandbox({ profile: 'nope' as 'contract' })).rejects.toThrow('profile must be one of: contract, spec-literal (got nope)');
+		await expect(startSandbox({ profile: 'nope' as 'contract' })).rejects.toThrow(
+			'profile must be one of: contract, spec-literal (got nope)',
+		);
 	});
 
 	test('rateLimit.headers, when given, wins over the profile', async () => {
-		const sb = await startSandbox({ profile: 'spec-literal', rateLimit: { headers: true }, sizes: { products: 2, orders: 1, customers: 1 } });
+		const sb = await startSandbox({
+			profile: 'spec-literal',
+			rateLimit: { headers: true },
+			sizes: { products: 2, orders: 1, customers: 1 },
+		});
 		try {
-			expect(rateHeaders((await api(sb, 'GET', '/customers', undefined, 'sf_test_pro')).headers)).toHaveLength(3);
+			expect(
+				rateHeaders((await api(sb, 'GET', '/customers', undefined, 'sf_test_pro')).headers),
+			).toHaveLength(3);
 			expect((await sb.admin('GET', '/compat')).body).toEqual(PROFILES['spec-literal'].compat);
 			expect((await sb.admin('GET', '/')).body.profile).toBeNull();
 		} finally {

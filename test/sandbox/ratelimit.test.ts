@@ -6,12 +6,18 @@ import { api, startSandbox, type HttpResult, type Sandbox } from '../helpers/san
 const STARTER = 'sf_test_starter';
 const PRO = 'sf_test_pro';
 const DEMO = 'sf_test_demo'; // Business
-const CONTRACT = { window_ms: 60_000, limits: { starter: 100, pro: 500, business: null }, headers: true };
+const CONTRACT = {
+	window_ms: 60_000,
+	limits: { starter: 100, pro: 500, business: null },
+	headers: true,
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const getStore = (sb: Sandbox, key: string) => api(sb, 'GET', '/stores/store_001', undefined, key);
-const rateHeaders = (answer: HttpResult) => Object.keys(answer.headers).filter((h) => h.startsWith('x-ratelimit-'));
-const fields = (answer: { body: { error: { details: Array<{ field: string }> } } }) => answer.body.error.details.map((d) => d.field).sort();
+const rateHeaders = (answer: HttpResult) =>
+	Object.keys(answer.headers).filter((h) => h.startsWith('x-ratelimit-'));
+const fields = (answer: { body: { error: { details: Array<{ field: string }> } } }) =>
+	answer.body.error.details.map((d) => d.field).sort();
 
 async function sequence(sb: Sandbox, key: string, n: number) {
 	const answers = [];
@@ -22,18 +28,35 @@ async function sequence(sb: Sandbox, key: string, n: number) {
 describe('rate-limit settings', () => {
 	let sb: Sandbox;
 	beforeAll(async () => {
-		sb = await startSandbox({ sizes: { products: 20, orders: 5, customers: 5 }, rateLimit: { windowMs: 1500, limits: { starter: 3 } } });
+		sb = await startSandbox({
+			sizes: { products: 20, orders: 5, customers: 5 },
+			rateLimit: { windowMs: 1500, limits: { starter: 3 } },
+		});
 	});
 	afterAll(async () => sb.stop());
 	// Back to the start options' settings, with fresh windows (DELETE would restore the contract's defaults).
 	afterEach(async () => {
-		await sb.admin('PUT', '/ratelimit', { window_ms: 1500, limits: { starter: 3, pro: 500 }, headers: true });
+		await sb.admin('PUT', '/ratelimit', {
+			window_ms: 1500,
+			limits: { starter: 3, pro: 500 },
+			headers: true,
+		});
 	});
 
 	test('the start options are the settings: Starter 3 per 1.5 s, Pro its own 500, Business unlimited', async () => {
-		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({ window_ms: 1500, limits: { starter: 3, pro: 500, business: null }, headers: true });
-		expect((await sb.admin('GET', '/')).body.ratelimit).toEqual({ window_ms: 1500, limits: { starter: 3, pro: 500, business: null }, headers: true });
-		expect((await sb.admin('GET', '/')).body.endpoints).toContain('GET|PUT|DELETE /__admin/ratelimit {window_ms?, limits?: {starter?, pro?}, headers?}');
+		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({
+			window_ms: 1500,
+			limits: { starter: 3, pro: 500, business: null },
+			headers: true,
+		});
+		expect((await sb.admin('GET', '/')).body.ratelimit).toEqual({
+			window_ms: 1500,
+			limits: { starter: 3, pro: 500, business: null },
+			headers: true,
+		});
+		expect((await sb.admin('GET', '/')).body.endpoints).toContain(
+			'GET|PUT|DELETE /__admin/ratelimit {window_ms?, limits?: {starter?, pro?}, headers?}',
+		);
 	});
 
 	test('the 4th Starter request in a 1.5 s window is refused with Retry-After to the window end, then served again', async () => {
@@ -44,7 +67,12 @@ describe('rate-limit settings', () => {
 		for (const a of answers) expect(['1', '2']).toContain(a.headers['x-ratelimit-reset']);
 		const refused = answers[3];
 		expect(['1', '2']).toContain(refused.headers['retry-after']);
-		expect(refused.json).toEqual({ error: { code: 'rate_limited', message: 'Rate limit of 3 requests per 1.5 s exceeded (Starter plan)' } });
+		expect(refused.json).toEqual({
+			error: {
+				code: 'rate_limited',
+				message: 'Rate limit of 3 requests per 1.5 s exceeded (Starter plan)',
+			},
+		});
 		// Refused requests do not count, and Retry-After (whole seconds, rounded up) is enough to wait.
 		expect((await getStore(sb, STARTER)).status).toBe(429);
 		await sleep(Number(refused.headers['retry-after']) * 1000);
@@ -66,32 +94,54 @@ describe('rate-limit settings', () => {
 
 	test('the message names the window: seconds, or "minute" for 60000 ms; "request" for a limit of one', async () => {
 		await sb.admin('PUT', '/ratelimit', { window_ms: 12_000, limits: { starter: 1, pro: 2 } });
-		expect((await sequence(sb, STARTER, 2))[1].json.error.message).toBe('Rate limit of 1 request per 12 s exceeded (Starter plan)');
-		expect((await sequence(sb, PRO, 3))[2].json.error.message).toBe('Rate limit of 2 requests per 12 s exceeded (Pro plan)');
+		expect((await sequence(sb, STARTER, 2))[1].json.error.message).toBe(
+			'Rate limit of 1 request per 12 s exceeded (Starter plan)',
+		);
+		expect((await sequence(sb, PRO, 3))[2].json.error.message).toBe(
+			'Rate limit of 2 requests per 12 s exceeded (Pro plan)',
+		);
 		await sb.admin('PUT', '/ratelimit', { window_ms: 60_000, limits: { starter: 2 } });
 		const refused = (await sequence(sb, STARTER, 3))[2];
-		expect(refused.json.error.message).toBe('Rate limit of 2 requests per minute exceeded (Starter plan)');
+		expect(refused.json.error.message).toBe(
+			'Rate limit of 2 requests per minute exceeded (Starter plan)',
+		);
 		expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50);
 		expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
 	});
 
 	test('headers off: no X-RateLimit-* on answers or on the 429, which keeps Retry-After', async () => {
-		expect((await sb.admin('PUT', '/ratelimit', { headers: false })).body).toEqual({ window_ms: 1500, limits: { starter: 3, pro: 500, business: null }, headers: false });
+		expect((await sb.admin('PUT', '/ratelimit', { headers: false })).body).toEqual({
+			window_ms: 1500,
+			limits: { starter: 3, pro: 500, business: null },
+			headers: false,
+		});
 		const answers = await sequence(sb, STARTER, 4);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
 		expect(answers.flatMap(rateHeaders)).toEqual([]);
 		expect(['1', '2']).toContain(answers[3].headers['retry-after']);
-		expect(answers[3].json.error.message).toBe('Rate limit of 3 requests per 1.5 s exceeded (Starter plan)');
+		expect(answers[3].json.error.message).toBe(
+			'Rate limit of 3 requests per 1.5 s exceeded (Starter plan)',
+		);
 		expect(rateHeaders(await getStore(sb, PRO))).toEqual([]);
 	});
 
 	test('PUT merges, and clears the windows so a change takes effect at once; null = unlimited', async () => {
 		await sequence(sb, STARTER, 3);
 		expect((await getStore(sb, STARTER)).status).toBe(429);
-		expect((await sb.admin('PUT', '/ratelimit', { limits: { pro: 7 } })).body).toEqual({ window_ms: 1500, limits: { starter: 3, pro: 7, business: null }, headers: true });
+		expect((await sb.admin('PUT', '/ratelimit', { limits: { pro: 7 } })).body).toEqual({
+			window_ms: 1500,
+			limits: { starter: 3, pro: 7, business: null },
+			headers: true,
+		});
 		expect((await getStore(sb, STARTER)).headers['x-ratelimit-remaining']).toBe('2');
-		expect((await sb.admin('PUT', '/ratelimit', { window_ms: 2000 })).body.limits).toEqual({ starter: 3, pro: 7, business: null });
-		expect((await sb.admin('PUT', '/ratelimit', { limits: { starter: null } })).body.limits).toEqual({ starter: null, pro: 7, business: null });
+		expect((await sb.admin('PUT', '/ratelimit', { window_ms: 2000 })).body.limits).toEqual({
+			starter: 3,
+			pro: 7,
+			business: null,
+		});
+		expect(
+			(await sb.admin('PUT', '/ratelimit', { limits: { starter: null } })).body.limits,
+		).toEqual({ starter: null, pro: 7, business: null });
 		const unlimited = await sequence(sb, STARTER, 10);
 		expect(unlimited.map((a) => a.status)).toEqual(Array(10).fill(200));
 		expect(unlimited.flatMap(rateHeaders)).toEqual([]);
@@ -99,17 +149,50 @@ describe('rate-limit settings', () => {
 
 	test('PUT validates every field (422 in the contract shape) and changes nothing when it fails', async () => {
 		const before = (await sb.admin('GET', '/ratelimit')).body;
-		const bad = await sb.admin('PUT', '/ratelimit', { window_ms: 999, limits: { starter: 0, pro: 2.5, business: 5, gold: 5 }, headers: 'no', extra: 1 });
+		const bad = await sb.admin('PUT', '/ratelimit', {
+			window_ms: 999,
+			limits: { starter: 0, pro: 2.5, business: 5, gold: 5 },
+			headers: 'no',
+			extra: 1,
+		});
 		expect(bad.status).toBe(422);
 		expect(bad.body.error.code).toBe('validation_failed');
-		expect(fields(bad)).toEqual(['extra', 'headers', 'limits.business', 'limits.gold', 'limits.pro', 'limits.starter', 'window_ms']);
-		expect(fields(await sb.admin('PUT', '/ratelimit', { window_ms: 3_600_001 }))).toEqual(['window_ms']);
-		expect(fields(await sb.admin('PUT', '/ratelimit', { window_ms: 1500.5 }))).toEqual(['window_ms']);
+		expect(fields(bad)).toEqual([
+			'extra',
+			'headers',
+			'limits.business',
+			'limits.gold',
+			'limits.pro',
+			'limits.starter',
+			'window_ms',
+		]);
+		expect(fields(await sb.admin('PUT', '/ratelimit', { window_ms: 3_600_001 }))).toEqual([
+			'window_ms',
+		]);
+		expect(fields(await sb.admin('PUT', '/ratelimit', { window_ms: 1500.5 }))).toEqual([
+			'window_ms',
+		]);
 		expect(fields(await sb.admin('PUT', '/ratelimit', { limits: [3] }))).toEqual(['limits']);
-		expect(fields(await sb.admin('PUT', '/ratelimit', { limits: { starter: '3' } }))).toEqual(['limits.starter']);
-		expect((await sb.admin('PUT', '/ratelimit', { window_ms: 1000, limits: { pro: 1 } })).status).toBe(200);
-		expect((await sb.admin('PUT', '/ratelimit', { window_ms: 3_600_000, limits: { pro: 9 }, headers: 1 })).status).toBe(422);
-		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({ ...before, window_ms: 1000, limits: { ...before.limits, pro: 1 } });
+		expect(fields(await sb.admin('PUT', '/ratelimit', { limits: { starter: '3' } }))).toEqual([
+			'limits.starter',
+		]);
+		expect(
+			(await sb.admin('PUT', '/ratelimit', { window_ms: 1000, limits: { pro: 1 } })).status,
+		).toBe(200);
+		expect(
+			(
+				await sb.admin('PUT', '/ratelimit', {
+					window_ms: 3_600_000,
+					limits: { pro: 9 },
+					headers: 1,
+				})
+			).status,
+		).toBe(422);
+		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({
+			...before,
+			window_ms: 1000,
+			limits: { ...before.limits, pro: 1 },
+		});
 	});
 
 	test('DELETE restores the contract (one-minute windows, 100 and 500, headers on) and clears the windows', async () => {
@@ -128,14 +211,21 @@ describe('rate-limit settings', () => {
 		await sequence(sb, STARTER, 2);
 		expect((await getStore(sb, STARTER)).status).toBe(429);
 		expect((await sb.admin('POST', '/reset', {})).status).toBe(200);
-		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({ window_ms: 1500, limits: { starter: 2, pro: 500, business: null }, headers: false });
+		expect((await sb.admin('GET', '/ratelimit')).body).toEqual({
+			window_ms: 1500,
+			limits: { starter: 2, pro: 500, business: null },
+			headers: false,
+		});
 		expect((await getStore(sb, STARTER)).status).toBe(200);
 	});
 });
 
 describe('start options', () => {
-	test('rateLimit.headers false: a Starter and a Pro key get no X-RateLimit-* headers at the plans\' limits', async () => {
-		const sb = await startSandbox({ sizes: { products: 5, orders: 2, customers: 2 }, rateLimit: { headers: false } });
+	test("rateLimit.headers false: a Starter and a Pro key get no X-RateLimit-* headers at the plans' limits", async () => {
+		const sb = await startSandbox({
+			sizes: { products: 5, orders: 2, customers: 2 },
+			rateLimit: { headers: false },
+		});
 		try {
 			expect((await sb.admin('GET', '/ratelimit')).body).toEqual({ ...CONTRACT, headers: false });
 			const answers = [await getStore(sb, STARTER), await getStore(sb, PRO)];
@@ -147,11 +237,21 @@ describe('start options', () => {
 	});
 
 	test('invalid settings are refused before the sandbox starts, naming each option', async () => {
-		await expect(startSandbox({ rateLimit: { windowMs: 999 } })).rejects.toThrow('rateLimit.windowMs must be an integer 1000-3600000');
-		await expect(startSandbox({ rateLimit: { limits: { starter: 0 } } })).rejects.toThrow('rateLimit.limits.starter must be a positive integer');
-		await expect(startSandbox({ rateLimit: { limits: { business: 5 } as never } })).rejects.toThrow('rateLimit.limits.business is not a plan with a limit');
-		await expect(startSandbox({ latencyMs: 10_001 })).rejects.toThrow('latencyMs must be an integer 0-10000');
-		await expect(startSandbox({ latencyMs: 2.5 })).rejects.toThrow('latencyMs must be an integer 0-10000');
+		await expect(startSandbox({ rateLimit: { windowMs: 999 } })).rejects.toThrow(
+			'rateLimit.windowMs must be an integer 1000-3600000',
+		);
+		await expect(startSandbox({ rateLimit: { limits: { starter: 0 } } })).rejects.toThrow(
+			'rateLimit.limits.starter must be a positive integer',
+		);
+		await expect(startSandbox({ rateLimit: { limits: { business: 5 } as never } })).rejects.toThrow(
+			'rateLimit.limits.business is not a plan with a limit',
+		);
+		await expect(startSandbox({ latencyMs: 10_001 })).rejects.toThrow(
+			'latencyMs must be an integer 0-10000',
+		);
+		await expect(startSandbox({ latencyMs: 2.5 })).rejects.toThrow(
+			'latencyMs must be an integer 0-10000',
+		);
 	});
 });
 
@@ -159,7 +259,11 @@ describe('latency', () => {
 	const LATENCY = 400;
 	let sb: Sandbox;
 	beforeAll(async () => {
-		sb = await startSandbox({ sizes: { products: 20, orders: 5, customers: 5 }, latencyMs: LATENCY, rateLimit: { windowMs: 60_000, limits: { starter: 1 } } });
+		sb = await startSandbox({
+			sizes: { products: 20, orders: 5, customers: 5 },
+			latencyMs: LATENCY,
+			rateLimit: { windowMs: 60_000, limits: { starter: 1 } },
+		});
 	});
 	afterAll(async () => sb.stop());
 
@@ -181,7 +285,9 @@ describe('latency', () => {
 				return timed(() => getStore(sb, STARTER));
 			})(),
 		]);
-		expect([ok.result.status, created.result.status, refused.result.status]).toEqual([200, 201, 429]);
+		expect([ok.result.status, created.result.status, refused.result.status]).toEqual([
+			200, 201, 429,
+		]);
 		for (const { ms } of [ok, created, refused]) expect(ms).toBeGreaterThanOrEqual(LATENCY - 5);
 		const logged = (await sb.admin('GET', '/requests')).body as Array<{ ms: number }>;
 		expect(logged).toHaveLength(4);

@@ -10,10 +10,20 @@ import { useSandbox } from '../node/context';
 import { api } from '../helpers/sandbox';
 import { InMemoryDeduplicator, sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness } from '../helpers/webhook';
-import { CATCH_UP_MARGIN_MS, catchUpCursor, changeClaim, changeKey, noteSeen } from '../../nodes/StorefrontTrigger/catchUp';
+import {
+	CATCH_UP_MARGIN_MS,
+	catchUpCursor,
+	changeClaim,
+	changeKey,
+	noteSeen,
+} from '../../nodes/StorefrontTrigger/catchUp';
 import type { StoreRow } from '../../nodes/shared/claims/claimLock';
 import { claimShared, storeOver } from '../../nodes/shared/claims/sharedClaims';
-import { FAILED_EXECUTION_EVERY_MS, noteRefusal, WARNING_EVERY_MS } from '../../nodes/StorefrontTrigger/refusals';
+import {
+	FAILED_EXECUTION_EVERY_MS,
+	noteRefusal,
+	WARNING_EVERY_MS,
+} from '../../nodes/StorefrontTrigger/refusals';
 import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger/reconcile';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 
@@ -32,12 +42,22 @@ function freshNodeType(): INodeType {
 	let fresh: typeof StorefrontTrigger | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+		fresh = (
+			require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
+				StorefrontTrigger: typeof StorefrontTrigger;
+			}
+		).StorefrontTrigger;
 	});
 	return new fresh!();
 }
 
-function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] = ['*'], workflowId = `wf-catch-up-${++workflows}`, nodeType: INodeType = new StorefrontTrigger()) {
+function trigger(
+	typeVersion = 1.3,
+	options: IDataObject = {},
+	events: string[] = ['*'],
+	workflowId = `wf-catch-up-${++workflows}`,
+	nodeType: INodeType = new StorefrontTrigger(),
+) {
 	const harness = createTriggerHarness({
 		nodeType,
 		typeVersion,
@@ -54,7 +74,13 @@ function trigger(typeVersion = 1.3, options: IDataObject = {}, events: string[] 
 		},
 		/** Another n8n process of the same workflow (a queue worker): its own memory, the same database. */
 		worker() {
-			return createTriggerHarness({ nodeType: freshNodeType(), typeVersion, workflowId, parameters: { events, options } as never, credentials: { ...ctx.credentials, webhookSecret: SECRET } as never });
+			return createTriggerHarness({
+				nodeType: freshNodeType(),
+				typeVersion,
+				workflowId,
+				parameters: { events, options } as never,
+				credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
+			});
 		},
 	});
 }
@@ -62,14 +88,22 @@ type Harness = ReturnType<typeof trigger>;
 
 const signed = (event: IDataObject, secret = SECRET) => {
 	const body = Buffer.from(JSON.stringify(event), 'utf8');
-	return { body, headers: { 'Content-Type': 'application/json', 'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } };
+	return {
+		body,
+		headers: {
+			'Content-Type': 'application/json',
+			'X-Service-Signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+		},
+	};
 };
 const checkout = async () => await ctx.admin<IDataObject>('POST', '/simulate/checkout', {});
 /** The sandbox's own webhook events since `from` of the kinds a catch-up reports. */
-const eventsSince = (from: number) => ctx.sb.events.slice(from).filter((e) => KINDS.includes(e.type)) as unknown as IDataObject[];
+const eventsSince = (from: number) =>
+	ctx.sb.events.slice(from).filter((e) => KINDS.includes(e.type)) as unknown as IDataObject[];
 /** Whether `check` becomes true within 10 s. */
 async function eventuallyTrue(check: () => Promise<boolean>) {
-	for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50)) if (await check()) return true;
+	for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(50))
+		if (await check()) return true;
 	return false;
 }
 /** Deliver a sandbox event and run what it starts: the items its run passed on. */
@@ -93,21 +127,49 @@ async function twoOrdersAfterActivation() {
 function claims() {
 	const store = new InMemoryDeduplicator();
 	const workflow = { id: `wf-claims-${Math.random()}`, active: true };
-	const node = { id: 'trigger', name: 'Storefront Trigger', type: 'storefrontTrigger', typeVersion: 1.4, position: [0, 0] as [number, number], parameters: {} };
+	const node = {
+		id: 'trigger',
+		name: 'Storefront Trigger',
+		type: 'storefrontTrigger',
+		typeVersion: 1.4,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	};
 	const row = (scope: 'node' | 'workflow'): StoreRow => ({
 		count: async () => await store.getProcessedDataCount(scope, { workflow, node }),
-		record: async (values, keepLast) => new Set((await store.checkProcessedAndRecord(values, scope, { workflow, node }, { mode: 'entries', maxEntries: keepLast })).processed.map(String)),
-		remove: async (values) => await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
+		record: async (values, keepLast) =>
+			new Set(
+				(
+					await store.checkProcessedAndRecord(
+						values,
+						scope,
+						{ workflow, node },
+						{ mode: 'entries', maxEntries: keepLast },
+					)
+				).processed.map(String),
+			),
+		remove: async (values) =>
+			await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
 		clear: async () => await store.clearAllProcessedItems(scope, { workflow, node }),
 	});
-	const shared = storeOver(workflow.id, { data: row('node'), lock: row('workflow'), lockKey: workflow.id });
+	const shared = storeOver(workflow.id, {
+		data: row('node'),
+		lock: row('workflow'),
+		lockKey: workflow.id,
+	});
 	let token = 0;
 	/** Whether the change runs: a delivery's event (`read` false) or a reading's. */
-	return async (type: string, data: IDataObject, read = false) => await claimShared(shared, changeClaim(type, data, read)!, `t${++token}`);
+	return async (type: string, data: IDataObject, read = false) =>
+		await claimShared(shared, changeClaim(type, data, read)!, `t${++token}`);
 }
 
 describe('what identifies a change (changeClaim): each change runs once, whichever path and shape brings it', () => {
-	const order = (status: string, previous?: string | null) => ({ order_id: 'ord_1', store_id: 's', status, ...(previous === undefined ? {} : { previous_status: previous }) });
+	const order = (status: string, previous?: string | null) => ({
+		order_id: 'ord_1',
+		store_id: 's',
+		status,
+		...(previous === undefined ? {} : { previous_status: previous }),
+	});
 
 	it('a delivery and a reading of one change, in either order: once', async () => {
 		const runs = claims();
@@ -121,18 +183,28 @@ describe('what identifies a change (changeClaim): each change runs once, whichev
 		expect(await runs('product.created', { id: 'prod_1', sku: 'A' })).toBe(false);
 	});
 
-	it('a payment in any of its shapes (the contract\'s, the paid order, the payment object with its own id) is one change', async () => {
+	it("a payment in any of its shapes (the contract's, the paid order, the payment object with its own id) is one change", async () => {
 		const runs = claims();
-		expect(await runs('payment.completed', { payment_id: null, order_id: 'ord_1', amount: 5 }, true)).toBe(true); // a reading
-		expect(await runs('payment.completed', { id: 'pay_9', order_id: 'ord_1', amount: 5 })).toBe(false); // Stripe-like
+		expect(
+			await runs('payment.completed', { payment_id: null, order_id: 'ord_1', amount: 5 }, true),
+		).toBe(true); // a reading
+		expect(await runs('payment.completed', { id: 'pay_9', order_id: 'ord_1', amount: 5 })).toBe(
+			false,
+		); // Stripe-like
 		expect(await runs('payment.completed', { payment_id: 'pay_9', order_id: 'ord_1' })).toBe(false); // the contract's
-		expect(await runs('payment.completed', { id: 'ord_1', paid_at: '2026-11-26T10:00:00Z' })).toBe(false); // the paid order
+		expect(await runs('payment.completed', { id: 'ord_1', paid_at: '2026-11-26T10:00:00Z' })).toBe(
+			false,
+		); // the paid order
 		expect(await runs('payment.completed', { id: 'pay_10', order_id: 'ord_2' })).toBe(true); // another order's
 	});
 
 	it('an order that returns to a status runs each change once, when the deliveries say the status before', async () => {
 		const runs = claims();
-		const flips = [order('processing', 'pending'), order('on-hold', 'processing'), order('processing', 'on-hold')];
+		const flips = [
+			order('processing', 'pending'),
+			order('on-hold', 'processing'),
+			order('processing', 'on-hold'),
+		];
 		for (const change of flips) expect(await runs('order.updated', change)).toBe(true);
 		for (const change of flips) expect(await runs('order.updated', change)).toBe(false); // each redelivered
 		expect(await runs('order.updated', order('processing', null), true)).toBe(false); // a reading of its status now
@@ -157,7 +229,9 @@ describe('what identifies a change (changeClaim): each change runs once, whichev
 		expect(changeKey('order.created', { total: 1 })).toBeUndefined();
 		// A service that does not say the status before: a second update of an order in the same status (an address
 		// edit, say) is taken as the change to that status, and runs once with it.
-		expect(changeKey('order.updated', { ...order('shipped'), note: 'address edited' })).toBe(changeKey('order.updated', order('shipped')));
+		expect(changeKey('order.updated', { ...order('shipped'), note: 'address edited' })).toBe(
+			changeKey('order.updated', order('shipped')),
+		);
 	});
 });
 
@@ -170,7 +244,9 @@ describe('where a catch-up reads from (the static data)', () => {
 		noteSeen(staticData, '2026-11-26T09:57:10.000Z', now);
 		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
 		expect(catchUpCursor(staticData, 1_000)).toBe(Date.parse('2026-11-26T09:53:00Z'));
-		expect(catchUpCursor(staticData, Date.parse('2026-11-26T09:55:00Z'))).toBe(Date.parse('2026-11-26T09:55:00Z'));
+		expect(catchUpCursor(staticData, Date.parse('2026-11-26T09:55:00Z'))).toBe(
+			Date.parse('2026-11-26T09:55:00Z'),
+		);
 		// A change dated far ahead of this clock is not believed.
 		noteSeen(staticData, '2026-11-26T11:00:00Z', now);
 		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
@@ -191,9 +267,13 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const t = trigger();
 		await ctx.admin('DELETE', '/requests');
 		expect((await t.trigger('activate')).runs).toEqual([]);
-		const requests = (await ctx.requests()).filter((r) => r.method === 'GET').map((r) => `${r.path} ${String(r.query.page)}`);
+		const requests = (await ctx.requests())
+			.filter((r) => r.method === 'GET')
+			.map((r) => `${r.path} ${String(r.query.page)}`);
 		expect(requests).toEqual(['/v1/orders 1', '/v1/products 1']);
-		expect(Object.keys(t.staticData().catchUpFloors as IDataObject).sort()).toEqual([...KINDS].sort());
+		expect(Object.keys(t.staticData().catchUpFloors as IDataObject).sort()).toEqual(
+			[...KINDS].sort(),
+		);
 		expect((await t.trigger('init')).runs).toEqual([]);
 	});
 
@@ -209,7 +289,9 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const items = runs[0].workflowData?.[0] ?? [];
 		const expected = eventsSince(from).map((e) => changeKey(e.type, e.data));
 		expect(items.map((i) => changeKey(i.json.type, i.json.data))).toEqual(expected);
-		expect(items.every((i) => i.json.source === 'catchUp' && String(i.json.id).startsWith('poll_'))).toBe(true);
+		expect(
+			items.every((i) => i.json.source === 'catchUp' && String(i.json.id).startsWith('poll_')),
+		).toBe(true);
 		expect(jsonOf(await t.run(runs[0]))).toHaveLength(3);
 	});
 
@@ -221,11 +303,13 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const restarted = t.restarted();
 		const { runs } = await restarted.trigger('init');
 		const caughtUp = jsonOf(await restarted.run(runs[0]));
-		expect(caughtUp.map((e) => changeKey(e.type, e.data))).toEqual([changeKey(second.type, second.data)]);
+		expect(caughtUp.map((e) => changeKey(e.type, e.data))).toEqual([
+			changeKey(second.type, second.data),
+		]);
 		expect(await deliverAndRun(restarted, second)).toEqual([]);
 	});
 
-	it('a catch-up\'s run and a delivery of the same change at the same moment, in one n8n process: the change runs once', async () => {
+	it("a catch-up's run and a delivery of the same change at the same moment, in one n8n process: the change runs once", async () => {
 		const { t, first, second } = await twoOrdersAfterActivation();
 		const restarted = t.restarted();
 		const { runs } = await restarted.trigger('init');
@@ -244,8 +328,12 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 			const delivered = restarted.run(delivery.result);
 			await sleep(500);
 			release();
-			const passed = [...jsonOf(await caughtUp), ...jsonOf(await delivered)].map((e) => changeKey(e.type, e.data));
-			expect(passed.sort()).toEqual([changeKey(first.type, first.data), changeKey(second.type, second.data)].sort());
+			const passed = [...jsonOf(await caughtUp), ...jsonOf(await delivered)].map((e) =>
+				changeKey(e.type, e.data),
+			);
+			expect(passed.sort()).toEqual(
+				[changeKey(first.type, first.data), changeKey(second.type, second.data)].sort(),
+			);
 		} finally {
 			store.pause = undefined;
 			release();
@@ -266,10 +354,17 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		await ctx.admin('DELETE', '/requests');
 		const restarted = t.restarted();
 		const { runs } = await restarted.trigger('init');
-		expect((await ctx.requests()).filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(['/v1/orders', '/v1/products']);
+		expect((await ctx.requests()).filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+			'/v1/orders',
+			'/v1/products',
+		]);
 		// Read again (the margin reaches back before it) and claimed already: nothing runs.
-		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan((t.staticData().catchUpFloors as IDataObject)['order.created'] as number);
-		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(event.type, event.data)]);
+		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan(
+			(t.staticData().catchUpFloors as IDataObject)['order.created'] as number,
+		);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
+			changeKey(event.type, event.data),
+		]);
 		expect(await restarted.run(runs[0])).toEqual([]);
 		// Without a restart, this n8n knows the change ran: the reading starts no run for it.
 		expect((await t.trigger('init')).runs).toEqual([]);
@@ -279,28 +374,44 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const t = trigger(1.3, {}, ['payment.completed', 'inventory.low']);
 		await t.trigger('activate');
 		const order = await checkout();
-		await ctx.admin('POST', '/simulate/stock', { product_id: String((ctx.sb.state.products.values().next().value as IDataObject).id), stock: 1 });
+		await ctx.admin('POST', '/simulate/stock', {
+			product_id: String((ctx.sb.state.products.values().next().value as IDataObject).id),
+			stock: 1,
+		});
 		await ctx.admin('POST', '/simulate/payment', { order_id: String(order.id) });
 		const { runs } = await t.trigger('init');
-		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => e.type)).toEqual(['payment.completed']);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => e.type)).toEqual([
+			'payment.completed',
+		]);
 	});
 
 	it('does not fail a start when the service cannot be reached: a warning, and the next start reads from the same point', async () => {
 		const credentials = { ...ctx.credentials, webhookSecret: SECRET };
-		const t = createTriggerHarness({ nodeType: new StorefrontTrigger(), typeVersion: 1.3, parameters: { events: ['*'], options: {} } as never, credentials: credentials as never });
+		const t = createTriggerHarness({
+			nodeType: new StorefrontTrigger(),
+			typeVersion: 1.3,
+			parameters: { events: ['*'], options: {} } as never,
+			credentials: credentials as never,
+		});
 		await t.trigger('activate');
 		await checkout();
 		credentials.apiKey = 'sf_revoked_key';
 		const failed = await t.trigger('init');
 		expect(failed.runs).toEqual([]);
-		expect(failed.warnings.join('\n')).toMatch(/could not read the Storefront lists for workflow .*; trying again in 5 s/);
+		expect(failed.warnings.join('\n')).toMatch(
+			/could not read the Storefront lists for workflow .*; trying again in 5 s/,
+		);
 		expect(failed.warnings.join('\n')).not.toContain('sf_revoked_key');
 		credentials.apiKey = ctx.credentials.apiKey as string;
 		expect((await t.trigger('init')).runs).toHaveLength(1);
 	});
 
 	it('is off in versions up to 1.2 unless turned on, and off without Drop Duplicate Events: no read, no "source"', async () => {
-		for (const t of [trigger(1.2), trigger(1.3, { dropDuplicates: false }), trigger(1.3, { catchUp: false })]) {
+		for (const t of [
+			trigger(1.2),
+			trigger(1.3, { dropDuplicates: false }),
+			trigger(1.3, { catchUp: false }),
+		]) {
 			await ctx.admin('DELETE', '/requests');
 			expect((await t.trigger('activate')).runs).toEqual([]);
 			expect(await ctx.requests()).toEqual([]);
@@ -316,7 +427,8 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 });
 
 describe('each change runs once, whatever the service sends and the user does', () => {
-	const setStatus = async (id: string, status: string) => expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
+	const setStatus = async (id: string, status: string) =>
+		expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
 
 	it('status changes delivered and run, then a restart: none runs again, whichever order.updated shape the service sends', async () => {
 		const t = trigger();
@@ -336,7 +448,12 @@ describe('each change runs once, whatever the service sends and the user does', 
 		const read = jsonOf(runs[0]?.workflowData?.[0] ?? []);
 		// The read reports them again (orders created since the cursor show their status change on either profile)…
 		const reached = (e: IDataObject) => changeKey(e.type, e.data, true);
-		expect(read.filter((e) => e.type === 'order.updated').map(reached).sort()).toEqual(updates.map(reached).sort());
+		expect(
+			read
+				.filter((e) => e.type === 'order.updated')
+				.map(reached)
+				.sort(),
+		).toEqual(updates.map(reached).sort());
 		// …and each is found claimed by its delivery.
 		expect(await restarted.run(runs[0])).toEqual([]);
 	});
@@ -360,14 +477,18 @@ describe('each change runs once, whatever the service sends and the user does', 
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
 		const reached = (e: IDataObject) => changeKey(e.type, e.data, true);
-		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map(reached).sort()).toEqual(lost.map(reached).sort());
+		expect(
+			jsonOf(runs[0].workflowData?.[0] ?? [])
+				.map(reached)
+				.sort(),
+		).toEqual(lost.map(reached).sort());
 		expect(jsonOf(await t.run(runs[0]))).toHaveLength(5);
 		for (const event of [delivered, ...lost]) expect(await deliverAndRun(t, event)).toEqual([]); // the late retries
 		expect(await active.tick()).toHaveLength(1);
 		await t.close();
 	}, 30_000);
 
-	it("a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again", async () => {
+	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
 		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
@@ -380,7 +501,9 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await sleep(50); // the reading's end, just after its log line
 		const again = await active.tick();
 		expect(again).toHaveLength(2);
-		expect(jsonOf(again[1].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data, true))).toEqual([changeKey(lost.type, lost.data, true)]);
+		expect(
+			jsonOf(again[1].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data, true)),
+		).toEqual([changeKey(lost.type, lost.data, true)]);
 		const worker = t.worker();
 		expect(await worker.run(again[1])).toHaveLength(1); // a queue worker ran it: this process's memory never saw the claim
 		t.settle(again[1], worker.lastExecution()!);
@@ -401,10 +524,19 @@ describe('each change runs once, whatever the service sends and the user does', 
 			await setStatus(id, 'shipped');
 			// The service retries both a while later (after an outage): each event as it was, created two minutes ago.
 			const old = new Date(Date.now() - 120_000).toISOString();
-			const [toProcessing, toShipped] = eventsSince(from).map((e): IDataObject => ({ ...e, created_at: old }));
+			const [toProcessing, toShipped] = eventsSince(from).map(
+				(e): IDataObject => ({ ...e, created_at: old }),
+			);
 			const stale = jsonOf(await deliverAndRun(t, toProcessing));
 			if (leaveOut) expect(stale).toEqual([]);
-			else expect(stale).toEqual([expect.objectContaining({ id: toProcessing.id, superseded: true, current_status: 'shipped' })]);
+			else
+				expect(stale).toEqual([
+					expect.objectContaining({
+						id: toProcessing.id,
+						superseded: true,
+						current_status: 'shipped',
+					}),
+				]);
 			const current = jsonOf(await deliverAndRun(t, toShipped));
 			expect(current).toHaveLength(1);
 			expect(current[0].superseded).toBeUndefined();
@@ -421,13 +553,21 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await ctx.admin('DELETE', '/requests');
 		const { runs } = await widened.trigger('update');
 		expect(runs).toEqual([]);
-		expect(Object.keys(widened.staticData().catchUpFloors as IDataObject).sort()).toEqual(['order.created', 'product.created']);
+		expect(Object.keys(widened.staticData().catchUpFloors as IDataObject).sort()).toEqual([
+			'order.created',
+			'product.created',
+		]);
 		const order = await checkout();
 		const after = await widened.trigger('init');
-		expect(jsonOf(await widened.run(after.runs[0])).map((e) => [e.type, (e.data as IDataObject).order_id])).toEqual([['order.created', order.id ?? order.order_id]]);
+		expect(
+			jsonOf(await widened.run(after.runs[0])).map((e) => [
+				e.type,
+				(e.data as IDataObject).order_id,
+			]),
+		).toEqual([['order.created', order.id ?? order.order_id]]);
 	});
 
-	it('version 1.4 reconciles on n8n\'s schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again', async () => {
+	it("version 1.4 reconciles on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
 		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		expect(active.schedule).toEqual({ expression: '*/15 * * * * *' });
@@ -440,7 +580,9 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await sleep(7_600);
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
-		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(lost.type, lost.data)]);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
+			changeKey(lost.type, lost.data),
+		]);
 		expect(jsonOf(await t.run(runs[0]))).toHaveLength(1);
 		// The next reading starts nothing; the lost delivery arriving late runs nothing.
 		expect(await active.tick()).toHaveLength(1);
@@ -459,7 +601,9 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await sleep(7_600);
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
-		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([changeKey(lost.type, lost.data)]);
+		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
+			changeKey(lost.type, lost.data),
+		]);
 		await t.close();
 	}, 30_000);
 
@@ -480,20 +624,37 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('the default schedule: every 5 minutes from version 1.4, none in 1.3 unless the option is set', async () => {
-		expect((await trigger(1.4).trigger('activate')).schedule).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/) });
+		expect((await trigger(1.4).trigger('activate')).schedule).toMatchObject({
+			expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/),
+		});
 		expect((await trigger(1.3).trigger('activate')).schedule).toBeUndefined();
-		expect((await trigger(1.3, { reconcileEveryMinutes: 15 }).trigger('activate')).schedule).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
-		expect((await trigger(1.4, { reconcileEveryMinutes: 0 }).trigger('activate')).schedule).toBeUndefined();
+		expect(
+			(await trigger(1.3, { reconcileEveryMinutes: 15 }).trigger('activate')).schedule,
+		).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
+		expect(
+			(await trigger(1.4, { reconcileEveryMinutes: 0 }).trigger('activate')).schedule,
+		).toBeUndefined();
 	});
 
 	it('a wrong API key at an activation by hand fails it with the reason, within seconds', async () => {
-		const t = createTriggerHarness({ nodeType: new StorefrontTrigger(), typeVersion: 1.3, parameters: { events: ['*'], options: {} } as never, credentials: { ...ctx.credentials, apiKey: 'sf_revoked', webhookSecret: SECRET } as never });
-		await expect(t.trigger('activate')).rejects.toMatchObject({ message: expect.stringContaining('401') });
+		const t = createTriggerHarness({
+			nodeType: new StorefrontTrigger(),
+			typeVersion: 1.3,
+			parameters: { events: ['*'], options: {} } as never,
+			credentials: { ...ctx.credentials, apiKey: 'sf_revoked', webhookSecret: SECRET } as never,
+		});
+		await expect(t.trigger('activate')).rejects.toMatchObject({
+			message: expect.stringContaining('401'),
+		});
 	});
 });
 
 describe('refused deliveries are reported, within bounds', () => {
-	const forged = () => signed({ id: 'evt_forged', type: 'order.created', created_at: new Date().toISOString(), data: {} }, 'whsec_wrong');
+	const forged = () =>
+		signed(
+			{ id: 'evt_forged', type: 'order.created', created_at: new Date().toISOString(), data: {} },
+			'whsec_wrong',
+		);
 
 	it('version 1.3: the first refusal starts a run that fails with the reason and what to do; the answer stays 401', async () => {
 		const t = trigger();
@@ -524,7 +685,9 @@ describe('refused deliveries are reported, within bounds', () => {
 	});
 
 	it(`bounds: a warning at most every ${WARNING_EVERY_MS / 1000} s with the count since the last, a failed run at most every ${FAILED_EXECUTION_EVERY_MS / 60_000} minutes (3 an hour)`, () => {
-		const reports = Array.from({ length: 3600 }, (_, second) => noteRefusal('wf-bounds:node', 1_000_000 + second * 1000));
+		const reports = Array.from({ length: 3600 }, (_, second) =>
+			noteRefusal('wf-bounds:node', 1_000_000 + second * 1000),
+		);
 		expect(reports.filter((r) => r.execution)).toHaveLength(3);
 		expect(reports.filter((r) => r.warn > 0)).toHaveLength(60);
 		expect(reports[60].warn).toBe(60);

@@ -27,7 +27,8 @@ async function startReceiver(node: TriggerHarness) {
 				(outcome) => {
 					received.push({ outcome, headers: req.headers });
 					const status = outcome.status ?? 200;
-					const answer = outcome.status === undefined ? outcome.result.webhookResponse : outcome.body;
+					const answer =
+						outcome.status === undefined ? outcome.result.webhookResponse : outcome.body;
 					res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
 				},
 				(error: Error) => res.writeHead(500).end(error.message),
@@ -50,7 +51,10 @@ describe('Storefront Trigger with the sandbox', () => {
 	beforeAll(async () => {
 		const node = createTriggerHarness({
 			nodeType: new StorefrontTrigger(),
-			parameters: { events: ['*'], options: { dropDuplicates: true, rejectOlderThanMinutes: 5 } } as never,
+			parameters: {
+				events: ['*'],
+				options: { dropDuplicates: true, rejectOlderThanMinutes: 5 },
+			} as never,
 			credentials: { webhookSecret: 'whsec_demo' },
 		});
 		receiver = await startReceiver(node);
@@ -69,21 +73,35 @@ describe('Storefront Trigger with the sandbox', () => {
 		const order = (await sb.admin('POST', '/simulate/checkout', {})).body;
 		expect(order.id).toBeDefined();
 		expect((await sb.admin('POST', '/simulate/payment', { order_id: order.id })).status).toBe(200);
-		expect((await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status).toBe(200);
-		expect((await api(sb, 'POST', '/products', { name: 'Receiver test mug', price: 12.5, stock: 20 })).status).toBe(201);
+		expect(
+			(await api(sb, 'PUT', `/orders/${order.id}/status`, { status: 'processing' })).status,
+		).toBe(200);
+		expect(
+			(await api(sb, 'POST', '/products', { name: 'Receiver test mug', price: 12.5, stock: 20 }))
+				.status,
+		).toBe(201);
 		const product = [...sb.state.products.values()].find((p) => p.stock > 10)!;
-		expect((await sb.admin('POST', '/simulate/stock', { product_id: product.id, stock: 1 })).status).toBe(200);
+		expect(
+			(await sb.admin('POST', '/simulate/stock', { product_id: product.id, stock: 1 })).status,
+		).toBe(200);
 		await sb.idle();
 
 		const emitted = sb.events;
-		expect(new Set(emitted.map((e) => e.type))).toEqual(new Set(EVENT_KINDS.map((kind) => kind.value)));
+		expect(new Set(emitted.map((e) => e.type))).toEqual(
+			new Set(EVENT_KINDS.map((kind) => kind.value)),
+		);
 
 		const items = receiver.received.flatMap(({ outcome }) => outcome.items);
 		expect(items).toHaveLength(emitted.length);
 		for (const emittedEvent of emitted) {
 			const matching = items.filter((item) => item.id === emittedEvent.id);
 			expect(matching).toEqual([
-				{ id: emittedEvent.id, type: emittedEvent.type, created_at: emittedEvent.created_at, data: emittedEvent.data },
+				{
+					id: emittedEvent.id,
+					type: emittedEvent.type,
+					created_at: emittedEvent.created_at,
+					data: emittedEvent.data,
+				},
 			]);
 		}
 		for (const delivery of sb.deliveries) {
@@ -96,7 +114,10 @@ describe('Storefront Trigger with the sandbox', () => {
 
 	it('refuses deliveries signed with another secret: 401, retried, never an item', async () => {
 		const before = receiver.received.length;
-		expect((await sb.admin('PUT', '/webhook', { url: receiver.url, secret: 'whsec_rotated_elsewhere' })).status).toBe(200);
+		expect(
+			(await sb.admin('PUT', '/webhook', { url: receiver.url, secret: 'whsec_rotated_elsewhere' }))
+				.status,
+		).toBe(200);
 		try {
 			await sb.admin('POST', '/simulate/checkout', {});
 			await sb.idle();

@@ -10,12 +10,30 @@
 // Asserted in every schedule: every event runs at least once (a claim never loses an event). Counted: schedules in
 // which a copy ran twice — for the claim with its lock, for the claim without it (what happens when the lock cannot be
 // had) and for a single check-and-record call (what n8n's Remove Duplicates node does).
-import { claimShared, claimValues, storeOver, type SharedStore } from '../../nodes/shared/claims/sharedClaims';
-import { acquireLock, LEASE_MS, MAX_WAIT_MS, type LockTiming, type StoreRow } from '../../nodes/shared/claims/claimLock';
+import {
+	claimShared,
+	claimValues,
+	storeOver,
+	type SharedStore,
+} from '../../nodes/shared/claims/sharedClaims';
+import {
+	acquireLock,
+	LEASE_MS,
+	MAX_WAIT_MS,
+	type LockTiming,
+	type StoreRow,
+} from '../../nodes/shared/claims/claimLock';
 import { InMemoryDeduplicator } from '../helpers/deduplication';
 
 const workflow = { id: 'wf-schedules', active: true };
-const node = { id: 'trigger', name: 'Storefront Trigger', type: 'storefrontTrigger', typeVersion: 1.2, position: [0, 0] as [number, number], parameters: {} };
+const node = {
+	id: 'trigger',
+	name: 'Storefront Trigger',
+	type: 'storefrontTrigger',
+	typeVersion: 1.2,
+	position: [0, 0] as [number, number],
+	parameters: {},
+};
 const NODE_ROW = `${workflow.id}|n:${node.id}`;
 const WORKFLOW_ROW = `${workflow.id}|`;
 
@@ -24,8 +42,14 @@ function rowOf(store: InMemoryDeduplicator, scope: 'node' | 'workflow'): StoreRo
 	const options = { mode: 'entries' as const, maxEntries: scope === 'node' ? 100_000 : undefined };
 	return {
 		count: async () => await store.getProcessedDataCount(scope, { workflow, node }),
-		record: async (values) => new Set((await store.checkProcessedAndRecord(values, scope, { workflow, node }, options)).processed.map(String)),
-		remove: async (values) => await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
+		record: async (values) =>
+			new Set(
+				(
+					await store.checkProcessedAndRecord(values, scope, { workflow, node }, options)
+				).processed.map(String),
+			),
+		remove: async (values) =>
+			await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
 		clear: async () => await store.clearAllProcessedItems(scope, { workflow, node }),
 	};
 }
@@ -44,11 +68,17 @@ type Kind = 'locked' | 'unlocked';
 /** A new simulated n8n process's claim store: its own batching and lock state, the shared rows. */
 function processStore(store: InMemoryDeduplicator, kind: Kind, timing?: LockTiming): SharedStore {
 	const name = `process-${++processes}`;
-	return storeOver(name, { data: rowOf(store, 'node'), lock: kind === 'locked' ? rowOf(store, 'workflow') : unavailable, lockKey: name, timing });
+	return storeOver(name, {
+		data: rowOf(store, 'node'),
+		lock: kind === 'locked' ? rowOf(store, 'workflow') : unavailable,
+		lockKey: name,
+		timing,
+	});
 }
 
 /** A single check-and-record of the event id: what the Remove Duplicates node does for each item. */
-const singleCheck = async (store: SharedStore, id: string) => !(await store.record([`event:${id}`])).had.has(`event:${id}`);
+const singleCheck = async (store: SharedStore, id: string) =>
+	!(await store.record([`event:${id}`])).had.has(`event:${id}`);
 
 /** mulberry32: a small seeded generator, so a failing schedule can be replayed from its seed. */
 function seeded(seed: number) {
@@ -92,13 +122,18 @@ async function playOut<T>(
 		// A read is paused synchronously inside the actor's call, so `current` names its actor; its write follows it.
 		if (step === 'read') actorOf.set(call, current);
 		const actor = actorOf.get(call) as number;
-		return new Promise<void>((go) => pending.push({ actor, step, due: timing(actor, step, now, 0), go }));
+		return new Promise<void>((go) =>
+			pending.push({ actor, step, due: timing(actor, step, now, 0), go }),
+		);
 	};
 	// Only the actor let go last runs until it pauses again, so `current` names the one that waits.
 	const clock: LockTiming = {
 		now: () => now,
 		random,
-		sleep: async (ms) => await new Promise<void>((go) => pending.push({ actor: current, step: 'sleep', due: timing(current, 'sleep', now, ms), go })),
+		sleep: async (ms) =>
+			await new Promise<void>((go) =>
+				pending.push({ actor: current, step: 'sleep', due: timing(current, 'sleep', now, ms), go }),
+			),
 	};
 	const results: T[] = [];
 	let done = 0;
@@ -163,7 +198,8 @@ function scheduler(model: Model, random: () => number) {
 	const choose =
 		model === 'any order'
 			? (pending: Pending[]) => Math.floor(random() * pending.length)
-			: (pending: Pending[]) => pending.reduce((best, p, i) => (p.due < pending[best].due ? i : best), 0);
+			: (pending: Pending[]) =>
+					pending.reduce((best, p, i) => (p.due < pending[best].due ? i : best), 0);
 	return { choose, timing };
 }
 
@@ -175,12 +211,20 @@ const CHECKS: Record<string, { check: Check; kind: Kind }> = {
 };
 
 /** A process claiming `count` events of its own, one after the other; resolves to how many ran. */
-const claimsOwn = (store: InMemoryDeduplicator, { check, kind }: (typeof CHECKS)[string], prefix: string, count: number) => async (clock: LockTiming) => {
-	const shared = processStore(store, kind, clock);
-	let ran = 0;
-	for (let i = 0; i < count; i++) if (await check(shared, `evt_${prefix}_${i}`, `token_${prefix}_${i}`)) ran++;
-	return ran;
-};
+const claimsOwn =
+	(
+		store: InMemoryDeduplicator,
+		{ check, kind }: (typeof CHECKS)[string],
+		prefix: string,
+		count: number,
+	) =>
+	async (clock: LockTiming) => {
+		const shared = processStore(store, kind, clock);
+		let ran = 0;
+		for (let i = 0; i < count; i++)
+			if (await check(shared, `evt_${prefix}_${i}`, `token_${prefix}_${i}`)) ran++;
+		return ran;
+	};
 
 /** A store whose node row exists already (the trigger has run before): its very first insert is a test of its own. */
 function existingStore() {
@@ -193,12 +237,28 @@ function existingStore() {
  * `copies` processes each run one copy of event E at once; one more process claims `others` other events meanwhile.
  * Returns how many copies of E ran, and whether every other event ran.
  */
-async function sameMoment(how: (typeof CHECKS)[string], model: Model, seed: number, copies: number, others: number) {
+async function sameMoment(
+	how: (typeof CHECKS)[string],
+	model: Model,
+	seed: number,
+	copies: number,
+	others: number,
+) {
 	const store = existingStore();
 	const random = seeded(seed);
 	const { choose, timing } = scheduler(model, random);
-	const actors = Array.from({ length: copies }, (_, i) => async (clock: LockTiming) => await how.check(processStore(store, how.kind, clock), 'evt_E', `token_${i}`));
-	const results = await playOut<boolean | number>(store, [...actors, claimsOwn(store, how, 'other', others)], choose, timing, random);
+	const actors = Array.from(
+		{ length: copies },
+		(_, i) => async (clock: LockTiming) =>
+			await how.check(processStore(store, how.kind, clock), 'evt_E', `token_${i}`),
+	);
+	const results = await playOut<boolean | number>(
+		store,
+		[...actors, claimsOwn(store, how, 'other', others)],
+		choose,
+		timing,
+		random,
+	);
 	const ranE = results.slice(0, copies).filter((r) => r === true).length;
 	return { ranE, othersRan: results[copies] === others };
 }
@@ -208,15 +268,36 @@ async function sameMoment(how: (typeof CHECKS)[string], model: Model, seed: numb
  * same time. Once all of that is done, E is redelivered to a new process. Returns how often E ran (2: the claim was
  * gone) and whether every other event ran once.
  */
-async function erased(how: (typeof CHECKS)[string], model: Model, seed: number, busy: number, others: number) {
+async function erased(
+	how: (typeof CHECKS)[string],
+	model: Model,
+	seed: number,
+	busy: number,
+	others: number,
+) {
 	const store = existingStore();
 	const random = seeded(seed);
 	const { choose, timing } = scheduler(model, random);
-	const first = async (clock: LockTiming) => ((await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_first')) ? 1 : 0);
-	const bystanders = Array.from({ length: busy }, (_, i) => claimsOwn(store, how, `busy${i}`, others));
+	const first = async (clock: LockTiming) =>
+		(await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_first')) ? 1 : 0;
+	const bystanders = Array.from({ length: busy }, (_, i) =>
+		claimsOwn(store, how, `busy${i}`, others),
+	);
 	const results = await playOut<number>(store, [first, ...bystanders], choose, timing, random);
-	const [later] = await playOut<boolean>(store, [async (clock) => await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_later')], choose, timing, random);
-	return { ranE: results[0] + (later ? 1 : 0), othersRan: results.slice(1).every((n) => n === others) };
+	const [later] = await playOut<boolean>(
+		store,
+		[
+			async (clock) =>
+				await how.check(processStore(store, how.kind, clock), 'evt_E', 'token_later'),
+		],
+		choose,
+		timing,
+		random,
+	);
+	return {
+		ranE: results[0] + (later ? 1 : 0),
+		othersRan: results.slice(1).every((n) => n === others),
+	};
 }
 
 const SCHEDULES = 1000;
@@ -225,13 +306,23 @@ const SCHEDULES = 1000;
  * Plays SCHEDULES seeded schedules for each way of checking; asserts in each that event E ran at least once and every
  * other event ran. Resolves to the number of schedules in which E ran more than once, per way.
  */
-async function ranTwice(play: (how: (typeof CHECKS)[string], seed: number) => Promise<{ ranE: number; othersRan: boolean }>) {
+async function ranTwice(
+	play: (
+		how: (typeof CHECKS)[string],
+		seed: number,
+	) => Promise<{ ranE: number; othersRan: boolean }>,
+) {
 	const twice: Record<string, number> = {};
 	for (const [name, how] of Object.entries(CHECKS)) {
 		twice[name] = 0;
 		for (let seed = 1; seed <= SCHEDULES; seed++) {
 			const result = await play(how, seed);
-			expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({ name, seed, ranE: true, othersRan: true });
+			expect({ name, seed, ranE: result.ranE >= 1, othersRan: result.othersRan }).toEqual({
+				name,
+				seed,
+				ranE: true,
+				othersRan: true,
+			});
 			if (result.ranE > 1) twice[name]++;
 		}
 	}
@@ -245,29 +336,39 @@ describe.each([
 	{ model: 'timed' as const, copies: 2, others: 0 },
 	{ model: 'timed' as const, copies: 2, others: 3 },
 	{ model: 'timed' as const, copies: 3, others: 2 },
-])('at the same moment, in $model: $copies copies of an event, another process claiming $others other events', ({ model, copies, others }) => {
-	it(`with its lock the claim runs the event exactly once; without it, never less than once (${SCHEDULES} schedules)`, async () => {
-		const twice = await ranTwice((how, seed) => sameMoment(how, model, seed, copies, others));
-		console.log(`same moment, ${model}, ${copies} copies + ${others} other events, ${SCHEDULES} schedules — a copy ran twice: ${JSON.stringify(twice)}`);
-		expect(twice['the claim with its lock']).toBe(0);
-		expect(twice['the claim without the lock']).toBeLessThan(twice['a single check']);
-	}, 300_000);
-});
+])(
+	'at the same moment, in $model: $copies copies of an event, another process claiming $others other events',
+	({ model, copies, others }) => {
+		it(`with its lock the claim runs the event exactly once; without it, never less than once (${SCHEDULES} schedules)`, async () => {
+			const twice = await ranTwice((how, seed) => sameMoment(how, model, seed, copies, others));
+			console.log(
+				`same moment, ${model}, ${copies} copies + ${others} other events, ${SCHEDULES} schedules — a copy ran twice: ${JSON.stringify(twice)}`,
+			);
+			expect(twice['the claim with its lock']).toBe(0);
+			expect(twice['the claim without the lock']).toBeLessThan(twice['a single check']);
+		}, 300_000);
+	},
+);
 
 describe.each([
 	{ model: 'any order' as const, busy: 1, others: 3 },
 	{ model: 'any order' as const, busy: 2, others: 3 },
 	{ model: 'timed' as const, busy: 1, others: 5 },
 	{ model: 'timed' as const, busy: 2, others: 5 },
-])('erased claims, in $model: an event claimed while $busy other processes each claim $others events, redelivered once all is done', ({ model, busy, others }) => {
-	it(`with its lock the redelivery always finds the claim (${SCHEDULES} schedules); without it, it does not always`, async () => {
-		const twice = await ranTwice((how, seed) => erased(how, model, seed, busy, others));
-		console.log(`erased claims, ${model}, ${busy} busy processes × ${others} events, ${SCHEDULES} schedules — the redelivery ran again: ${JSON.stringify(twice)}`);
-		expect(twice['the claim with its lock']).toBe(0);
-		// The model shows the loss it is about: without a lock, claims are erased.
-		expect(twice['the claim without the lock']).toBeGreaterThan(0);
-	}, 300_000);
-});
+])(
+	'erased claims, in $model: an event claimed while $busy other processes each claim $others events, redelivered once all is done',
+	({ model, busy, others }) => {
+		it(`with its lock the redelivery always finds the claim (${SCHEDULES} schedules); without it, it does not always`, async () => {
+			const twice = await ranTwice((how, seed) => erased(how, model, seed, busy, others));
+			console.log(
+				`erased claims, ${model}, ${busy} busy processes × ${others} events, ${SCHEDULES} schedules — the redelivery ran again: ${JSON.stringify(twice)}`,
+			);
+			expect(twice['the claim with its lock']).toBe(0);
+			// The model shows the loss it is about: without a lock, claims are erased.
+			expect(twice['the claim without the lock']).toBeGreaterThan(0);
+		}, 300_000);
+	},
+);
 
 describe('the claim, step by step', () => {
 	it.each<Kind>(['locked', 'unlocked'])(
@@ -278,7 +379,10 @@ describe('the claim, step by step', () => {
 			const store = existingStore();
 			const shared = processStore(store, kind);
 			const inFlight = claimShared(shared, 'order.created/ord_0', 'other');
-			const ran = await Promise.all([claimShared(shared, 'order.created/ord_1', 'catch-up'), claimShared(shared, 'order.created/ord_1', 'delivery')]);
+			const ran = await Promise.all([
+				claimShared(shared, 'order.created/ord_1', 'catch-up'),
+				claimShared(shared, 'order.created/ord_1', 'delivery'),
+			]);
 			expect(await inFlight).toBe(true);
 			expect(ran.filter(Boolean)).toHaveLength(1);
 		},
@@ -290,7 +394,10 @@ describe('the claim, step by step', () => {
 		expect(await claimShared(shared, 'evt_1', 'a')).toBe(true);
 		expect(await claimShared(shared, 'evt_1', 'b')).toBe(false);
 		const values = claimValues('evt_1', 'a');
-		expect(await shared.record([values.event, values.delivery, values.run])).toEqual({ had: new Set([values.event]), exclusive: true });
+		expect(await shared.record([values.event, values.delivery, values.run])).toEqual({
+			had: new Set([values.event]),
+			exclusive: true,
+		});
 		expect(store.rows.get(NODE_ROW)).toHaveLength(3);
 		// The lock is released once no more calls come (just after the answer): no workflow row is left behind.
 		await new Promise((resolve) => setTimeout(resolve, 50));
@@ -302,7 +409,9 @@ describe('the claim, step by step', () => {
 		const shared = processStore(store, 'unlocked');
 		expect(await claimShared(shared, 'evt_2', 'a')).toBe(true);
 		const values = claimValues('evt_2', 'a');
-		expect((await shared.record([values.event, values.delivery, values.run])).had).toEqual(new Set([values.event, values.delivery, values.run]));
+		expect((await shared.record([values.event, values.delivery, values.run])).had).toEqual(
+			new Set([values.event, values.delivery, values.run]),
+		);
 		// Another process's write replaces the row with an older copy that has the run marker but not the event:
 		// in n8n that is a whole-row write based on a read taken between the claim's last two calls.
 		const row = store.rows.get(NODE_ROW) as string[];
@@ -326,7 +435,11 @@ describe('the claim, step by step', () => {
 				return await row.count();
 			},
 		};
-		const shared = storeOver(`process-${++processes}`, { data: counted, lock: unavailable, lockKey: 'reads' });
+		const shared = storeOver(`process-${++processes}`, {
+			data: counted,
+			lock: unavailable,
+			lockKey: 'reads',
+		});
 		await Promise.all(Array.from({ length: 50 }, async () => await shared.readRow()));
 		expect(reads).toBe(1);
 		// Once it has ended, the next read is a new one: nobody waits on an answer older than their call.
@@ -338,7 +451,12 @@ describe('the claim, step by step', () => {
 
 /** A clock the test moves by hand: waits resolve at once and move it on. */
 function manualClock(random = seeded(7)) {
-	const clock = { t: 0, now: () => clock.t, random, sleep: async (ms: number) => void (clock.t += ms) };
+	const clock = {
+		t: 0,
+		now: () => clock.t,
+		random,
+		sleep: async (ms: number) => void (clock.t += ms),
+	};
 	return clock;
 }
 
@@ -351,7 +469,10 @@ describe('the lock', () => {
 		// The holder dies: its row stays. Another process claims.
 		const before = clock.t;
 		const shared = processStore(store, 'locked', clock);
-		expect(await shared.record(['event:evt_after_crash'])).toEqual({ had: new Set(), exclusive: true });
+		expect(await shared.record(['event:evt_after_crash'])).toEqual({
+			had: new Set(),
+			exclusive: true,
+		});
 		const waited = clock.t - before;
 		expect(waited).toBeGreaterThanOrEqual(LEASE_MS);
 		expect(waited).toBeLessThan(LEASE_MS * 1.5 + 100);
@@ -373,7 +494,7 @@ describe('the lock', () => {
 		expect(counts).toBeLessThan(250);
 	});
 
-	it('where the database answers slowly, the lease grows with it: 20 of the waiter\'s own counts at least', async () => {
+	it("where the database answers slowly, the lease grows with it: 20 of the waiter's own counts at least", async () => {
 		const store = existingStore();
 		const clock = manualClock();
 		const row = rowOf(store, 'workflow');
@@ -419,13 +540,26 @@ describe('the lock', () => {
 		const clock = manualClock();
 		const row = rowOf(store, 'workflow');
 		let takings = 0;
-		const counted: StoreRow = { ...row, record: async (values) => ((takings += values.length > 1 ? 1 : 0), await row.record(values)) };
+		const counted: StoreRow = {
+			...row,
+			record: async (values) => ((takings += values.length > 1 ? 1 : 0), await row.record(values)),
+		};
 		let batches = 0;
 		const data = rowOf(store, 'node');
-		const countingData: StoreRow = { ...data, record: async (values) => (batches++, await data.record(values)) };
-		const counting = storeOver('process-keeps-lock', { data: countingData, lock: counted, lockKey: 'process-keeps-lock', timing: clock });
+		const countingData: StoreRow = {
+			...data,
+			record: async (values) => (batches++, await data.record(values)),
+		};
+		const counting = storeOver('process-keeps-lock', {
+			data: countingData,
+			lock: counted,
+			lockKey: 'process-keeps-lock',
+			timing: clock,
+		});
 		// 30 runs claim at once: the first call goes alone, the other 29 queue up behind it as one batch.
-		const ran = await Promise.all(Array.from({ length: 30 }, (_, i) => claimShared(counting, `evt_load_${i}`, `t${i}`)));
+		const ran = await Promise.all(
+			Array.from({ length: 30 }, (_, i) => claimShared(counting, `evt_load_${i}`, `t${i}`)),
+		);
 		expect(ran.every(Boolean)).toBe(true);
 		expect(batches).toBeGreaterThan(1);
 		expect(takings).toBe(1);
@@ -451,17 +585,20 @@ describe('the lock', () => {
 		['many values (a Remove Duplicates node with scope Workflow)', 40, undefined],
 		['as many values as a holder (3), unchanged for a lease', 3, undefined],
 		['saved in another mode ("latestIncrementalKey")', 0, 'latestIncrementalKey'],
-	])("the workflow row is another node's, %s: left as it was, claims go on without the lock", async (_label, size, mode) => {
-		const store = existingStore();
-		const foreign = Array.from({ length: size }, (_, i) => `foreign-${i}`);
-		store.rows.set(WORKFLOW_ROW, [...foreign]);
-		if (mode) store.otherModes.set(WORKFLOW_ROW, mode);
-		const clock = manualClock();
-		const shared = processStore(store, 'locked', clock);
-		expect(await claimShared(shared, 'evt_foreign', 'a')).toBe(true);
-		expect(await claimShared(shared, 'evt_foreign', 'b')).toBe(false);
-		expect(store.rows.get(WORKFLOW_ROW)).toEqual(foreign);
-		// The unlocked claim ran: its run marker is in the node's row.
-		expect((await shared.record([claimValues('evt_foreign', 'a').run])).had.size).toBe(1);
-	});
+	])(
+		"the workflow row is another node's, %s: left as it was, claims go on without the lock",
+		async (_label, size, mode) => {
+			const store = existingStore();
+			const foreign = Array.from({ length: size }, (_, i) => `foreign-${i}`);
+			store.rows.set(WORKFLOW_ROW, [...foreign]);
+			if (mode) store.otherModes.set(WORKFLOW_ROW, mode);
+			const clock = manualClock();
+			const shared = processStore(store, 'locked', clock);
+			expect(await claimShared(shared, 'evt_foreign', 'a')).toBe(true);
+			expect(await claimShared(shared, 'evt_foreign', 'b')).toBe(false);
+			expect(store.rows.get(WORKFLOW_ROW)).toEqual(foreign);
+			// The unlocked claim ran: its run marker is in the node's row.
+			expect((await shared.record([claimValues('evt_foreign', 'a').run])).had.size).toBe(1);
+		},
+	);
 });

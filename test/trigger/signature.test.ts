@@ -14,7 +14,8 @@ const OPENSSL_BODY = Buffer.from(
 );
 const OPENSSL_DIGEST = '45fdeb52534dffb0058a99f422f315e8610152d33c67989cb20812c38c9d8e7e';
 
-const hmacHex = (key: string, body: Buffer | string) => createHmac('sha256', key).update(body).digest('hex');
+const hmacHex = (key: string, body: Buffer | string) =>
+	createHmac('sha256', key).update(body).digest('hex');
 const header = (hex: string) => `sha256=${hex}`;
 
 describe('verifySignature: genuine signatures', () => {
@@ -29,7 +30,9 @@ describe('verifySignature: genuine signatures', () => {
 	});
 
 	it('accepts upper-case and mixed-case hex', () => {
-		expect(verifySignature(OPENSSL_BODY, header(OPENSSL_DIGEST.toUpperCase()), SECRET).valid).toBe(true);
+		expect(verifySignature(OPENSSL_BODY, header(OPENSSL_DIGEST.toUpperCase()), SECRET).valid).toBe(
+			true,
+		);
 		const mixed = [...OPENSSL_DIGEST].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
 		expect(verifySignature(OPENSSL_BODY, header(mixed), SECRET).valid).toBe(true);
 	});
@@ -66,12 +69,18 @@ describe('verifySignature: forgeries', () => {
 	});
 
 	it('rejects two signature headers even if one is right', () => {
-		expect(verifySignature(OPENSSL_BODY, [good, good], SECRET)).toEqual({ valid: false, reason: 'multiple_headers' });
+		expect(verifySignature(OPENSSL_BODY, [good, good], SECRET)).toEqual({
+			valid: false,
+			reason: 'multiple_headers',
+		});
 	});
 
 	it('rejects a signature made with another secret', () => {
 		const forged = header(hmacHex('whsec_attacker', OPENSSL_BODY));
-		expect(verifySignature(OPENSSL_BODY, forged, SECRET)).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(OPENSSL_BODY, forged, SECRET)).toEqual({
+			valid: false,
+			reason: 'mismatch',
+		});
 	});
 
 	it('rejects the body with any single byte changed', () => {
@@ -83,13 +92,18 @@ describe('verifySignature: forgeries', () => {
 	});
 
 	it('rejects a body with one byte appended or removed', () => {
-		expect(verifySignature(Buffer.concat([OPENSSL_BODY, Buffer.from(' ')]), good, SECRET).valid).toBe(false);
+		expect(
+			verifySignature(Buffer.concat([OPENSSL_BODY, Buffer.from(' ')]), good, SECRET).valid,
+		).toBe(false);
 		expect(verifySignature(OPENSSL_BODY.subarray(0, -1), good, SECRET).valid).toBe(false);
 	});
 
 	it('rejects a digest with one hex digit changed', () => {
 		const flipped = (OPENSSL_DIGEST[0] === '4' ? '5' : '4') + OPENSSL_DIGEST.slice(1);
-		expect(verifySignature(OPENSSL_BODY, header(flipped), SECRET)).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(OPENSSL_BODY, header(flipped), SECRET)).toEqual({
+			valid: false,
+			reason: 'mismatch',
+		});
 	});
 
 	it.each([
@@ -102,11 +116,17 @@ describe('verifySignature: forgeries', () => {
 		['non-hex first digit (Buffer.from would decode nothing)', `g${OPENSSL_DIGEST.slice(1)}`],
 		['base64 instead of hex', Buffer.from(OPENSSL_DIGEST, 'hex').toString('base64')],
 		['surrounding spaces', ` ${OPENSSL_DIGEST} `],
-		['a space in the middle (still 64 characters)', `${OPENSSL_DIGEST.slice(0, 31)} ${OPENSSL_DIGEST.slice(32)}`],
+		[
+			'a space in the middle (still 64 characters)',
+			`${OPENSSL_DIGEST.slice(0, 31)} ${OPENSSL_DIGEST.slice(32)}`,
+		],
 		['a non-ASCII character (still 64 characters)', `${OPENSSL_DIGEST.slice(0, 63)}é`],
 		['a 0x prefix (still 64 characters)', `0x${OPENSSL_DIGEST.slice(2)}`],
 	])('rejects a digest that is %s as bad_digest', (_case, hex) => {
-		expect(verifySignature(OPENSSL_BODY, header(hex), SECRET)).toEqual({ valid: false, reason: 'bad_digest' });
+		expect(verifySignature(OPENSSL_BODY, header(hex), SECRET)).toEqual({
+			valid: false,
+			reason: 'bad_digest',
+		});
 	});
 
 	it.each([
@@ -118,7 +138,10 @@ describe('verifySignature: forgeries', () => {
 		['a space before the prefix', ` sha256=${OPENSSL_DIGEST}`],
 		['v1=', `v1=${OPENSSL_DIGEST}`],
 	])('rejects %s as bad_prefix', (_case, value) => {
-		expect(verifySignature(OPENSSL_BODY, value, SECRET)).toEqual({ valid: false, reason: 'bad_prefix' });
+		expect(verifySignature(OPENSSL_BODY, value, SECRET)).toEqual({
+			valid: false,
+			reason: 'bad_prefix',
+		});
 	});
 
 	describe('a signature of the re-serialised JSON when the raw bytes differ', () => {
@@ -127,25 +150,36 @@ describe('verifySignature: forgeries', () => {
 			Array.isArray(value)
 				? value.map(sortKeys)
 				: value !== null && typeof value === 'object'
-					? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]))
+					? Object.fromEntries(
+							Object.keys(value)
+								.sort()
+								.map((key) => [key, sortKeys(value[key])]),
+						)
 					: value;
 		const stringify = (raw: Buffer) => JSON.stringify(JSON.parse(raw.toString('utf8')));
-		const canonical = (raw: Buffer) => JSON.stringify(sortKeys(JSON.parse(raw.toString('utf8')) as Json));
+		const canonical = (raw: Buffer) =>
+			JSON.stringify(sortKeys(JSON.parse(raw.toString('utf8')) as Json));
 		const variants: Array<[string, Buffer, (raw: Buffer) => string]> = [
 			['unicode escapes', OPENSSL_BODY, stringify],
 			[
 				'whitespace',
-				Buffer.from('{ "id": "evt_2", "type": "order.updated",\n  "created_at": "2026-11-22T10:15:00.000Z", "data": {} }'),
+				Buffer.from(
+					'{ "id": "evt_2", "type": "order.updated",\n  "created_at": "2026-11-22T10:15:00.000Z", "data": {} }',
+				),
 				stringify,
 			],
 			[
 				'key order (a sorted-keys canonicaliser)',
-				Buffer.from('{"type":"order.updated","id":"evt_3","data":{"b":1,"a":2},"created_at":"2026-11-22T10:15:00.000Z"}'),
+				Buffer.from(
+					'{"type":"order.updated","id":"evt_3","data":{"b":1,"a":2},"created_at":"2026-11-22T10:15:00.000Z"}',
+				),
 				canonical,
 			],
 			[
 				'number spelling',
-				Buffer.from('{"id":"evt_4","type":"payment.completed","created_at":"2026-11-22T10:15:00.000Z","data":{"amount":1.50}}'),
+				Buffer.from(
+					'{"id":"evt_4","type":"payment.completed","created_at":"2026-11-22T10:15:00.000Z","data":{"amount":1.50}}',
+				),
 				stringify,
 			],
 		];
@@ -164,7 +198,10 @@ describe('verifySignature: forgeries', () => {
 
 	it('fails closed without a secret, even for a signature made with the empty key', () => {
 		const emptyKeySignature = header(hmacHex('', OPENSSL_BODY));
-		expect(verifySignature(OPENSSL_BODY, emptyKeySignature, '')).toEqual({ valid: false, reason: 'missing_secret' });
+		expect(verifySignature(OPENSSL_BODY, emptyKeySignature, '')).toEqual({
+			valid: false,
+			reason: 'missing_secret',
+		});
 		expect(verifySignature(OPENSSL_BODY, emptyKeySignature, undefined)).toEqual({
 			valid: false,
 			reason: 'missing_secret',
@@ -201,12 +238,21 @@ describe('verifySignature: secret rotation (previous secret)', () => {
 	it('refuses the old secret once the previous one is cleared, and any third secret throughout', () => {
 		expect(verifySignature(body, hmac(OLD), NEW)).toEqual({ valid: false, reason: 'mismatch' });
 		expect(verifySignature(body, hmac(OLD), NEW, '')).toEqual({ valid: false, reason: 'mismatch' });
-		expect(verifySignature(body, hmac('whsec_other'), NEW, OLD)).toEqual({ valid: false, reason: 'mismatch' });
+		expect(verifySignature(body, hmac('whsec_other'), NEW, OLD)).toEqual({
+			valid: false,
+			reason: 'mismatch',
+		});
 	});
 
 	it('never uses an empty previous secret, and a previous secret alone verifies nothing', () => {
 		expect(verifySignature(body, hmac(''), NEW, '')).toEqual({ valid: false, reason: 'mismatch' });
-		expect(verifySignature(body, hmac(OLD), '', OLD)).toEqual({ valid: false, reason: 'missing_secret' });
-		expect(verifySignature(body, hmac(OLD), undefined, OLD)).toEqual({ valid: false, reason: 'missing_secret' });
+		expect(verifySignature(body, hmac(OLD), '', OLD)).toEqual({
+			valid: false,
+			reason: 'missing_secret',
+		});
+		expect(verifySignature(body, hmac(OLD), undefined, OLD)).toEqual({
+			valid: false,
+			reason: 'missing_secret',
+		});
 	});
 });

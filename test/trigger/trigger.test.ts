@@ -5,11 +5,21 @@ import type { DeduplicationScope, IExecuteFunctions, INode, INodeType } from 'n8
 import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
-import { rememberEvent, SEEN_EVENT_IDS_LIMIT, SEEN_EVENT_RETENTION_MS } from '../../nodes/StorefrontTrigger/seenEvents';
+import {
+	rememberEvent,
+	SEEN_EVENT_IDS_LIMIT,
+	SEEN_EVENT_RETENTION_MS,
+} from '../../nodes/StorefrontTrigger/seenEvents';
 import { DELIVERY_KEY } from '../../nodes/StorefrontTrigger/options';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { sharedDeduplicator } from '../helpers/deduplication';
-import { createTriggerHarness, WEBHOOK_BASE_URL, type Delivery, type HarnessOptions, type Outcome } from '../helpers/webhook';
+import {
+	createTriggerHarness,
+	WEBHOOK_BASE_URL,
+	type Delivery,
+	type HarnessOptions,
+	type Outcome,
+} from '../helpers/webhook';
 
 const SECRET = 'whsec_trigger_test';
 const ALL_KINDS = EVENT_KINDS.map((kind) => kind.value);
@@ -23,10 +33,36 @@ const sampleData: Record<string, object> = {
 		status: 'pending',
 		items: [{ product_id: 'prod_00001', name: 'Café mug', quantity: 2, price: 29.99 }],
 	},
-	'order.updated': { order_id: 'ord_00042', store_id: 'store_001', status: 'processing', previous_status: 'pending' },
-	'payment.completed': { payment_id: 'pay_1', order_id: 'ord_00042', store_id: 'store_001', amount: 59.98, currency: 'EUR', method: 'card' },
-	'product.created': { product_id: 'prod_00099', store_id: 'store_001', name: 'Tea', sku: 'TEA-1', price: 4.5, stock: 10 },
-	'inventory.low': { product_id: 'prod_00001', store_id: 'store_001', name: 'Café mug', sku: 'MUG-1', stock: 4, threshold: 5 },
+	'order.updated': {
+		order_id: 'ord_00042',
+		store_id: 'store_001',
+		status: 'processing',
+		previous_status: 'pending',
+	},
+	'payment.completed': {
+		payment_id: 'pay_1',
+		order_id: 'ord_00042',
+		store_id: 'store_001',
+		amount: 59.98,
+		currency: 'EUR',
+		method: 'card',
+	},
+	'product.created': {
+		product_id: 'prod_00099',
+		store_id: 'store_001',
+		name: 'Tea',
+		sku: 'TEA-1',
+		price: 4.5,
+		stock: 10,
+	},
+	'inventory.low': {
+		product_id: 'prod_00001',
+		store_id: 'store_001',
+		name: 'Café mug',
+		sku: 'MUG-1',
+		stock: 4,
+		threshold: 5,
+	},
 };
 
 let counter = 0;
@@ -64,12 +100,19 @@ function signed(payload: unknown, extraHeaders: Record<string, string> = {}): De
 function trigger(
 	parameters: Record<string, unknown> = { events: ['*'] },
 	credentials: Record<string, unknown> = { webhookSecret: SECRET },
-	{ nodeType = new StorefrontTrigger(), ...harness }: Partial<Omit<HarnessOptions, 'parameters' | 'credentials'>> = {},
+	{
+		nodeType = new StorefrontTrigger(),
+		...harness
+	}: Partial<Omit<HarnessOptions, 'parameters' | 'credentials'>> = {},
 ) {
 	return createTriggerHarness({
 		nodeType,
 		parameters: parameters as never,
-		credentials: { baseUrl: 'https://api.example.test/v1', apiKey: 'sf_test_key_never_shown', ...credentials } as never,
+		credentials: {
+			baseUrl: 'https://api.example.test/v1',
+			apiKey: 'sf_test_key_never_shown',
+			...credentials,
+		} as never,
 		...harness,
 	});
 }
@@ -85,7 +128,11 @@ function expectNoRun(outcome: Outcome, status: number) {
 	expect(outcome.result).toEqual({ noWebhookResponse: true });
 	expect(outcome.status).toBe(status);
 	expect(outcome.items).toEqual([]);
-	return outcome.body as { received?: boolean; skipped?: string; error?: { code: string; message: string } };
+	return outcome.body as {
+		received?: boolean;
+		skipped?: string;
+		error?: { code: string; message: string };
+	};
 }
 
 describe('description', () => {
@@ -98,7 +145,9 @@ describe('description', () => {
 			group: ['trigger'],
 			inputs: [],
 			credentials: [{ name: 'storefrontApi', required: true }],
-			webhooks: [{ name: 'default', httpMethod: 'POST', path: 'webhook', responseMode: 'onReceived' }],
+			webhooks: [
+				{ name: 'default', httpMethod: 'POST', path: 'webhook', responseMode: 'onReceived' },
+			],
 		});
 	});
 
@@ -131,7 +180,9 @@ describe('verified events', () => {
 	});
 
 	it('passes data of an unknown shape through unchanged', async () => {
-		const payload = event('order.updated', { data: { nested: { list: [1, 'two', null] }, flag: false } });
+		const payload = event('order.updated', {
+			data: { nested: { list: [1, 'two', null] }, flag: false },
+		});
 		expect(expectRan(await trigger().deliver(signed(payload))).data).toEqual(payload.data);
 	});
 
@@ -143,7 +194,8 @@ describe('verified events', () => {
 	it('accepts an upper-case hex signature', async () => {
 		const delivery = signed(event('order.created'));
 		const headers = delivery.headers as Record<string, string>;
-		headers['X-Service-Signature'] = `sha256=${headers['X-Service-Signature'].slice(7).toUpperCase()}`;
+		headers['X-Service-Signature'] =
+			`sha256=${headers['X-Service-Signature'].slice(7).toUpperCase()}`;
 		expectRan(await trigger().deliver(delivery));
 	});
 
@@ -152,7 +204,10 @@ describe('verified events', () => {
 			'{ "id": "evt_raw_1", "type": "product.created", "created_at": "2026-11-22T10:15:00.000Z",\n  "data": {"name": "Caf\\u00e9"} }',
 		);
 		const item = expectRan(
-			await trigger().deliver({ body: raw, headers: { 'x-service-signature': sign(raw), 'content-type': 'application/json' } }),
+			await trigger().deliver({
+				body: raw,
+				headers: { 'x-service-signature': sign(raw), 'content-type': 'application/json' },
+			}),
 		);
 		expect(item).toMatchObject({ id: 'evt_raw_1', data: { name: 'Café' } });
 	});
@@ -199,10 +254,13 @@ describe('event filter', () => {
 
 	it('checks the signature before the filter: an unselected kind with a bad signature is still 401', async () => {
 		const delivery = signed(event('order.updated'));
-		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(delivery.body, 'wrong');
-		expect(expectNoRun(await trigger({ events: ['order.created'] }).deliver(delivery), 401).error?.code).toBe(
-			'invalid_signature',
+		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(
+			delivery.body,
+			'wrong',
 		);
+		expect(
+			expectNoRun(await trigger({ events: ['order.created'] }).deliver(delivery), 401).error?.code,
+		).toBe('invalid_signature');
 	});
 });
 
@@ -217,8 +275,14 @@ describe('rejected deliveries: 401, no run', () => {
 
 	it.each([
 		['no signature header', () => withSignature(undefined)],
-		['a signature made with another secret', () => withSignature(sign(Buffer.from('x'), 'another'))],
-		['the right secret over other bytes', () => withSignature(sign(Buffer.from('{"id":"evt_other"}')))],
+		[
+			'a signature made with another secret',
+			() => withSignature(sign(Buffer.from('x'), 'another')),
+		],
+		[
+			'the right secret over other bytes',
+			() => withSignature(sign(Buffer.from('{"id":"evt_other"}'))),
+		],
 		['no sha256= prefix', () => withSignature(sign(Buffer.from('x')).slice(7))],
 		['a truncated digest', () => withSignature(sign(Buffer.from('x')).slice(0, -2))],
 		['a non-hex digest', () => withSignature(`sha256=${'z'.repeat(64)}`)],
@@ -230,7 +294,9 @@ describe('rejected deliveries: 401, no run', () => {
 
 	it('a body changed in one byte after signing', async () => {
 		const delivery = signed(event('order.created', { data: { total: 10 } }));
-		const tampered = Buffer.from((delivery.body as Buffer).toString('utf8').replace('"total":10', '"total":90'));
+		const tampered = Buffer.from(
+			(delivery.body as Buffer).toString('utf8').replace('"total":10', '"total":90'),
+		);
 		const outcome = await trigger().deliver({ ...delivery, body: tampered });
 		expect(expectNoRun(outcome, 401).error?.code).toBe('invalid_signature');
 	});
@@ -240,7 +306,10 @@ describe('rejected deliveries: 401, no run', () => {
 		const body = Buffer.from(JSON.stringify(payload));
 		for (const webhookSecret of ['', undefined]) {
 			const node = trigger({ events: ['*'] }, { webhookSecret });
-			const outcome = await node.deliver({ body, headers: { 'x-service-signature': sign(body, '') } });
+			const outcome = await node.deliver({
+				body,
+				headers: { 'x-service-signature': sign(body, '') },
+			});
 			expect(expectNoRun(outcome, 401).error?.code).toBe('webhook_secret_missing');
 		}
 	});
@@ -257,16 +326,35 @@ describe('verified but not an event: 400, no run', () => {
 		['an empty body', raw('')],
 		['a JSON array', raw('[{"id":"evt_1","type":"order.created"}]', 'application/json')],
 		['a JSON string', raw('"evt_1"', 'application/json')],
-		['no id', raw('{"type":"order.created","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json')],
-		['no type', raw('{"id":"evt_1","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json')],
+		[
+			'no id',
+			raw(
+				'{"type":"order.created","created_at":"2026-11-22T10:15:00.000Z","data":{}}',
+				'application/json',
+			),
+		],
+		[
+			'no type',
+			raw('{"id":"evt_1","created_at":"2026-11-22T10:15:00.000Z","data":{}}', 'application/json'),
+		],
 		['an empty id', raw('{"id":"","type":"order.created","data":{}}', 'application/json')],
 		['a numeric id', raw('{"id":17,"type":"order.created","data":{}}', 'application/json')],
-		['a form body that n8n parses into an event-shaped object', raw('id=evt_1&type=order.created', 'application/x-www-form-urlencoded')],
+		[
+			'a form body that n8n parses into an event-shaped object',
+			raw('id=evt_1&type=order.created', 'application/x-www-form-urlencoded'),
+		],
 		[
 			'an event with invalid UTF-8 bytes (n8n would decode them into U+FFFD)',
 			(() => {
-				const body = Buffer.concat([Buffer.from('{"id":"evt_utf8","type":"order.created","data":{"name":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
-				return { body, headers: { 'x-service-signature': sign(body), 'content-type': 'application/json' } };
+				const body = Buffer.concat([
+					Buffer.from('{"id":"evt_utf8","type":"order.created","data":{"name":"'),
+					Buffer.from([0xc3, 0x28]),
+					Buffer.from('"}}'),
+				]);
+				return {
+					body,
+					headers: { 'x-service-signature': sign(body), 'content-type': 'application/json' },
+				};
 			})(),
 		],
 	])('%s', async (_case, delivery) => {
@@ -279,17 +367,27 @@ describe('replay window (Reject Events Older Than)', () => {
 	const windowed = () => trigger({ events: ['*'], options: { rejectOlderThanMinutes: 10 } });
 
 	it('runs events inside the window, including a small clock lead of the sender', async () => {
-		expectRan(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(9) }))));
-		expectRan(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-4) }))));
+		expectRan(
+			await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(9) }))),
+		);
+		expectRan(
+			await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-4) }))),
+		);
 	});
 
 	it('refuses an event older than the window', async () => {
-		const body = expectNoRun(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(11) }))), 400);
+		const body = expectNoRun(
+			await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(11) }))),
+			400,
+		);
 		expect(body.error?.code).toBe('event_outside_window');
 	});
 
 	it('refuses an event dated more than the clock-skew allowance in the future', async () => {
-		const body = expectNoRun(await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-6) }))), 400);
+		const body = expectNoRun(
+			await windowed().deliver(signed(event('order.created', { created_at: minutesAgo(-6) }))),
+			400,
+		);
 		expect(body.error?.code).toBe('event_outside_window');
 	});
 
@@ -299,11 +397,17 @@ describe('replay window (Reject Events Older Than)', () => {
 		['a number', 1763806500000],
 	])('refuses an event whose created_at is %s', async (_case, createdAt) => {
 		const payload = event('order.created', { created_at: createdAt });
-		expect(expectNoRun(await windowed().deliver(signed(payload)), 400).error?.code).toBe('invalid_created_at');
+		expect(expectNoRun(await windowed().deliver(signed(payload)), 400).error?.code).toBe(
+			'invalid_created_at',
+		);
 	});
 
 	it('is off by default: an old event runs', async () => {
-		expectRan(await trigger().deliver(signed(event('order.created', { created_at: '2020-01-01T00:00:00.000Z' }))));
+		expectRan(
+			await trigger().deliver(
+				signed(event('order.created', { created_at: '2020-01-01T00:00:00.000Z' })),
+			),
+		);
 	});
 });
 
@@ -314,7 +418,10 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		const node = deduping();
 		const payload = event('payment.completed');
 		expectRan(await node.deliver(signed(payload)));
-		const body = expectNoRun(await node.deliver(signed(payload, { 'X-Service-Attempt': '2' })), 200);
+		const body = expectNoRun(
+			await node.deliver(signed(payload, { 'X-Service-Attempt': '2' })),
+			200,
+		);
 		expect(body).toEqual({ received: true, skipped: 'duplicate_event' });
 		expectRan(await node.deliver(signed(event('payment.completed'))));
 	});
@@ -325,14 +432,20 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		const forged = signed(payload);
 		(forged.headers as Record<string, string>)['X-Service-Signature'] = sign(forged.body, 'forger');
 		expectNoRun(await node.deliver(forged), 401);
-		expectNoRun(await trigger({ events: ['order.updated'], options: { dropDuplicates: true } }).deliver(signed(payload)), 200);
+		expectNoRun(
+			await trigger({ events: ['order.updated'], options: { dropDuplicates: true } }).deliver(
+				signed(payload),
+			),
+			200,
+		);
 		expectRan(await node.deliver(signed(payload)));
 	});
 
 	it(`keeps at most the ${SEEN_EVENT_IDS_LIMIT} most recent ids in process memory`, () => {
 		const scope = 'wf-memory-limit:node';
 		const now = Date.now();
-		for (let i = 0; i < SEEN_EVENT_IDS_LIMIT; i++) expect(rememberEvent(scope, `evt_old_${i}`, now, 'token')).toBe(true);
+		for (let i = 0; i < SEEN_EVENT_IDS_LIMIT; i++)
+			expect(rememberEvent(scope, `evt_old_${i}`, now, 'token')).toBe(true);
 		expect(rememberEvent(scope, 'evt_newest', now, 'token')).toBe(true);
 		expect(rememberEvent(scope, 'evt_old_0', now, 'token')).toBe(true); // the oldest was forgotten…
 		expect(rememberEvent(scope, `evt_old_${SEEN_EVENT_IDS_LIMIT - 1}`, now, 'token')).toBe(false); // …recent ones are not
@@ -357,27 +470,41 @@ describe('duplicates (Drop Duplicate Events)', () => {
 	it('drops a redelivery that arrives while the first delivery is still being handled (parallel, one process)', async () => {
 		// n8n reads static data per request, so each parallel request starts from the same (empty) copy.
 		const workflowId = 'wf-parallel';
-		const copies = Array.from({ length: 20 }, () => trigger({ events: ['*'] }, { webhookSecret: SECRET }, { typeVersion: 1.2, workflowId }));
+		const copies = Array.from({ length: 20 }, () =>
+			trigger({ events: ['*'] }, { webhookSecret: SECRET }, { typeVersion: 1.2, workflowId }),
+		);
 		const payload = event('order.created');
 		const outcomes = await Promise.all(copies.map((copy) => copy.deliver(signed(payload))));
 		expect(outcomes.filter((o) => o.items.length === 1)).toHaveLength(1);
-		expect(outcomes.filter((o) => (o.body as { skipped?: string } | undefined)?.skipped === 'duplicate_event')).toHaveLength(19);
+		expect(
+			outcomes.filter(
+				(o) => (o.body as { skipped?: string } | undefined)?.skipped === 'duplicate_event',
+			),
+		).toHaveLength(19);
 	});
 
 	it('is on by default from version 1.2, and can be turned off there', async () => {
 		const v12 = trigger({ events: ['*'], options: {} }, undefined, { typeVersion: 1.2 });
 		const payload = event('order.created');
 		expectRan(await v12.deliver(signed(payload)));
-		expect(expectNoRun(await v12.deliver(signed(payload)), 200)).toEqual({ received: true, skipped: 'duplicate_event' });
+		expect(expectNoRun(await v12.deliver(signed(payload)), 200)).toEqual({
+			received: true,
+			skipped: 'duplicate_event',
+		});
 
-		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, { typeVersion: 1.2 });
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, {
+			typeVersion: 1.2,
+		});
 		const again = event('order.created');
 		expectRan(await off.deliver(signed(again)));
 		expectRan(await off.deliver(signed(again)));
 	});
 
 	it('does not drop while listening for a test event: resending from the dashboard runs each time', async () => {
-		const listening = trigger({ events: ['*'], options: {} }, undefined, { typeVersion: 1.2, mode: 'manual' });
+		const listening = trigger({ events: ['*'], options: {} }, undefined, {
+			typeVersion: 1.2,
+			mode: 'manual',
+		});
 		const payload = event('order.created');
 		expectRan(await listening.deliver(signed(payload)));
 		expectRan(await listening.deliver(signed(payload)));
@@ -403,14 +530,23 @@ function anotherProcess(workflowId: string) {
 	let fresh: typeof StorefrontTrigger | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		fresh = (require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as { StorefrontTrigger: typeof StorefrontTrigger }).StorefrontTrigger;
+		fresh = (
+			require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
+				StorefrontTrigger: typeof StorefrontTrigger;
+			}
+		).StorefrontTrigger;
 	});
-	return trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId, nodeType: new fresh!() });
+	return trigger({ events: ['*'] }, undefined, {
+		typeVersion: 1.2,
+		workflowId,
+		nodeType: new fresh!(),
+	});
 }
 
 describe('duplicates when the run starts (the trigger is the first step of its execution)', () => {
 	const afterRestart = anotherProcess;
-	const beforeCrash = (workflowId: string) => trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId });
+	const beforeCrash = (workflowId: string) =>
+		trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId });
 
 	it("an accepted delivery's run passes the event on, with pairedItem and without the delivery marker", async () => {
 		const node = trigger({ events: ['*'] }, undefined, { typeVersion: 1.2 });
@@ -436,7 +572,10 @@ describe('duplicates when the run starts (the trigger is the first step of its e
 		const unanswered = await beforeCrash('wf-recovered-first').deliver(signed(payload));
 		const restarted = afterRestart('wf-recovered-first');
 		expect(await restarted.run(unanswered.result)).toHaveLength(1);
-		const body = expectNoRun(await restarted.deliver(signed(payload, { 'X-Service-Attempt': '2' })), 200);
+		const body = expectNoRun(
+			await restarted.deliver(signed(payload, { 'X-Service-Attempt': '2' })),
+			200,
+		);
 		expect(body).toEqual({ received: true, skipped: 'duplicate_event' });
 	});
 
@@ -449,7 +588,9 @@ describe('duplicates when the run starts (the trigger is the first step of its e
 		expect(await restarted.run(unanswered.result, 'retry')).toHaveLength(1);
 		expect(await restarted.run(unanswered.result, 'manual')).toHaveLength(1);
 
-		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, { typeVersion: 1.2 });
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, {
+			typeVersion: 1.2,
+		});
 		const plain = await off.deliver(signed(payload));
 		expect(plain.result.workflowData?.[0][0][DELIVERY_KEY]).toBeUndefined();
 		expect(await off.run(plain.result)).toHaveLength(1);
@@ -473,7 +614,9 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 			expect(await other.run(copy.result)).toEqual([]); // …the database does
 		}
 		// Another event, and the same event in another workflow, still run.
-		expect(await first.run((await first.deliver(signed(event('order.created')))).result)).toHaveLength(1);
+		expect(
+			await first.run((await first.deliver(signed(event('order.created')))).result),
+		).toHaveLength(1);
 		const elsewhere = anotherProcess('wf-two-processes-other-workflow');
 		expect(await elsewhere.run((await elsewhere.deliver(signed(payload))).result)).toHaveLength(1);
 	});
@@ -497,7 +640,10 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 
 	it('the first-ever check of a trigger in two processes at once (one insert hits the unique key) fails neither run', async () => {
 		const [a, b] = [anotherProcess('wf-first-insert'), anotherProcess('wf-first-insert')];
-		const [copyA, copyB] = [await a.deliver(signed(event('order.created'))), await b.deliver(signed(event('order.created')))];
+		const [copyA, copyB] = [
+			await a.deliver(signed(event('order.created'))),
+			await b.deliver(signed(event('order.created'))),
+		];
 		let held = 0;
 		let releaseBoth: () => void = () => {};
 		const bothRead = new Promise<void>((resolve) => (releaseBoth = resolve));
@@ -531,13 +677,17 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 		const rowOf = () => store.rows.get('wf-shared-retention|n:trigger-node-id') ?? [];
 		const redelivered = async (id: string) => {
 			const process = anotherProcess('wf-shared-retention');
-			return await process.run((await process.deliver(signed(event('order.created', { id })))).result);
+			return await process.run(
+				(await process.deliver(signed(event('order.created', { id })))).result,
+			);
 		};
 		try {
 			const node = anotherProcess('wf-shared-retention');
 			const ids = Array.from({ length: 2_000 }, (_, i) => `evt_keep_${i}`);
 			for (const id of ids) {
-				expect(await node.run((await node.deliver(signed(event('order.created', { id })))).result)).toHaveLength(1);
+				expect(
+					await node.run((await node.deliver(signed(event('order.created', { id })))).result),
+				).toHaveLength(1);
 				now += 1_000;
 			}
 			expect(rowOf().length).toBeGreaterThanOrEqual(2_000); // one value per id (every claim had the lock), and a marker
@@ -548,7 +698,11 @@ describe("duplicates across n8n processes and restarts (n8n's database, checked 
 			expect(await redelivered(ids[1])).toEqual([]); // 72 hours later: still remembered
 			now += 24 * 3_600_000;
 			const fresh = anotherProcess('wf-shared-retention');
-			expect(await fresh.run((await fresh.deliver(signed(event('order.created', { id: 'evt_keep_new' })))).result)).toHaveLength(1);
+			expect(
+				await fresh.run(
+					(await fresh.deliver(signed(event('order.created', { id: 'evt_keep_new' })))).result,
+				),
+			).toHaveLength(1);
 			expect(rowOf().length).toBeLessThan(100); // the claims older than 72 hours (and a period) were dropped
 			expect(await redelivered(ids[2])).toHaveLength(1); // so this one is forgotten
 			expect(await redelivered('evt_keep_new')).toEqual([]); // and the new one is not
@@ -585,9 +739,20 @@ class RemoveDuplicatesStandIn implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		properties: [
-			{ displayName: 'Operation', name: 'operation', type: 'string', default: 'removeDuplicateInputItems' },
+			{
+				displayName: 'Operation',
+				name: 'operation',
+				type: 'string',
+				default: 'removeDuplicateInputItems',
+			},
 			{ displayName: 'Value to Dedupe On', name: 'dedupeValue', type: 'string', default: '' },
-			{ displayName: 'Options', name: 'options', type: 'collection', default: {}, options: [{ displayName: 'Scope', name: 'scope', type: 'string', default: 'node' }] },
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				default: {},
+				options: [{ displayName: 'Scope', name: 'scope', type: 'string', default: 'node' }],
+			},
 		],
 	} as INodeType['description'];
 
@@ -595,7 +760,10 @@ class RemoveDuplicatesStandIn implements INodeType {
 		const items = this.getInputData();
 		const scope = this.getNodeParameter('options.scope', 0, 'node') as DeduplicationScope;
 		const keys = items.map((_, index) => String(this.getNodeParameter('dedupeValue', index)));
-		const { processed } = await this.helpers.checkProcessedAndRecord(keys, scope, { mode: 'entries', maxEntries: 10_000 });
+		const { processed } = await this.helpers.checkProcessedAndRecord(keys, scope, {
+			mode: 'entries',
+			maxEntries: 10_000,
+		});
 		return [items.filter((_, index) => !processed.includes(keys[index]))];
 	}
 }
@@ -603,41 +771,57 @@ class RemoveDuplicatesStandIn implements INodeType {
 describe("n8n's Remove Duplicates node after the trigger keeps its memory (the trigger never uses its row)", () => {
 	const store = sharedDeduplicator();
 
-	it.each(['workflow', 'node'])('scope %s, deliveries one at a time: of 30 orders it passed, the updates are all dropped by it', async (scope) => {
-		const removeDuplicates: INode = {
-			id: `remove-duplicates-${scope}`,
-			name: 'Remove Duplicates',
-			type: 'n8n-nodes-base.removeDuplicates',
-			typeVersion: 2,
-			position: [200, 0],
-			parameters: { operation: 'removeItemsSeenInPreviousExecutions', dedupeValue: '={{ $json.data.order_id }}', options: { scope } },
-		};
-		const workflowId = `wf-remove-duplicates-${scope}`;
-		const flow = trigger({ events: ['*'] }, undefined, {
-			typeVersion: 1.4,
-			workflowId,
-			after: { nodes: [removeDuplicates], types: { [removeDuplicates.type]: new RemoveDuplicatesStandIn() } },
-		});
-		const passed: string[] = [];
-		for (const type of ['order.created', 'order.updated']) {
-			for (let i = 0; i < 30; i++) {
-				const payload = event(type, { data: { ...sampleData[type], order_id: `ord_rd_${scope}_${i}` } });
-				expect(await flow.run((await flow.deliver(signed(payload))).result)).toHaveLength(1);
-				passed.push(...flow.output('Remove Duplicates').map(({ json }) => String(json.type)));
-				await sleep(5); // what a lock would do after the run's claim (its release) has happened
+	it.each(['workflow', 'node'])(
+		'scope %s, deliveries one at a time: of 30 orders it passed, the updates are all dropped by it',
+		async (scope) => {
+			const removeDuplicates: INode = {
+				id: `remove-duplicates-${scope}`,
+				name: 'Remove Duplicates',
+				type: 'n8n-nodes-base.removeDuplicates',
+				typeVersion: 2,
+				position: [200, 0],
+				parameters: {
+					operation: 'removeItemsSeenInPreviousExecutions',
+					dedupeValue: '={{ $json.data.order_id }}',
+					options: { scope },
+				},
+			};
+			const workflowId = `wf-remove-duplicates-${scope}`;
+			const flow = trigger({ events: ['*'] }, undefined, {
+				typeVersion: 1.4,
+				workflowId,
+				after: {
+					nodes: [removeDuplicates],
+					types: { [removeDuplicates.type]: new RemoveDuplicatesStandIn() },
+				},
+			});
+			const passed: string[] = [];
+			for (const type of ['order.created', 'order.updated']) {
+				for (let i = 0; i < 30; i++) {
+					const payload = event(type, {
+						data: { ...sampleData[type], order_id: `ord_rd_${scope}_${i}` },
+					});
+					expect(await flow.run((await flow.deliver(signed(payload))).result)).toHaveLength(1);
+					passed.push(...flow.output('Remove Duplicates').map(({ json }) => String(json.type)));
+					await sleep(5); // what a lock would do after the run's claim (its release) has happened
+				}
 			}
-		}
-		expect(passed).toEqual(Array(30).fill('order.created'));
-		// The workflow's row is the node's alone (scope Workflow), or nobody's: the trigger never wrote to it.
-		expect(store.rows.get(`${workflowId}|`)?.length).toBe(scope === 'workflow' ? 30 : undefined);
-	}, 30_000);
+			expect(passed).toEqual(Array(30).fill('order.created'));
+			// The workflow's row is the node's alone (scope Workflow), or nobody's: the trigger never wrote to it.
+			expect(store.rows.get(`${workflowId}|`)?.length).toBe(scope === 'workflow' ? 30 : undefined);
+		},
+		30_000,
+	);
 });
 
 describe('secret rotation (Previous Webhook Secret)', () => {
 	const OLD = 'whsec_trigger_old';
 	const signedWith = (payload: unknown, secret: string) => {
 		const delivery = signed(payload);
-		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(delivery.body, secret);
+		(delivery.headers as Record<string, string>)['X-Service-Signature'] = sign(
+			delivery.body,
+			secret,
+		);
 		return delivery;
 	};
 
@@ -657,8 +841,13 @@ describe('secret rotation (Previous Webhook Secret)', () => {
 
 describe('Include Headers', () => {
 	it('adds the request headers without the signature or credentials', async () => {
-		const delivery = signed(event('order.created'), { Authorization: 'Bearer proxy-token', Cookie: 'sid=1' });
-		const item = expectRan(await trigger({ events: ['*'], options: { includeHeaders: true } }).deliver(delivery));
+		const delivery = signed(event('order.created'), {
+			Authorization: 'Bearer proxy-token',
+			Cookie: 'sid=1',
+		});
+		const item = expectRan(
+			await trigger({ events: ['*'], options: { includeHeaders: true } }).deliver(delivery),
+		);
 		expect(item.headers).toMatchObject({
 			'content-type': 'application/json',
 			'x-service-event': 'order.created',
@@ -671,13 +860,18 @@ describe('Include Headers', () => {
 	});
 
 	it('adds no headers by default', async () => {
-		expect(expectRan(await trigger().deliver(signed(event('order.created'))))).not.toHaveProperty('headers');
+		expect(expectRan(await trigger().deliver(signed(event('order.created'))))).not.toHaveProperty(
+			'headers',
+		);
 	});
 });
 
 describe('secrets never leave the node', () => {
 	it('neither the webhook secret, the API key nor the expected digest appear in any answer or item', async () => {
-		const node = trigger({ events: ['order.created'], options: { includeHeaders: true, dropDuplicates: true, rejectOlderThanMinutes: 5 } });
+		const node = trigger({
+			events: ['order.created'],
+			options: { includeHeaders: true, dropDuplicates: true, rejectOlderThanMinutes: 5 },
+		});
 		const good = signed(event('order.created'));
 		const bad = signed(event('order.created'));
 		const expectedDigest = sign(bad.body).slice(7);
@@ -688,14 +882,27 @@ describe('secrets never leave the node', () => {
 			await node.deliver(bad),
 			await node.deliver(signed(event('order.updated'))),
 			await node.deliver(signed(event('order.created', { created_at: '2001-01-01T00:00:00Z' }))),
-			await node.deliver({ body: 'nope', headers: { 'x-service-signature': sign('nope'), 'content-type': 'text/plain' } }),
+			await node.deliver({
+				body: 'nope',
+				headers: { 'x-service-signature': sign('nope'), 'content-type': 'text/plain' },
+			}),
 			await trigger({ events: ['*'] }, { webhookSecret: '' }).deliver(good),
 		];
-		const everything = JSON.stringify(outcomes.map(({ result, body, status }) => ({ result, body, status })));
+		const everything = JSON.stringify(
+			outcomes.map(({ result, body, status }) => ({ result, body, status })),
+		);
 		expect(everything).not.toContain(SECRET);
 		expect(everything).not.toContain('sf_test_key_never_shown');
 		expect(everything).not.toContain(expectedDigest);
-		expect(outcomes.map((outcome) => outcome.status ?? 'ran')).toEqual(['ran', 200, 401, 200, 400, 400, 401]);
+		expect(outcomes.map((outcome) => outcome.status ?? 'ran')).toEqual([
+			'ran',
+			200,
+			401,
+			200,
+			400,
+			400,
+			401,
+		]);
 	});
 });
 
@@ -731,7 +938,10 @@ describe('lifecycle (no registration API: activation checks the secret)', () => 
 		expect(Object.keys(node.staticData())).toEqual(['activatedUrl']);
 	});
 
-	it.each([['an empty secret', ''], ['no secret', undefined]])('refuses to activate with %s', async (_case, webhookSecret) => {
+	it.each([
+		['an empty secret', ''],
+		['no secret', undefined],
+	])('refuses to activate with %s', async (_case, webhookSecret) => {
 		const node = trigger({ events: ['*'] }, { webhookSecret });
 		await expect(node.hook('checkExists')).rejects.toThrow(/no Webhook Secret/);
 		await expect(node.hook('create')).rejects.toThrow(/no Webhook Secret/);

@@ -25,7 +25,8 @@ import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/trans
  * which is what a pair not in the table (an expression) still gets.
  */
 function subtitleOf(properties: INodeProperties[]) {
-	const resources = (properties.find((p) => p.name === 'resource')?.options ?? []) as INodePropertyOptions[];
+	const resources = (properties.find((p) => p.name === 'resource')?.options ??
+		[]) as INodePropertyOptions[];
 	const labels: Record<string, string> = {};
 	for (const operation of properties.filter((p) => p.name === 'operation')) {
 		for (const resource of operation.displayOptions?.show?.resource ?? []) {
@@ -117,12 +118,14 @@ export class StorefrontV1 implements INodeType {
 							{
 								name: 'Automatic (Fewest Requests)',
 								value: 'auto',
-								description: 'Looks each value up when the items are few against the catalog, else reads the whole catalog',
+								description:
+									'Looks each value up when the items are few against the catalog, else reads the whole catalog',
 							},
 							{
 								name: 'Looking Each Up',
 								value: 'lookup',
-								description: "Searches each value; reads the catalog where the service's search is not seen to find the field",
+								description:
+									"Searches each value; reads the catalog where the service's search is not seen to find the field",
 							},
 							{
 								name: 'Reading the Whole Catalog',

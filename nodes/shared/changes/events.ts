@@ -8,7 +8,14 @@ import type { IDataObject } from 'n8n-workflow';
 import { recordId } from '../transport';
 import type { EventKind } from '../constants';
 import { changedAt, hasUpdatedAt, timeOf } from './read';
-import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES, RecentMap, type OrderState, type ProductState } from './state';
+import {
+	MAX_AT_CURSOR,
+	MAX_LOW,
+	MAX_STATUSES,
+	RecentMap,
+	type OrderState,
+	type ProductState,
+} from './state';
 
 /** Every order starts in this status (contract row 12); an order created and changed between two polls reports it. */
 export const INITIAL_STATUS = 'pending';
@@ -44,7 +51,13 @@ export function byTime(a: Timed, b: Timed): number {
 	);
 }
 
-function event(type: EventKind, recordId: string, at: number, data: IDataObject, suffix = ''): Timed {
+function event(
+	type: EventKind,
+	recordId: string,
+	at: number,
+	data: IDataObject,
+	suffix = '',
+): Timed {
 	const id = `poll_${type}_${recordId}${suffix ? `_${suffix}` : ''}`;
 	return {
 		at,
@@ -103,14 +116,19 @@ export interface Detected {
 }
 
 /** Moves the cursor to `newest`: keeps the events not already emitted at the old one, and remembers the ids at (or after) the new one. */
-function advanceCursor<S extends { cursor: number; atCursor: string[] }>(found: Timed[], state: S, newest: number): Detected {
+function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
+	found: Timed[],
+	state: S,
+	newest: number,
+): Detected {
 	const already = new Set(state.atCursor);
 	const events = found.filter((e) => !already.has(e.event.id));
 	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
 	const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
 	// Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
 	// their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
-	for (const e of found) if (e.at >= cursor && !e.compared && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
+	for (const e of found)
+		if (e.at >= cursor && !e.compared && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
 	state.cursor = cursor;
 	state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
 	return { events, all: found };
@@ -148,7 +166,8 @@ export function orderEvents(
 			if (wanted.has('order.created'))
 				found.push(event('order.created', id, created, orderData(order, INITIAL_STATUS)));
 		}
-		const statusChanged = previous !== undefined ? status !== previous : stamped && !(paid === updated);
+		const statusChanged =
+			previous !== undefined ? status !== previous : stamped && !(paid === updated);
 		if (status !== undefined && statusChanged && wanted.has('order.updated')) {
 			const data = { ...orderData(order), previous_status: previous ?? null };
 			const e = event('order.updated', id, updated, data, `${status}_${updated}`);
@@ -191,10 +210,22 @@ export function productEvents(
 		const stock = typeof product.stock === 'number' ? product.stock : Number.NaN;
 		const isLow = stock <= threshold;
 		const isNew = created >= state.cursor;
-		if (isNew && wanted.has('product.created')) found.push(event('product.created', id, created, productData(product)));
+		if (isNew && wanted.has('product.created'))
+			found.push(event('product.created', id, created, productData(product)));
 		// A new product low now fell only if it changed after its creation (created low: no fall, as with webhooks).
-		if (isLow && !low.has(id) && (!isNew || (stamped && updated > created)) && wanted.has('inventory.low')) {
-			const e = event('inventory.low', id, updated, lowStockData(product, threshold), String(updated));
+		if (
+			isLow &&
+			!low.has(id) &&
+			(!isNew || (stamped && updated > created)) &&
+			wanted.has('inventory.low')
+		) {
+			const e = event(
+				'inventory.low',
+				id,
+				updated,
+				lowStockData(product, threshold),
+				String(updated),
+			);
 			found.push({ ...e, compared: !stamped });
 		}
 		if (isLow) low.set(id, true);

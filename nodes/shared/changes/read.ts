@@ -13,11 +13,13 @@ export const PRODUCT_KINDS: EventKind[] = ['product.created', 'inventory.low'];
 
 export type Resource = 'orders' | 'products';
 
-export const resourceOf = (kind: EventKind): Resource => (PRODUCT_KINDS.includes(kind) ? 'products' : 'orders');
+export const resourceOf = (kind: EventKind): Resource =>
+	PRODUCT_KINDS.includes(kind) ? 'products' : 'orders';
 
 /** Page `page` of a list, 100 records (the contract's largest), in the service's order. */
 export function reader(client: StorefrontClient, resource: Resource) {
-	return async (page: number) => await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
+	return async (page: number) =>
+		await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
 }
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */
@@ -98,7 +100,10 @@ export async function readChanges(
 			if (items.length === 0) break;
 			// Out of order, or without updated_at, a change could be on any page: the whole list is read.
 			// A baseline reads on while its pages are still at the newest millisecond: every record there is known.
-			const done = cursor === undefined ? page >= baselinePages && oldestOnPage < newest : oldestOnPage < cursor;
+			const done =
+				cursor === undefined
+					? page >= baselinePages && oldestOnPage < newest
+					: oldestOnPage < cursor;
 			if (sorted && stamped && done) break;
 			page = nextPage;
 		}

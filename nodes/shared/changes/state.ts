@@ -40,7 +40,8 @@ const STATE_KEY = 'poll';
 const STATE_VERSION = 1;
 
 function resource(value: unknown): ResourceState | undefined {
-	if (!isObject(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor)) return undefined;
+	if (!isObject(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor))
+		return undefined;
 	return {
 		cursor: value.cursor,
 		atCursor: Array.isArray(value.atCursor) ? value.atCursor.map(String) : [],
@@ -55,7 +56,8 @@ export function readState(staticData: IDataObject): PollState {
 	const state: PollState = {};
 	const orders = resource(saved.orders);
 	if (orders) {
-		const pairs = isObject(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
+		const pairs =
+			isObject(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
 		state.orders = {
 			...orders,
 			statuses: pairs
@@ -65,7 +67,8 @@ export function readState(staticData: IDataObject): PollState {
 	}
 	const products = resource(saved.products);
 	if (products) {
-		const low = isObject(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
+		const low =
+			isObject(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
 		state.products = { ...products, low: low.map(String) };
 	}
 	return state;

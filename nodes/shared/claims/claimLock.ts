@@ -73,7 +73,8 @@ export const isUniqueViolation = (error: unknown) => {
 };
 
 /** n8n's refusal of a call in another mode than the row was saved in ("Deduplication Failed: …"). */
-const isModeRefusal = (error: unknown) => /^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
+const isModeRefusal = (error: unknown) =>
+	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
 export type Release = () => Promise<void>;
 
@@ -99,7 +100,8 @@ function foreign(key: string, timing: LockTiming): Acquired {
 
 /** A waiter's pause before its next count, after `waitedMs` of waiting. */
 function pauseAfter(waitedMs: number, timing: LockTiming): number {
-	const doublings = waitedMs < BACK_OFF_AFTER_MS ? 0 : Math.floor((waitedMs - BACK_OFF_AFTER_MS) / 1_000) + 1;
+	const doublings =
+		waitedMs < BACK_OFF_AFTER_MS ? 0 : Math.floor((waitedMs - BACK_OFF_AFTER_MS) / 1_000) + 1;
 	return Math.min(MAX_POLL_MS, POLL_MS * 2 ** doublings) * (0.5 + timing.random());
 }
 
@@ -107,7 +109,11 @@ function pauseAfter(waitedMs: number, timing: LockTiming): number {
  * Takes the lock of `row`; `key` names it in this process (for what is known about the row). Resolves once it is had,
  * or once the claim should go on without it (also when n8n's database does not answer: the unlocked claim then tells).
  */
-export async function acquireLock(row: StoreRow, key: string, timing: LockTiming = realTiming): Promise<Acquired> {
+export async function acquireLock(
+	row: StoreRow,
+	key: string,
+	timing: LockTiming = realTiming,
+): Promise<Acquired> {
 	const started = timing.now();
 	const lease = LEASE_MS + timing.random() * LEASE_JITTER_MS;
 	let seen = -1;
@@ -115,7 +121,8 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 	let slowestCount = 0;
 	for (;;) {
 		const now = timing.now();
-		if ((foreignUntil.get(key) ?? 0) > now) return { unlocked: 'foreign row', waitedMs: now - started };
+		if ((foreignUntil.get(key) ?? 0) > now)
+			return { unlocked: 'foreign row', waitedMs: now - started };
 		let count: number;
 		try {
 			count = await row.count();
@@ -127,7 +134,8 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 		if (count === 0) {
 			const values = [MARK];
 			const nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
-			for (let i = 0; i < nonces; i++) values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
+			for (let i = 0; i < nonces; i++)
+				values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
 			try {
 				// The marker missing before this call means the row was inserted by it: the lock is had. Had it, the row
 				// was inserted by another process between the count and this call, which has only added values to it.
@@ -136,7 +144,8 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 				}
 			} catch (error) {
 				if (isModeRefusal(error)) return foreign(key, timing);
-				if (!isUniqueViolation(error)) return { unlocked: 'error', waitedMs: timing.now() - started };
+				if (!isUniqueViolation(error))
+					return { unlocked: 'error', waitedMs: timing.now() - started };
 				// Another insert won: held.
 			}
 		} else if (count > FOREIGN_COUNT) {
@@ -151,7 +160,8 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 				if (!(await row.record([MARK])).has(MARK)) {
 					// Either the row was gone (its holder released it after all) and this call inserted it — then this
 					// process holds the lock — or the row is someone else's: take the marker out again.
-					if ((await row.count()) === 1) return { release: async () => await row.clear(), waitedMs: timing.now() - started };
+					if ((await row.count()) === 1)
+						return { release: async () => await row.clear(), waitedMs: timing.now() - started };
 					await row.remove([MARK]);
 					return foreign(key, timing);
 				}
@@ -167,7 +177,8 @@ export async function acquireLock(row: StoreRow, key: string, timing: LockTiming
 			seen = -1;
 			continue;
 		}
-		if (timing.now() - started >= MAX_WAIT_MS) return { unlocked: 'timed out', waitedMs: timing.now() - started };
+		if (timing.now() - started >= MAX_WAIT_MS)
+			return { unlocked: 'timed out', waitedMs: timing.now() - started };
 		await timing.sleep(pauseAfter(timing.now() - started, timing));
 	}
 }

@@ -41,13 +41,21 @@ const marked = new Map<string, number>();
  * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
  * marks the period's start. `row.record(values, keepLast)` records, then keeps only the last `keepLast` values.
  */
-export async function turnPeriod(scope: string, row: StoreRow, retentionMs: number, now: number): Promise<void> {
+export async function turnPeriod(
+	scope: string,
+	row: StoreRow,
+	retentionMs: number,
+	now: number,
+): Promise<void> {
 	const period = periodOf(now, retentionMs);
 	if (marked.get(scope) === period) return;
 	const count = await row.count();
 	const earlier = Array.from({ length: PERIODS + LOOK_BACK }, (_, i) => period - 1 - i);
 	// One call finds which markers and bits the row has; those it put there are taken out again (from the row's end).
-	const asked = [mark(period), ...earlier.flatMap((p) => [mark(p), ...bitValues(p, 'at'), ...bitValues(p, 'cut')])];
+	const asked = [
+		mark(period),
+		...earlier.flatMap((p) => [mark(p), ...bitValues(p, 'at'), ...bitValues(p, 'cut')]),
+	];
 	const had = await row.record(asked);
 	const added = asked.filter((value) => !had.has(value));
 	if (added.length) await row.remove(added);
@@ -56,7 +64,9 @@ export async function turnPeriod(scope: string, row: StoreRow, retentionMs: numb
 		const from = present.find((p) => p <= period - PERIODS);
 		let cut = 0;
 		if (from !== undefined) {
-			const droppedSince = present.filter((p) => p > from).reduce((sum, p) => sum + decode(p, 'cut', had), 0);
+			const droppedSince = present
+				.filter((p) => p > from)
+				.reduce((sum, p) => sum + decode(p, 'cut', had), 0);
 			cut = decode(from, 'at', had) - droppedSince;
 			// Not what a row of these markers can hold (a row cut by its cap): nothing is dropped.
 			if (cut < 0 || cut > count) cut = 0;

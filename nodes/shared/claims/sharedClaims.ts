@@ -5,12 +5,27 @@
 // overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
 // across processes (./claimLock), where one call decides it exactly; without the lock, claimShared's slower protocol
 // never loses an event (docs/trigger.md, Drop Duplicate Events).
-import type { DeduplicationScope, IDataObject, IExecuteFunctions, ICheckProcessedOptions, NodeTypeAndVersion } from 'n8n-workflow';
+import type {
+	DeduplicationScope,
+	IDataObject,
+	IExecuteFunctions,
+	ICheckProcessedOptions,
+	NodeTypeAndVersion,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { Throttle } from '../clock';
 import { MAX_ROW_VALUES, turnPeriod } from './retention';
-import { acquireLock, isUniqueViolation, realTiming, turnGap, type Acquired, type LockTiming, type StoreRow, type Unlocked } from './claimLock';
+import {
+	acquireLock,
+	isUniqueViolation,
+	realTiming,
+	turnGap,
+	type Acquired,
+	type LockTiming,
+	type StoreRow,
+	type Unlocked,
+} from './claimLock';
 
 /** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./retention). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
@@ -73,8 +88,17 @@ export interface SharedStore {
  * the same moment, so give its claim a head start of reads, which write nothing), and the one call that first records
  * the run marker runs it: a run is dropped only where a value proves that another got there first.
  */
-export async function claimShared(store: SharedStore, claim: string | Claim, token: string): Promise<boolean> {
-	const { key, ranIf = [], notes = [], probes = [] } = typeof claim === 'string' ? { key: claim } : claim;
+export async function claimShared(
+	store: SharedStore,
+	claim: string | Claim,
+	token: string,
+): Promise<boolean> {
+	const {
+		key,
+		ranIf = [],
+		notes = [],
+		probes = [],
+	} = typeof claim === 'string' ? { key: claim } : claim;
 	const values = claimValues(key, token);
 	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
 	const decisive = [values.event, ...ran, ...probed];
@@ -92,7 +116,11 @@ export async function claimShared(store: SharedStore, claim: string | Claim, tok
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
-export async function releaseShared(store: SharedStore, key: string, token: string): Promise<boolean> {
+export async function releaseShared(
+	store: SharedStore,
+	key: string,
+	token: string,
+): Promise<boolean> {
 	return await store.forget(Object.values(claimValues(key, token)));
 }
 
@@ -150,12 +178,15 @@ async function flush(scope: string): Promise<void> {
 			const timing = access.timing ?? realTiming;
 			try {
 				if (!lock?.release) {
-					lock = access.lock ? await acquireLock(access.lock, access.lockKey, timing) : { unlocked: 'shared row', waitedMs: 0 };
+					lock = access.lock
+						? await acquireLock(access.lock, access.lockKey, timing)
+						: { unlocked: 'shared row', waitedMs: 0 };
 					heldSince = timing.now();
 					if (lock.unlocked) access.onUnlocked?.(lock.unlocked, lock.waitedMs);
 				}
 				const exclusive = lock.release !== undefined;
-				if (exclusive && access.retentionMs) await turnPeriod(scope, access.data, access.retentionMs, timing.now());
+				if (exclusive && access.retentionMs)
+					await turnPeriod(scope, access.data, access.retentionMs, timing.now());
 				const probes = [...batch.probes].filter((value) => !batch.values.has(value));
 				const asked = [...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
@@ -203,7 +234,11 @@ function batched(
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
 		if (batch === undefined) {
-			const sets = { values: new Set<string>(), unlockedOnly: new Set<string>(), probes: new Set<string>() };
+			const sets = {
+				values: new Set<string>(),
+				unlockedOnly: new Set<string>(),
+				probes: new Set<string>(),
+			};
 			queued.set(scope, (batch = { access, ...sets, forget: new Set<string>(), waiters: [] }));
 		}
 		for (const value of values) batch.values.add(value);
@@ -220,7 +255,8 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<void> | undefined;
 	return {
-		record: async (values, unlockedOnly = [], probes = []) => await batched(scope, access, values, unlockedOnly, probes),
+		record: async (values, unlockedOnly = [], probes = []) =>
+			await batched(scope, access, values, unlockedOnly, probes),
 		forget: async (values) => (await batched(scope, access, [], [], [], values)).exclusive,
 		readRow: async () => {
 			reading ??= access.data.count().then(
@@ -250,7 +286,11 @@ async function asNodeError<T>(context: IExecuteFunctions, call: () => Promise<T>
 }
 
 /** One scope's row through n8n's deduplication helper. */
-function helperRow(context: IExecuteFunctions, scope: DeduplicationScope, options: ICheckProcessedOptions): StoreRow {
+function helperRow(
+	context: IExecuteFunctions,
+	scope: DeduplicationScope,
+	options: ICheckProcessedOptions,
+): StoreRow {
 	const helpers = context.helpers;
 	return {
 		count: async () => await helpers.getProcessedDataCount(scope, options),
@@ -278,7 +318,10 @@ const toldSharedRow = new Set<string>();
 // node never overlap), the small window of docs/trigger.md across processes. Every Storefront Trigger of a workflow
 // takes the lock the same way, so they share it as one lock; their claims are each in its own node's row.
 const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
-const WORKFLOW_ROW_OPERATIONS = ['removeItemsSeenInPreviousExecutions', 'clearDeduplicationHistory'];
+const WORKFLOW_ROW_OPERATIONS = [
+	'removeItemsSeenInPreviousExecutions',
+	'clearDeduplicationHistory',
+];
 
 const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
 	type === REMOVE_DUPLICATES &&
@@ -325,7 +368,12 @@ export function sharedStore(
 	words: ClaimWords,
 ): SharedStore | undefined {
 	const helpers = context.helpers;
-	const needed = ['checkProcessedAndRecord', 'getProcessedDataCount', 'removeProcessed', 'clearAllProcessedItems'] as const;
+	const needed = [
+		'checkProcessedAndRecord',
+		'getProcessedDataCount',
+		'removeProcessed',
+		'clearAllProcessedItems',
+	] as const;
 	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
 	const data = helperRow(context, 'node', OPTIONS);
 	const rowUser = workflowRowUser(context);
@@ -333,7 +381,8 @@ export function sharedStore(
 		// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 		data: {
 			count: async () => await asNodeError(context, data.count),
-			record: async (values, keepLast) => await asNodeError(context, async () => await data.record(values, keepLast)),
+			record: async (values, keepLast) =>
+				await asNodeError(context, async () => await data.record(values, keepLast)),
 			remove: data.remove,
 			clear: data.clear,
 		},

@@ -53,9 +53,15 @@ export const DEFAULT_SETTINGS: ClientSettings = {
 	timeoutMs: DEFAULT_TIMEOUT_S * 1000,
 };
 
-
 const RETRYABLE_STATUSES = [502, 503, 504];
-const RETRYABLE_NETWORK_CODES = ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ECONNREFUSED', 'ERR_SOCKET_CONNECTION_TIMEOUT'];
+const RETRYABLE_NETWORK_CODES = [
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ECONNREFUSED',
+	'ERR_SOCKET_CONNECTION_TIMEOUT',
+];
 
 export interface RequestTarget {
 	/** Shown in 404 messages, e.g. "Product". */
@@ -104,7 +110,10 @@ export class StorefrontClient {
 		this.governor = governorFor(baseUrl, data.apiKey);
 	}
 
-	static async create(ctx: Context, settings: Partial<ClientSettings> = {}): Promise<StorefrontClient> {
+	static async create(
+		ctx: Context,
+		settings: Partial<ClientSettings> = {},
+	): Promise<StorefrontClient> {
 		const data = await ctx.getCredentials('storefrontApi');
 		const baseUrl = String(data.baseUrl ?? '')
 			.trim()
@@ -144,8 +153,11 @@ export class StorefrontClient {
 			try {
 				ticket = await this.slot(deadline, seq);
 			} catch (error) {
-				if (error instanceof RateLimitWaitError) throw this.waitedTooLong(error, Date.now() - started, refusals, target);
-				throw new NodeOperationError(this.ctx.getNode(), error as Error, { itemIndex: target.itemIndex });
+				if (error instanceof RateLimitWaitError)
+					throw this.waitedTooLong(error, Date.now() - started, refusals, target);
+				throw new NodeOperationError(this.ctx.getNode(), error as Error, {
+					itemIndex: target.itemIndex,
+				});
 			}
 			seq = ticket.seq;
 			const options: IHttpRequestOptions = {
@@ -171,7 +183,12 @@ export class StorefrontClient {
 				this.governor.settle(ticket, undefined);
 				const code = networkCode(error);
 				// A POST may have reached the service before the connection broke: never send it twice.
-				if (code && RETRYABLE_NETWORK_CODES.includes(code) && method !== 'POST' && attempt < this.settings.maxRetries) {
+				if (
+					code &&
+					RETRYABLE_NETWORK_CODES.includes(code) &&
+					method !== 'POST' &&
+					attempt < this.settings.maxRetries
+				) {
 					await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 					continue;
 				}
@@ -181,18 +198,28 @@ export class StorefrontClient {
 			if (statusCode === 429) {
 				// Refused and not processed, so even a POST may be sent again. Every caller of the key pauses for
 				// Retry-After (or this request's backoff); this one keeps its place in the queue.
-				const wait = retryAfterMs(response.headers['retry-after']) ?? backoffMs(refusals, this.settings.retryDelayMs);
+				const wait =
+					retryAfterMs(response.headers['retry-after']) ??
+					backoffMs(refusals, this.settings.retryDelayMs);
 				this.governor.settle(ticket, statusCode, response.headers, wait);
 				refusals++;
 				const limit = this.settings.maxRateLimitRefusals;
-				if (limit !== undefined && refusals > limit) throw this.apiError(statusCode, response, target, refusals);
+				if (limit !== undefined && refusals > limit)
+					throw this.apiError(statusCode, response, target, refusals);
 				continue;
 			}
 			this.governor.settle(ticket, statusCode, response.headers);
 			if (statusCode >= 200 && statusCode < 300) {
-				return { ...response, endpoint: `${method} /${segments.map((s) => encodeURIComponent(s)).join('/')}` };
+				return {
+					...response,
+					endpoint: `${method} /${segments.map((s) => encodeURIComponent(s)).join('/')}`,
+				};
 			}
-			if (RETRYABLE_STATUSES.includes(statusCode) && method !== 'POST' && attempt < this.settings.maxRetries) {
+			if (
+				RETRYABLE_STATUSES.includes(statusCode) &&
+				method !== 'POST' &&
+				attempt < this.settings.maxRetries
+			) {
 				await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 				continue;
 			}
@@ -200,7 +227,11 @@ export class StorefrontClient {
 		}
 	}
 
-	async getOne(segments: string[], resourceKey: string, target: RequestTarget = {}): Promise<IDataObject> {
+	async getOne(
+		segments: string[],
+		resourceKey: string,
+		target: RequestTarget = {},
+	): Promise<IDataObject> {
 		const response = await this.request('GET', segments, {}, target);
 		return this.single(response, resourceKey, target);
 	}
@@ -223,7 +254,12 @@ export class StorefrontClient {
 		size: number,
 		target: RequestTarget = {},
 	): Promise<Page> {
-		const response = await this.request('GET', segments, { qs: { ...qs, page, limit: size } }, target);
+		const response = await this.request(
+			'GET',
+			segments,
+			{ qs: { ...qs, page, limit: size } },
+			target,
+		);
 		const items = unwrapList(response.body, resourceKey);
 		if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
 		const meta = paginationMeta(response.body);
@@ -253,7 +289,12 @@ export class StorefrontClient {
 		let previous: string | undefined = after ? pageSignature(after.items, resourceKey) : undefined;
 		if (collected.length >= wanted) page = undefined;
 		while (page !== undefined) {
-			const response = await this.request('GET', segments, { qs: { ...filters, page, limit: size } }, target);
+			const response = await this.request(
+				'GET',
+				segments,
+				{ qs: { ...filters, page, limit: size } },
+				target,
+			);
 			const items = unwrapList(response.body, resourceKey);
 			if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
 			if (items.length === 0) break;
@@ -266,7 +307,13 @@ export class StorefrontClient {
 				collected.push(item);
 			}
 			if (collected.length >= wanted) break;
-			page = nextPageNumber(paginationMeta(response.body), page, items.length, firstPageCount, collected.length);
+			page = nextPageNumber(
+				paginationMeta(response.body),
+				page,
+				items.length,
+				firstPageCount,
+				collected.length,
+			);
 		}
 		return collected;
 	}
@@ -278,7 +325,8 @@ export class StorefrontClient {
 			return await this.governor.acquire(deadline, seq);
 		} finally {
 			// A slow start's waits (a fraction of a round trip each, nothing known of the limit yet) are not counted.
-			if (--this.waiting.count === 0 && this.governor.knowsLimit()) this.waitedForLimitMs += Date.now() - this.waiting.since;
+			if (--this.waiting.count === 0 && this.governor.knowsLimit())
+				this.waitedForLimitMs += Date.now() - this.waiting.since;
 		}
 	}
 
@@ -293,9 +341,17 @@ export class StorefrontClient {
 	}
 
 	/** A request that waited for the rate limit as long as its budget allows: not sent (again). */
-	private waitedTooLong(error: RateLimitWaitError, waitedMs: number, refusals: number, target: RequestTarget): NodeApiError {
-		const refused = refusals > 0 ? `, refused ${refusals} time${refusals === 1 ? '' : 's'} with 429,` : '';
-		const more = error.stillToWaitMs ? ` The service asked to wait ${duration(error.stillToWaitMs)} more.` : '';
+	private waitedTooLong(
+		error: RateLimitWaitError,
+		waitedMs: number,
+		refusals: number,
+		target: RequestTarget,
+	): NodeApiError {
+		const refused =
+			refusals > 0 ? `, refused ${refusals} time${refusals === 1 ? '' : 's'} with 429,` : '';
+		const more = error.stillToWaitMs
+			? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
+			: '';
 		const budget = duration(this.settings.rateLimitWaitMs);
 		return nodeApiError(
 			this.ctx,
@@ -303,7 +359,7 @@ export class StorefrontClient {
 			{
 				message: `Storefront rate limit: this request waited ${duration(waitedMs)}${refused} and was not sent, the "Max Wait for Rate Limit" of ${budget} being used up. The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${more}`,
 				description:
-					'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, let fewer runs start at once (n8n\'s N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.',
+					"Many runs are sharing this API key's rate limit. Raise \"Max Wait for Rate Limit\" in the node's options, let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
 				httpCode: '429',
 				itemIndex: target.itemIndex,
 			},
@@ -312,7 +368,12 @@ export class StorefrontClient {
 
 	// Errors are built from plain, sanitised objects: the helper's own error carries the request options,
 	// Authorization header included, and must never reach the output.
-	private apiError(status: number, response: FullResponse, target: RequestTarget, attempts: number): NodeApiError {
+	private apiError(
+		status: number,
+		response: FullResponse,
+		target: RequestTarget,
+		attempts: number,
+	): NodeApiError {
 		const { message: said, code } = serviceMessage(response.body);
 		const service = said || `HTTP ${status}`;
 		let message: string;
@@ -340,7 +401,10 @@ export class StorefrontClient {
 	}
 
 	private notJson(response: FullResponse, target: RequestTarget, what = 'not JSON'): NodeApiError {
-		const empty = response.body === undefined || response.body === null || (typeof response.body === 'string' && response.body.trim() === '');
+		const empty =
+			response.body === undefined ||
+			response.body === null ||
+			(typeof response.body === 'string' && response.body.trim() === '');
 		const text = empty
 			? 'empty body'
 			: typeof response.body === 'string'
@@ -366,8 +430,11 @@ export class StorefrontClient {
 	): NodeApiError {
 		// Axios names its own time-out ECONNABORTED; ETIMEDOUT is the system's.
 		const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
-		const said = isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
-		const reason = timedOut ? `no answer within ${duration(this.settings.timeoutMs)} (${code})` : (code ?? said);
+		const said =
+			isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
+		const reason = timedOut
+			? `no answer within ${duration(this.settings.timeoutMs)} (${code})`
+			: (code ?? said);
 		return nodeApiError(
 			this.ctx,
 			{ message: `Could not reach the Storefront API: ${reason}` },

@@ -29,4 +29,3 @@ export function unwrapSingle(body: unknown, resourceKey: string): IDataObject {
 	}
 	return body;
 }
-

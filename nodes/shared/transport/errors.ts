@@ -13,14 +13,26 @@ import { NodeApiError } from 'n8n-workflow';
 import { isObject } from './envelope';
 
 /** Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's catch-up. */
-export type Context = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions | ITriggerFunctions;
+export type Context =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IPollFunctions
+	| ITriggerFunctions;
 
-const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+const HTML_ENTITIES: Record<string, string> = {
+	'&amp;': '&',
+	'&lt;': '<',
+	'&gt;': '>',
+	'&quot;': '"',
+	'&#39;': "'",
+};
 
 /** Readable text of a non-JSON body: its first line, or for an HTML page its first two distinct text lines. */
 export function firstLine(text: string): string {
 	const isHtml = /<(html|body|head|title|p|h1)\b/i.test(text);
-	const stripped = isHtml ? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n') : text;
+	const stripped = isHtml
+		? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n')
+		: text;
 	const lines = [
 		...new Set(
 			stripped
@@ -30,7 +42,9 @@ export function firstLine(text: string): string {
 		),
 	];
 	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
-	const decoded = isHtml ? line.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity) : line;
+	const decoded = isHtml
+		? line.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity)
+		: line;
 	return decoded.slice(0, 300);
 }
 
@@ -84,10 +98,15 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 		errors,
 		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
 	];
-	const message = candidates.find((candidate) => typeof candidate === 'string' && candidate.length > 0);
-	const details = typeof parsed.error_description === 'string' && message !== parsed.error_description;
+	const message = candidates.find(
+		(candidate) => typeof candidate === 'string' && candidate.length > 0,
+	);
+	const details =
+		typeof parsed.error_description === 'string' && message !== parsed.error_description;
 	return {
-		message: details ? `${String(message)}: ${String(parsed.error_description)}` : String(message ?? ''),
+		message: details
+			? `${String(message)}: ${String(parsed.error_description)}`
+			: String(message ?? ''),
 		code: typeof parsed.code === 'string' ? parsed.code : undefined,
 	};
 }

@@ -35,12 +35,17 @@ export interface RateHeaders {
 }
 
 /** X-RateLimit-Reset as seconds to go (the contract), or an epoch time in seconds or milliseconds (tolerated). */
-export function rateHeaders(headers: IDataObject | undefined, now: number): RateHeaders | undefined {
+export function rateHeaders(
+	headers: IDataObject | undefined,
+	now: number,
+): RateHeaders | undefined {
 	if (!headers) return undefined;
 	const number = (name: string) => {
 		const raw = headers[name];
 		const value = Number(Array.isArray(raw) ? raw[0] : raw);
-		return raw === undefined || raw === null || raw === '' || !Number.isFinite(value) ? undefined : value;
+		return raw === undefined || raw === null || raw === '' || !Number.isFinite(value)
+			? undefined
+			: value;
 	};
 	const limit = number('x-ratelimit-limit');
 	const remaining = number('x-ratelimit-remaining');
@@ -122,7 +127,8 @@ export class Governor {
 	 */
 	async acquire(deadline: number, seq?: number): Promise<Ticket> {
 		const now = this.clock.now();
-		if (seq === undefined && this.queue.length === 0 && this.nextSendAt(now) === 0) return this.release(this.nextSeq++);
+		if (seq === undefined && this.queue.length === 0 && this.nextSendAt(now) === 0)
+			return this.release(this.nextSeq++);
 		return await new Promise<Ticket>((resolve, reject) => {
 			const waiter = { seq: seq ?? this.nextSeq++, since: now, deadline, resolve, reject };
 			let at = this.queue.length;
@@ -142,8 +148,15 @@ export class Governor {
 		const now = this.clock.now();
 		const current = ticket.window === this.window;
 		const info = rateHeaders(headers, now);
-		if (info) this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, ticket, current, now);
-		else if (current && status !== undefined && status >= 200 && status < 300 && this.limit !== undefined) {
+		if (info)
+			this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, ticket, current, now);
+		else if (
+			current &&
+			status !== undefined &&
+			status >= 200 &&
+			status < 300 &&
+			this.limit !== undefined
+		) {
 			// The service stopped sending limits: a plan without one (an upgrade), or a proxy that drops the headers.
 			// The limit they said is kept as if learned from 429s: this window goes on at that pace (after it, one
 			// request at a time until a 429 or the window's end), and a window without a refusal raises it.
@@ -162,13 +175,16 @@ export class Governor {
 	 * a key nothing is known of yet: only the first is "waiting for the rate limit" to a user whose plan may have none.
 	 */
 	knowsLimit(): boolean {
-		return this.limit !== undefined || this.learned !== undefined || this.clock.now() < this.pausedUntil;
+		return (
+			this.limit !== undefined || this.learned !== undefined || this.clock.now() < this.pausedUntil
+		);
 	}
 
 	/** What the governor knows of the limit, in words. */
 	describe(): string {
 		const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
-		if (this.limit !== undefined) return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
+		if (this.limit !== undefined)
+			return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
 		if (this.learned !== undefined) {
 			return `about ${requests(this.learned)} per ${Math.round(this.learnedWindowMs / 1000)} s, learned from the service's 429 answers`;
 		}
@@ -180,16 +196,27 @@ export class Governor {
 	 * waits for); `resetSinceSent` from when the request was sent, so it is never late by the time the answer waited
 	 * on a busy event loop (seconds, in a loaded queue-mode worker), which is what tells a new window from the same one.
 	 */
-	private fromHeaders(info: RateHeaders, resetSinceSent: number | undefined, ticket: Ticket, current: boolean, now: number): void {
+	private fromHeaders(
+		info: RateHeaders,
+		resetSinceSent: number | undefined,
+		ticket: Ticket,
+		current: boolean,
+		now: number,
+	): void {
 		this.limit = info.limit;
-		if (resetSinceSent !== undefined) this.windowMsSeen = Math.max(this.windowMsSeen ?? 0, resetSinceSent - ticket.at);
+		if (resetSinceSent !== undefined)
+			this.windowMsSeen = Math.max(this.windowMsSeen ?? 0, resetSinceSent - ticket.at);
 		if (!current) return;
 		if (info.resetAt !== undefined) {
-			if (this.windowEnd !== undefined && (resetSinceSent ?? info.resetAt) > this.windowEnd + SAME_WINDOW_MS) {
+			if (
+				this.windowEnd !== undefined &&
+				(resetSinceSent ?? info.resetAt) > this.windowEnd + SAME_WINDOW_MS
+			) {
 				// The service opened a window this process did not see begin (another process used the key).
 				this.startWindow(now);
 			}
-			this.windowEnd = this.windowEnd === undefined ? info.resetAt : Math.min(this.windowEnd, info.resetAt);
+			this.windowEnd =
+				this.windowEnd === undefined ? info.resetAt : Math.min(this.windowEnd, info.resetAt);
 		}
 		const counted = info.limit - info.remaining;
 		if (counted > this.released) this.sharedUntil = now + MINUTE_MS;
@@ -206,7 +233,10 @@ export class Governor {
 				// The window's successes are the limit (or what other users of the key left of it); its length is
 				// the time since it opened plus the wait, at most a minute beyond the wait where its start is unknown.
 				this.learned = this.successes > 0 ? this.successes : (this.learned ?? 1);
-				this.learnedWindowMs = Math.max(1_000, Math.min(now - this.windowStart, MINUTE_MS) + waitMs);
+				this.learnedWindowMs = Math.max(
+					1_000,
+					Math.min(now - this.windowStart, MINUTE_MS) + waitMs,
+				);
 			}
 		}
 		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
@@ -289,7 +319,13 @@ export class Governor {
 			if (waiter.deadline <= now || waiter.deadline < this.pausedUntil) {
 				this.queue.splice(i--, 1);
 				this.stats.timedOut++;
-				waiter.reject(new RateLimitWaitError(now - waiter.since, this.describe(), stillToWait > 0 ? stillToWait : undefined));
+				waiter.reject(
+					new RateLimitWaitError(
+						now - waiter.since,
+						this.describe(),
+						stillToWait > 0 ? stillToWait : undefined,
+					),
+				);
 			}
 		}
 		while (this.queue.length > 0) {
@@ -322,7 +358,9 @@ const governors = new Map<string, Governor>();
  * What a governor, and Create or Update's one writer at a time, are per.
  */
 export function accountOf(baseUrl: string, apiKey: unknown): string {
-	return `${baseUrl}\u0000${createHash('sha256').update(String(apiKey ?? '')).digest('hex')}`;
+	return `${baseUrl}\u0000${createHash('sha256')
+		.update(String(apiKey ?? ''))
+		.digest('hex')}`;
 }
 
 /** The governor of one API key at one base URL, one per n8n instance (module scope). */

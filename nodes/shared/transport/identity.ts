@@ -13,10 +13,17 @@ export function idFields(resource: string): string[] {
 }
 
 /** The record's id as a string, or undefined when it has none under any accepted name. */
-export function recordId(record: IDataObject, resource: string, fields = idFields(resource)): string | undefined {
+export function recordId(
+	record: IDataObject,
+	resource: string,
+	fields = idFields(resource),
+): string | undefined {
 	for (const field of fields) {
 		const value = record[field];
-		if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) {
+		if (
+			(typeof value === 'string' && value !== '') ||
+			(typeof value === 'number' && Number.isFinite(value))
+		) {
 			return String(value);
 		}
 	}

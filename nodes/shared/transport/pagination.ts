@@ -39,7 +39,12 @@ export function nextPageNumber(
 	if (typeof meta.total === 'number' && collected >= meta.total) return undefined;
 	if ('next_page' in meta) {
 		const next = Number(meta.next_page);
-		if (meta.next_page === null || meta.next_page === undefined || !Number.isInteger(next) || next <= page) {
+		if (
+			meta.next_page === null ||
+			meta.next_page === undefined ||
+			!Number.isInteger(next) ||
+			next <= page
+		) {
 			return undefined;
 		}
 		return next;
@@ -56,4 +61,3 @@ export function pageSignature(items: IDataObject[], resourceKey: string): string
 	if (ids.every((id) => id !== undefined)) return ids.join('\u0000');
 	return JSON.stringify(items);
 }
-

@@ -65,8 +65,15 @@ function simplifyProperties(noun: string, fields: string): INodeProperties[] {
 		description: `Whether to return only the fields of each ${noun} an AI model needs (${fields}) instead of the full record`,
 	};
 	return [
-		{ ...base, displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { gte: 1.1 } }] } } },
-		{ ...base, default: false, displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { lt: 1.1 } }] } } },
+		{
+			...base,
+			displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		},
+		{
+			...base,
+			default: false,
+			displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { lt: 1.1 } }] } },
+		},
 	];
 }
 
@@ -99,7 +106,8 @@ export const productLocator: INodeProperties = {
 	type: 'resourceLocator',
 	default: { mode: 'list', value: '' },
 	required: true,
-	description: 'The product to act on: pick it from the list (searchable by name, SKU or description) or enter its ID',
+	description:
+		'The product to act on: pick it from the list (searchable by name, SKU or description) or enter its ID',
 	hint: 'Product IDs look like prod_00001',
 	modes: [
 		{
@@ -160,7 +168,8 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. USD',
-			description: "Three-letter ISO 4217 currency code of the price; the store's currency when not set",
+			description:
+				"Three-letter ISO 4217 currency code of the price; the store's currency when not set",
 		},
 		{
 			displayName: 'Description',
@@ -237,41 +246,82 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 }
 
 /** An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged. */
-export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+export function asNodeError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	return error instanceof NodeApiError
 		? new NodeApiError(ctx.getNode(), error as unknown as JsonObject)
 		: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-function fail(ctx: IExecuteFunctions, itemIndex: number, message: string, description?: string): never {
+function fail(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	message: string,
+	description?: string,
+): never {
 	throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /** The id in a resource locator, checked non-empty. */
-export function locatorId(ctx: IExecuteFunctions, name: string, label: string, itemIndex: number): string {
+export function locatorId(
+	ctx: IExecuteFunctions,
+	name: string,
+	label: string,
+	itemIndex: number,
+): string {
 	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
-	const id = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-	if (!id) fail(ctx, itemIndex, `The parameter "${label}" (${name}) is empty`, `Select a ${label.toLowerCase()} or enter its ID.`);
+	const id =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	if (!id)
+		fail(
+			ctx,
+			itemIndex,
+			`The parameter "${label}" (${name}) is empty`,
+			`Select a ${label.toLowerCase()} or enter its ID.`,
+		);
 	return id;
 }
 
-export function checkName(ctx: IExecuteFunctions, value: unknown, param: string, itemIndex: number): string {
+export function checkName(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	param: string,
+	itemIndex: number,
+): string {
 	const name = typeof value === 'string' ? value.trim() : '';
 	if (!name) fail(ctx, itemIndex, `The parameter "Name" (${param}) must not be empty`);
-	if (name.length > 200) fail(ctx, itemIndex, `The parameter "Name" (${param}) is longer than 200 characters`);
+	if (name.length > 200)
+		fail(ctx, itemIndex, `The parameter "Name" (${param}) is longer than 200 characters`);
 	return name;
 }
 
-export function checkPrice(ctx: IExecuteFunctions, value: unknown, param: string, itemIndex: number): number {
+export function checkPrice(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	param: string,
+	itemIndex: number,
+): number {
 	const price = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) {
-		fail(ctx, itemIndex, `The parameter "Price" (${param}) must be a number of 0 or more, got ${JSON.stringify(value)}`);
+		fail(
+			ctx,
+			itemIndex,
+			`The parameter "Price" (${param}) must be a number of 0 or more, got ${JSON.stringify(value)}`,
+		);
 	}
 	return price;
 }
 
 /** Optional product fields from a collection, validated, plus its Extra Fields (JSON) object underneath. */
-export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: string, itemIndex: number): IDataObject {
+export function productBody(
+	ctx: IExecuteFunctions,
+	fields: IDataObject,
+	param: string,
+	itemIndex: number,
+): IDataObject {
 	const body: IDataObject = {};
 	const { extraFields, ...modelled } = fields;
 	if (extraFields !== undefined && extraFields !== '') {
@@ -280,11 +330,20 @@ export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: 
 			try {
 				extra = jsonParse(extraFields);
 			} catch {
-				fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) is not valid JSON`, 'Enter a JSON object such as {"weight_grams": 250}.');
+				fail(
+					ctx,
+					itemIndex,
+					`The parameter "Extra Fields (JSON)" (${param}.extraFields) is not valid JSON`,
+					'Enter a JSON object such as {"weight_grams": 250}.',
+				);
 			}
 		}
 		if (!isObject(extra)) {
-			fail(ctx, itemIndex, `The parameter "Extra Fields (JSON)" (${param}.extraFields) must be a JSON object`);
+			fail(
+				ctx,
+				itemIndex,
+				`The parameter "Extra Fields (JSON)" (${param}.extraFields) must be a JSON object`,
+			);
 		}
 		Object.assign(body, extra);
 	}
@@ -293,13 +352,21 @@ export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: 
 		else if (key === 'price') body.price = checkPrice(ctx, value, `${param}.price`, itemIndex);
 		else if (key === 'stock') {
 			if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-				fail(ctx, itemIndex, `The parameter "Inventory Quantity" (${param}.stock) must be a whole number of 0 or more`);
+				fail(
+					ctx,
+					itemIndex,
+					`The parameter "Inventory Quantity" (${param}.stock) must be a whole number of 0 or more`,
+				);
 			}
 			body.stock = value;
 		} else if (key === 'currency') {
 			const currency = String(value).trim().toUpperCase();
 			if (!/^[A-Z]{3}$/.test(currency)) {
-				fail(ctx, itemIndex, `The parameter "Currency" (${param}.currency) must be a three-letter code such as USD`);
+				fail(
+					ctx,
+					itemIndex,
+					`The parameter "Currency" (${param}.currency) must be a three-letter code such as USD`,
+				);
 			}
 			body.currency = currency;
 		} else if (key === 'images') {
@@ -318,7 +385,8 @@ export function productBody(ctx: IExecuteFunctions, fields: IDataObject, param: 
 export function cleanFilters(filters: IDataObject): IDataObject {
 	const qs: IDataObject = {};
 	for (const [key, value] of Object.entries(filters)) {
-		if (value !== '' && value !== undefined && value !== null) qs[key] = typeof value === 'string' ? value.trim() : value;
+		if (value !== '' && value !== undefined && value !== null)
+			qs[key] = typeof value === 'string' ? value.trim() : value;
 	}
 	return qs;
 }
@@ -348,7 +416,11 @@ export function pickWithId(record: IDataObject, resource: string, keys: string[]
  * Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options; on
  * the tool variant also its description and Simplify.
  */
-export function getManyProperties(noun: string, filters: INodeProperties[], tool: ToolUse): INodeProperties[] {
+export function getManyProperties(
+	noun: string,
+	filters: INodeProperties[],
+	tool: ToolUse,
+): INodeProperties[] {
 	return [
 		toolDescription(tool.description),
 		...returnAllAndLimit(noun),
@@ -390,8 +462,14 @@ export async function getManyItems(
 	if (!returnAll) {
 		limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
 		if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) {
-			fail(ctx, itemIndex, `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`);
+			fail(
+				ctx,
+				itemIndex,
+				`The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`,
+			);
 		}
 	}
-	return await client.getMany([resourceKey], resourceKey, cleanFilters(filters), limit, { itemIndex });
+	return await client.getMany([resourceKey], resourceKey, cleanFilters(filters), limit, {
+		itemIndex,
+	});
 }

@@ -36,10 +36,14 @@ const resources: Record<string, Record<string, Operation | unknown>> = {
  */
 function settingsFrom(options: IDataObject, version: number): Partial<ClientSettings> {
 	const settings: Partial<ClientSettings> = {};
-	if (typeof options.maxRequestsPerMinute === 'number') settings.maxRequestsPerMinute = Math.max(0, options.maxRequestsPerMinute);
-	if (typeof options.maxRetries === 'number') settings.maxRetries = Math.max(0, Math.floor(options.maxRetries));
-	if (typeof options.retryDelay === 'number') settings.retryDelayMs = Math.max(0, options.retryDelay);
-	if (typeof options.maxRateLimitWait === 'number') settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
+	if (typeof options.maxRequestsPerMinute === 'number')
+		settings.maxRequestsPerMinute = Math.max(0, options.maxRequestsPerMinute);
+	if (typeof options.maxRetries === 'number')
+		settings.maxRetries = Math.max(0, Math.floor(options.maxRetries));
+	if (typeof options.retryDelay === 'number')
+		settings.retryDelayMs = Math.max(0, options.retryDelay);
+	if (typeof options.maxRateLimitWait === 'number')
+		settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
 	if (typeof options.timeout === 'number') settings.timeoutMs = Math.max(1, options.timeout) * 1000;
 	if (version < 1.2) settings.maxRateLimitRefusals = settings.maxRetries ?? 5;
 	return settings;
@@ -49,7 +53,9 @@ function settingsFrom(options: IDataObject, version: number): Partial<ClientSett
 function concurrencyOf(options: IDataObject, version: number): number {
 	if (version < 1.2) return 1;
 	const value = options.maxConcurrency;
-	return typeof value === 'number' && Number.isFinite(value) ? Math.max(1, Math.floor(value)) : DEFAULT_CONCURRENCY;
+	return typeof value === 'number' && Number.isFinite(value)
+		? Math.max(1, Math.floor(value))
+		: DEFAULT_CONCURRENCY;
 }
 
 /**
@@ -106,13 +112,19 @@ export interface RouterOptions {
 	continueOnFail: boolean;
 }
 
-export async function router(this: IExecuteFunctions, { continueOnFail }: RouterOptions): Promise<INodeExecutionData[][]> {
+export async function router(
+	this: IExecuteFunctions,
+	{ continueOnFail }: RouterOptions,
+): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const op = resources[resource]?.[operation] as Operation | undefined;
 	if (!op?.execute && !op?.openSession) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not known for resource "${resource}"`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" is not known for resource "${resource}"`,
+		);
 	}
 	// One client per run: credentials are read once and the pace cap spans every item.
 	const version = this.getNode().typeVersion;
@@ -121,7 +133,9 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 	// Opened just before the items run, so that nothing between can leave it open (it may hold a turn on the account).
 	let session: RunSession | undefined = undefined;
 	const execute = async (itemIndex: number) =>
-		session ? await session.execute(itemIndex) : await (op.execute as OperationExecute).call(this, client, itemIndex);
+		session
+			? await session.execute(itemIndex)
+			: await (op.execute as OperationExecute).call(this, client, itemIndex);
 
 	const answersModel = answersModelWithError(this);
 	const run = async (itemIndex: number): Promise<Outcome> => {
@@ -131,14 +145,17 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 			if (answersModel) {
 				// Details only where they add to the message (n8n's own tool wrapper does the same): a model pays per token.
 				const { message, description } = error as { message: string; description?: string };
-				const details = description && !message.includes(description) ? { details: description } : {};
+				const details =
+					description && !message.includes(description) ? { details: description } : {};
 				return { ok: true, json: { error: message, ...details } };
 			}
 			if (continueOnFail) {
 				const { description } = error as { description?: string };
 				return {
 					ok: true,
-					json: description ? { error: (error as Error).message, details: description } : { error: (error as Error).message },
+					json: description
+						? { error: (error as Error).message, details: description }
+						: { error: (error as Error).message },
 				};
 			}
 			return { ok: false, error };
@@ -148,18 +165,28 @@ export async function router(this: IExecuteFunctions, { continueOnFail }: Router
 	const keyOf = (itemIndex: number): string | undefined => {
 		if (!op.recordParameter) return undefined;
 		try {
-			const value = this.getNodeParameter(op.recordParameter, itemIndex, '', { extractValue: true }) as unknown;
-			return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : undefined;
+			const value = this.getNodeParameter(op.recordParameter, itemIndex, '', {
+				extractValue: true,
+			}) as unknown;
+			return typeof value === 'string' || typeof value === 'number'
+				? String(value).trim()
+				: undefined;
 		} catch {
 			return undefined;
 		}
 	};
 	const concurrency = concurrencyOf(options, version);
-	const recordKey = (itemIndex: number) => (session ? session.recordKey(itemIndex) : keyOf(itemIndex));
+	const recordKey = (itemIndex: number) =>
+		session ? session.recordKey(itemIndex) : keyOf(itemIndex);
 	let outcomes: Outcome[];
 	session = op.openSession ? await op.openSession.call(this, client) : undefined;
 	try {
-		outcomes = await runItems(items.length, concurrency, concurrency > 1 ? recordKey : () => undefined, run);
+		outcomes = await runItems(
+			items.length,
+			concurrency,
+			concurrency > 1 ? recordKey : () => undefined,
+			run,
+		);
 	} finally {
 		session?.close();
 	}
@@ -191,5 +218,11 @@ function rateLimitHint(client: StorefrontClient): string[] {
 /** Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions). */
 function addHints(ctx: IExecuteFunctions, messages: string[]): void {
 	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
-	ctx.addExecutionHints(...messages.map((message) => ({ message, type: 'info' as const, location: 'outputPane' as const })));
+	ctx.addExecutionHints(
+		...messages.map((message) => ({
+			message,
+			type: 'info' as const,
+			location: 'outputPane' as const,
+		})),
+	);
 }

@@ -17,4 +17,7 @@ export interface RunSession {
 }
 
 /** What an operation file exports as `openSession` instead of `execute`. */
-export type OpenSession = (this: IExecuteFunctions, client: StorefrontClient) => Promise<RunSession>;
+export type OpenSession = (
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+) => Promise<RunSession>;

@@ -24,7 +24,10 @@ function withIds(context: ILoadOptionsFunctions, items: IDataObject[], resource:
 		throw new NodeOperationError(
 			context.getNode(),
 			`Storefront's ${resource} have no id: none of the ${items.length} listed has ${idFieldNames(resource)}`,
-			{ description: 'Choose "By ID" and enter the id, or ask the service which field holds a record\'s id.' },
+			{
+				description:
+					'Choose "By ID" and enter the id, or ask the service which field holds a record\'s id.',
+			},
 		);
 	}
 	return keyed;
@@ -38,7 +41,13 @@ export async function searchProducts(
 	const client = await StorefrontClient.create(this);
 	const qs: IDataObject = filter?.trim() ? { search: filter.trim() } : {};
 	const page = pageOf(paginationToken);
-	const { items, nextPage } = await client.getPage(['products'], 'products', qs, page, MAX_PAGE_SIZE);
+	const { items, nextPage } = await client.getPage(
+		['products'],
+		'products',
+		qs,
+		page,
+		MAX_PAGE_SIZE,
+	);
 	return {
 		results: withIds(this, items, 'products').map(({ id, record }) => ({
 			name: [record.name ?? id, record.sku].filter(Boolean).join(' · '),
@@ -61,12 +70,25 @@ export async function searchOrders(
 	const page = pageOf(paginationToken);
 	const { items, nextPage } = await client.getPage(['orders'], 'orders', qs, page, MAX_PAGE_SIZE);
 	const orders = withIds(this, items, 'orders');
-	const matching = status || !text
-		? orders
-		: orders.filter(({ id, record }) => [id, record.customer_id].some((field) => String(field ?? '').toLowerCase().includes(text)));
+	const matching =
+		status || !text
+			? orders
+			: orders.filter(({ id, record }) =>
+					[id, record.customer_id].some((field) =>
+						String(field ?? '')
+							.toLowerCase()
+							.includes(text),
+					),
+				);
 	return {
 		results: matching.map(({ id, record }) => ({
-			name: [id, record.status, record.total !== undefined ? `${String(record.total)} ${String(record.currency ?? '')}`.trim() : undefined]
+			name: [
+				id,
+				record.status,
+				record.total !== undefined
+					? `${String(record.total)} ${String(record.currency ?? '')}`.trim()
+					: undefined,
+			]
 				.filter(Boolean)
 				.join(' · '),
 			value: id,

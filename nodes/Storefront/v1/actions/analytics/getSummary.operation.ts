@@ -22,6 +22,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
 }

@@ -15,7 +15,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List customers (name, email, order count, total spent), optionally searched by name or email',
+				description:
+					'List customers (name, email, order count, total spent), optionally searched by name or email',
 				action: 'Get many customers',
 			},
 		],

@@ -11,12 +11,19 @@ const properties: INodeProperties[] = [
 	orderLocator,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['order'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['order'], operation: ['get'] } },
+	properties,
+);
 
 /** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
 export const recordParameter = 'orderId';
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });
 }

@@ -16,17 +16,24 @@ const tool: ToolUse = {
 	}),
 };
 
-const properties: INodeProperties[] = getManyProperties('order', [
-	{
-		displayName: 'Status',
-		name: 'status',
-		type: 'options',
-		options: ORDER_STATUSES.map(({ name, value, description }) => ({ name, value, description })),
-		default: 'pending',
-		description: 'Only orders in this status. An expression may give a status not listed here.',
-	},
-], tool);
+const properties: INodeProperties[] = getManyProperties(
+	'order',
+	[
+		{
+			displayName: 'Status',
+			name: 'status',
+			type: 'options',
+			options: ORDER_STATUSES.map(({ name, value, description }) => ({ name, value, description })),
+			default: 'pending',
+			description: 'Only orders in this status. An expression may give a status not listed here.',
+		},
+	],
+	tool,
+);
 
-export const description = updateDisplayOptions({ show: { resource: ['order'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['order'], operation: ['getAll'] } },
+	properties,
+);
 
 export const execute = getManyExecute('orders', tool);

@@ -24,19 +24,33 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['order'], operation: ['updateStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['order'], operation: ['updateStatus'] } },
+	properties,
+);
 
 /** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
 export const recordParameter = 'orderId';
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
 	if (!status) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', { itemIndex });
+		throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
+			itemIndex,
+		});
 	}
 	const target = { resourceLabel: 'Order', id, itemIndex };
 	// Idempotent by contract (row 3), so the transport may safely retry this PUT.
-	const response = await client.request('PUT', ['orders', id, 'status'], { body: { status } }, target);
+	const response = await client.request(
+		'PUT',
+		['orders', id, 'status'],
+		{ body: { status } },
+		target,
+	);
 	return client.single(response, 'order', target);
 }

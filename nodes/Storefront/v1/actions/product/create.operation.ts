@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
-import { checkName, checkPrice, productBody, productFieldOptions, toolDescription, writeToolNotice } from '../common';
+import {
+	checkName,
+	checkPrice,
+	productBody,
+	productFieldOptions,
+	toolDescription,
+	writeToolNotice,
+} from '../common';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
@@ -25,7 +32,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: 0,
-		description: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
+		description:
+			"Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
 	},
 	{
 		displayName: 'Additional Fields',
@@ -38,9 +46,16 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['product'], operation: ['create'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const name = checkName(this, this.getNodeParameter('name', itemIndex, ''), 'name', itemIndex);
 	const price = checkPrice(this, this.getNodeParameter('price', itemIndex, 0), 'price', itemIndex);
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;

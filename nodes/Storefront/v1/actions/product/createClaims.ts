@@ -5,7 +5,12 @@
 // has none), runs in one process still take turns (./catalog).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { claimShared, releaseShared, sharedStore, type SharedStore } from '../../../../shared/claims/sharedClaims';
+import {
+	claimShared,
+	releaseShared,
+	sharedStore,
+	type SharedStore,
+} from '../../../../shared/claims/sharedClaims';
 
 /**
  * How long a create's claim is kept: a create can reach the service as late as its wait for the rate limit (Max Wait
@@ -42,7 +47,9 @@ export class CreateClaims {
 		} catch (error) {
 			// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
 			const why = (error as Error).message;
-			this.ctx.logger.warn(`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`);
+			this.ctx.logger.warn(
+				`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`,
+			);
 			return undefined;
 		}
 	}

@@ -12,18 +12,30 @@ const properties: INodeProperties[] = [
 	productLocator,
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['delete'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['product'], operation: ['delete'] } },
+	properties,
+);
 
 /** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
 export const recordParameter = 'productId';
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const target = { resourceLabel: 'Product', id, itemIndex };
 	const response = await client.request('DELETE', ['products', id], {}, target);
 	const { body } = response;
 	// The contract answers 204 without a body; a service that sends one has its body passed on.
-	if (body === undefined || body === null || body === '' || (typeof body === 'object' && Object.keys(body).length === 0)) {
+	if (
+		body === undefined ||
+		body === null ||
+		body === '' ||
+		(typeof body === 'object' && Object.keys(body).length === 0)
+	) {
 		return { deleted: true, id };
 	}
 	return client.single(response, 'product', target);

@@ -31,12 +31,18 @@ function readText(value: unknown, trim = true): string {
 }
 
 const asText = (value: unknown) => (value === undefined || value === null ? '' : String(value));
-const textField: ProductField = { type: 'string', read: (value) => readText(value), same: (wanted, current) => asText(current).trim() === wanted };
+const textField: ProductField = {
+	type: 'string',
+	read: (value) => readText(value),
+	same: (wanted, current) => asText(current).trim() === wanted,
+};
 
 /** A number as a CSV or a sheet gives it ("19.90") or as a number. */
 function readNumber(value: unknown): number {
 	const number = typeof value === 'string' ? Number(value.trim()) : value;
-	return typeof number === 'number' && Number.isFinite(number) ? number : why('must be a number', value);
+	return typeof number === 'number' && Number.isFinite(number)
+		? number
+		: why('must be a number', value);
 }
 
 /** A money amount to the cent, as the contract keeps it: 19.9 and "19.90" are the same price. */
@@ -44,7 +50,11 @@ const cents = (amount: unknown) => Math.round(Number(amount) * 100);
 
 /** A list of URLs, or the comma-separated text a spreadsheet cell holds. */
 function readUrls(value: unknown): string[] {
-	const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : why('must be a list of URLs or comma-separated URLs', value);
+	const list = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: why('must be a list of URLs or comma-separated URLs', value);
 	return list.map((url) => readText(url)).filter((url) => url !== '');
 }
 
@@ -58,7 +68,11 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 			return name.length > 200 ? why('must be at most 200 characters', value) : name;
 		},
 	},
-	description: { type: 'string', read: (value) => readText(value, false), same: (wanted, current) => asText(current) === wanted },
+	description: {
+		type: 'string',
+		read: (value) => readText(value, false),
+		same: (wanted, current) => asText(current) === wanted,
+	},
 	category: textField,
 	price: {
 		type: 'number',
@@ -73,7 +87,9 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		type: 'number',
 		read: (value) => {
 			const stock = readNumber(value);
-			return Number.isInteger(stock) && stock >= 0 ? stock : why('must be a whole number of 0 or more', value);
+			return Number.isInteger(stock) && stock >= 0
+				? stock
+				: why('must be a whole number of 0 or more', value);
 		},
 		same: (wanted, current) => Number(current) === wanted,
 	},
@@ -89,7 +105,9 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		type: 'options',
 		read: (value) => {
 			const status = readText(value).toLowerCase();
-			return PRODUCT_STATUSES.some((s) => s.value === status) ? status : why(`must be one of ${PRODUCT_STATUSES.map((s) => s.value).join(', ')}`, value);
+			return PRODUCT_STATUSES.some((s) => s.value === status)
+				? status
+				: why(`must be one of ${PRODUCT_STATUSES.map((s) => s.value).join(', ')}`, value);
 		},
 		same: (wanted, current) => current === wanted,
 	},
@@ -97,7 +115,10 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		type: 'string',
 		read: readUrls,
 		same: (wanted, current) =>
-			Array.isArray(current) && Array.isArray(wanted) && current.length === wanted.length && wanted.every((url, i) => current[i] === url),
+			Array.isArray(current) &&
+			Array.isArray(wanted) &&
+			current.length === wanted.length &&
+			wanted.every((url, i) => current[i] === url),
 	},
 };
 
@@ -105,18 +126,26 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 const ID_FIELD: ProductField = textField;
 
 /** The reader of a field, the match fields included. */
-export const fieldOf = (name: string): ProductField | undefined => (name === 'id' ? ID_FIELD : PRODUCT_FIELDS[name]);
+export const fieldOf = (name: string): ProductField | undefined =>
+	name === 'id' ? ID_FIELD : PRODUCT_FIELDS[name];
 
 /** Empty values are not set: Create or Update leaves such a field as it is (it never clears one). */
 export function isEmpty(value: unknown): boolean {
-	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+	return (
+		value === undefined ||
+		value === null ||
+		(typeof value === 'string' && value.trim() === '') ||
+		(Array.isArray(value) && value.length === 0)
+	);
 }
 
 /** JSON with object keys sorted: two values of an extra field are the same when this is. */
 function canonical(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
 	if (value !== null && typeof value === 'object') {
-		const entries = Object.entries(value as IDataObject).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		const entries = Object.entries(value as IDataObject).sort(([a], [b]) =>
+			a < b ? -1 : a > b ? 1 : 0,
+		);
 		return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
 	}
 	return JSON.stringify(value) ?? 'undefined';
@@ -156,7 +185,11 @@ export function inputFields(json: IDataObject): IDataObject {
 
 /** What the resource mapper lists: the match fields first, SKU matched by default; ID only when added or matched on. */
 export function mapperFields(): ResourceMapperField[] {
-	const field = (id: string, type: ProductField['type'], more: Partial<ResourceMapperField> = {}): ResourceMapperField => ({
+	const field = (
+		id: string,
+		type: ProductField['type'],
+		more: Partial<ResourceMapperField> = {},
+	): ResourceMapperField => ({
 		id,
 		displayName: id,
 		type,
@@ -164,7 +197,9 @@ export function mapperFields(): ResourceMapperField[] {
 		defaultMatch: false,
 		canBeUsedToMatch: false,
 		display: true,
-		...(type === 'options' ? { options: PRODUCT_STATUSES.map(({ name, value }) => ({ name, value })) } : {}),
+		...(type === 'options'
+			? { options: PRODUCT_STATUSES.map(({ name, value }) => ({ name, value })) }
+			: {}),
 		...more,
 	});
 	return [

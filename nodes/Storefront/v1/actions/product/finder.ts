@@ -45,7 +45,8 @@ const onlyIn = (product: IDataObject, field: string, value: string) =>
 	Object.entries(product).every(([key, inner]) => key === field || !holds(inner, value));
 
 /** Whether a product shows `value` in any field: what a search that filters returns. */
-const shows = (product: IDataObject, value: string) => Object.values(product).some((inner) => holds(inner, value));
+const shows = (product: IDataObject, value: string) =>
+	Object.values(product).some((inner) => holds(inner, value));
 
 export class Finder {
 	private readonly memory: Learnt;
@@ -69,31 +70,39 @@ export class Finder {
 	 */
 	async find(values: string[], findBy: FindBy, atOnce: number): Promise<Found> {
 		// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
-		if (findBy === 'catalog' || values.length === 0 || this.field === 'id') return await this.readAll();
+		if (findBy === 'catalog' || values.length === 0 || this.field === 'id')
+			return await this.readAll();
 		let first: Page | undefined;
 		let pages = this.memory.pages;
 		if (findBy === 'auto' && pages === undefined) {
 			first = await this.firstPage();
-			if (first.nextPage === undefined) return this.found(new Catalog(this.field, first.items), 'catalog', 1);
+			if (first.nextPage === undefined)
+				return this.found(new Catalog(this.field, first.items), 'catalog', 1);
 			pages = first.total === undefined ? undefined : Math.ceil(first.total / MAX_PAGE_SIZE);
 		}
 		// A lookup a value, and perhaps one more to prove the search, against the pages still to read.
 		const toRead = pages === undefined ? undefined : pages - (first ? 1 : 0);
-		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead)) return await this.readAll(first);
+		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead))
+			return await this.readAll(first);
 		const results: IDataObject[][] = [];
 		let next = 0;
 		const lookups = async () => {
 			for (let i = next++; i < values.length; i = next++) results[i] = await this.lookup(values[i]);
 		};
-		const width = Number.isFinite(atOnce) ? Math.max(1, Math.min(Math.floor(atOnce), values.length)) : 1;
+		const width = Number.isFinite(atOnce)
+			? Math.max(1, Math.min(Math.floor(atOnce), values.length))
+			: 1;
 		await Promise.all(Array.from({ length: width }, lookups));
 		const catalog = new Catalog(this.field, [...(first?.items ?? []), ...results.flat()]);
 		// A product found by a value only its match field holds: the search looks at that field (kept for later runs).
-		const evidence = values.find((value) => catalog.find(value).some((product) => onlyIn(product, this.field, value)));
+		const evidence = values.find((value) =>
+			catalog.find(value).some((product) => onlyIn(product, this.field, value)),
+		);
 		if (evidence !== undefined) this.memory.sample = evidence;
 		// A value no lookup found is new only if the search is known to look at the field this run.
 		const allFound = values.every((value) => catalog.find(value).length > 0);
-		if (allFound || evidence !== undefined || (await this.probe(first))) return this.found(catalog, 'lookup');
+		if (allFound || evidence !== undefined || (await this.probe(first)))
+			return this.found(catalog, 'lookup');
 		const fallback = `the service's search did not find a product by its ${this.field}`;
 		return { ...(await this.readAll(first)), fallback };
 	}
@@ -115,26 +124,54 @@ export class Finder {
 		}
 		if (sample === undefined) return false;
 		const qs = { search: sample };
-		const results = await this.client.getPage(['products'], 'products', qs, 1, MAX_PAGE_SIZE, this.target);
+		const results = await this.client.getPage(
+			['products'],
+			'products',
+			qs,
+			1,
+			MAX_PAGE_SIZE,
+			this.target,
+		);
 		const keyed = new Catalog(this.field, results.items);
-		const proven = keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
+		const proven =
+			keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
 		this.memory.sample = proven ? sample : undefined;
 		return proven;
 	}
 
 	private async lookup(value: string): Promise<IDataObject[]> {
-		return await this.client.getMany(['products'], 'products', { search: value }, undefined, this.target);
+		return await this.client.getMany(
+			['products'],
+			'products',
+			{ search: value },
+			undefined,
+			this.target,
+		);
 	}
 
 	private async firstPage(): Promise<Page> {
-		const page = await this.client.getPage(['products'], 'products', {}, 1, MAX_PAGE_SIZE, this.target);
+		const page = await this.client.getPage(
+			['products'],
+			'products',
+			{},
+			1,
+			MAX_PAGE_SIZE,
+			this.target,
+		);
 		if (page.total !== undefined) this.memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
 		return page;
 	}
 
 	/** Every product of the shop (Return All, 100 a page), on from `first` when that was read. */
 	private async readAll(first?: Page): Promise<Found> {
-		const products = await this.client.getMany(['products'], 'products', {}, undefined, this.target, first);
+		const products = await this.client.getMany(
+			['products'],
+			'products',
+			{},
+			undefined,
+			this.target,
+			first,
+		);
 		const pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
 		this.memory.pages = pages;
 		return this.found(new Catalog(this.field, products), 'catalog', pages);

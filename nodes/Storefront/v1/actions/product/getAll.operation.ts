@@ -8,25 +8,39 @@ const tool: ToolUse = {
 	description:
 		'List products of the Storefront shop, optionally only one category or those whose name, SKU or description contains a search text. Returns one entry per product: id (like prod_00001), name, sku, category, price, currency, stock (units in stock) and status (active, draft or archived); at most Limit products (default 50), so a full page may mean more exist.',
 	fields: 'ID, name, SKU, category, price, currency, stock, status',
-	simplify: (product) => pickWithId(product, 'product', ['name', 'sku', 'category', 'price', 'currency', 'stock', 'status']),
+	simplify: (product) =>
+		pickWithId(product, 'product', [
+			'name',
+			'sku',
+			'category',
+			'price',
+			'currency',
+			'stock',
+			'status',
+		]),
 };
 
-const properties: INodeProperties[] = getManyProperties('product', [
-	{
-		displayName: 'Category',
-		name: 'category',
-		type: 'string',
-		default: '',
-		description: 'Only products in this category (exact name, case-insensitive)',
-	},
-	{
-		displayName: 'Search',
-		name: 'search',
-		type: 'string',
-		default: '',
-		description: 'Only products whose name, SKU or description contains this text (case-insensitive)',
-	},
-], tool).concat(
+const properties: INodeProperties[] = getManyProperties(
+	'product',
+	[
+		{
+			displayName: 'Category',
+			name: 'category',
+			type: 'string',
+			default: '',
+			description: 'Only products in this category (exact name, case-insensitive)',
+		},
+		{
+			displayName: 'Search',
+			name: 'search',
+			type: 'string',
+			default: '',
+			description:
+				'Only products whose name, SKU or description contains this text (case-insensitive)',
+		},
+	],
+	tool,
+).concat(
 	// n8n's UX guidelines: an endpoint whose records have more than 10 fields (a product has 13) gets a Simplify
 	// switch that keeps at most 10. Off by default in every version of this node, so no saved workflow's output
 	// changes; turning it on by default is for a new node version. The tool variant has its own (getManyProperties).
@@ -40,6 +54,9 @@ const properties: INodeProperties[] = getManyProperties('product', [
 	},
 );
 
-export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['product'], operation: ['getAll'] } },
+	properties,
+);
 
 export const execute = getManyExecute('products', tool);

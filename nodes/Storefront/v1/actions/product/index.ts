@@ -19,7 +19,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Create a product from a name and price plus optional fields (SKU, stock, category…)',
+				description:
+					'Create a product from a name and price plus optional fields (SKU, stock, category…)',
 				action: 'Create product',
 			},
 			{
@@ -43,7 +44,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Update',
 				value: 'update',
-				description: "Change some fields of an existing product (price, stock, status…), keeping the others",
+				description:
+					'Change some fields of an existing product (price, stock, status…), keeping the others',
 				action: 'Update product',
 			},
 		],

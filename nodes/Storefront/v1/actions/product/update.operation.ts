@@ -2,7 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
-import { locatorId, productBody, productFieldOptions, productLocator, toolDescription, writeToolNotice } from '../common';
+import {
+	locatorId,
+	productBody,
+	productFieldOptions,
+	productLocator,
+	toolDescription,
+	writeToolNotice,
+} from '../common';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
@@ -22,20 +29,31 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['product'], operation: ['update'] } },
+	properties,
+);
 
 /** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
 export const recordParameter = 'productId';
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const body = productBody(this, fields, 'updateFields', itemIndex);
 	if (Object.keys(body).length === 0) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Update Fields" (updateFields) sets no field to change', {
-			itemIndex,
-			description: 'Add at least one field to update.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'The parameter "Update Fields" (updateFields) sets no field to change',
+			{
+				itemIndex,
+				description: 'Add at least one field to update.',
+			},
+		);
 	}
 	const target = { resourceLabel: 'Product', id, itemIndex };
 	const response = await client.request('PUT', ['products', id], { body }, target);

@@ -3,7 +3,13 @@ import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
 import { duration, gotNoAnswer, recordId } from '../../../../shared/transport';
-import { asNodeError, DEFAULT_CONCURRENCY, productBody, toolDescription, writeToolNotice } from '../common';
+import {
+	asNodeError,
+	DEFAULT_CONCURRENCY,
+	productBody,
+	toolDescription,
+	writeToolNotice,
+} from '../common';
 import type { OpenSession, RunSession } from '../session';
 import { Catalog, writerTurn } from './catalog';
 import { CLAIM_MINUTES, CreateClaims } from './createClaims';
@@ -32,7 +38,8 @@ const properties: INodeProperties[] = [
 		noDataExpression: true,
 		default: { mappingMode: 'defineBelow', value: null },
 		required: true,
-		description: 'The product fields to set; empty ones are left as they are. Fields to Match On finds the product to update.',
+		description:
+			'The product fields to set; empty ones are left as they are. Fields to Match On finds the product to update.',
 		typeOptions: {
 			resourceMapper: {
 				resourceMapperMethod: 'getProductFields',
@@ -43,7 +50,8 @@ const properties: INodeProperties[] = [
 				supportAutoMap: true,
 				matchingFieldsLabels: {
 					title: 'Fields to Match On',
-					description: 'The field that finds the product to update: sku, name or id. No product with the value: one is created (not for id).',
+					description:
+						'The field that finds the product to update: sku, name or id. No product with the value: one is created (not for id).',
 					// Shown under the field; n8n's own default there ("Usually an ID") is wrong for a match on sku.
 					hint: 'The product with this value is updated where a field differs; with none, one is created (not when matching on id)',
 				},
@@ -62,14 +70,18 @@ const properties: INodeProperties[] = [
 				name: 'extraFields',
 				type: 'json',
 				default: '{}',
-				description: 'A JSON object of further product fields the node does not list, sent unchanged and compared like the others; mapped fields take precedence',
+				description:
+					'A JSON object of further product fields the node does not list, sent unchanged and compared like the others; mapped fields take precedence',
 				hint: 'Must be a JSON object, e.g. {"weight_grams": 250}',
 			},
 		],
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['product'], operation: ['upsert'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['product'], operation: ['upsert'] } },
+	properties,
+);
 
 /** What one item asks for: the match value and the fields to set (mapped ones over Extra Fields). */
 interface Wanted {
@@ -111,7 +123,8 @@ class Sync implements RunSession {
 		private readonly client: StorefrontClient,
 		private readonly field: MatchField,
 	) {
-		this.autoMap = ctx.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
+		this.autoMap =
+			ctx.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
 		this.inputs = ctx.getInputData();
 		this.claims = new CreateClaims(ctx, client.account, field);
 	}
@@ -144,21 +157,27 @@ class Sync implements RunSession {
 
 	hints(): string[] {
 		const { created, updated, unchanged, failed } = this.counts;
-		const hints = [`Created ${created}, updated ${updated}, unchanged ${unchanged}${failed ? `, failed ${failed}` : ''}`];
+		const hints = [
+			`Created ${created}, updated ${updated}, unchanged ${unchanged}${failed ? `, failed ${failed}` : ''}`,
+		];
 		if (this.found) hints.push(this.foundHint(this.found));
 		if (this.numeric.size) {
 			hints.push(
 				`${this.numeric.size} ${this.field} value${this.numeric.size === 1 ? '' : 's'} came as a number and ${this.numeric.size === 1 ? 'was' : 'were'} read as text; a number loses leading zeros (000123 becomes 123): read that column as text`,
 			);
 		}
-		if (this.turnWaitedMs >= 1000) hints.push(`Waited ${duration(this.turnWaitedMs)} for another Create or Update run on this API key to finish`);
+		if (this.turnWaitedMs >= 1000)
+			hints.push(
+				`Waited ${duration(this.turnWaitedMs)} for another Create or Update run on this API key to finish`,
+			);
 		return hints;
 	}
 
 	/** Which way the products were found, and what it cost. */
 	private foundHint({ how, calls, pages, fallback }: Found): string {
 		const requests = `${calls} request${calls === 1 ? '' : 's'}`;
-		const catalog = pages === undefined ? 'the catalog' : `the catalog (${pages} page${pages === 1 ? '' : 's'})`;
+		const catalog =
+			pages === undefined ? 'the catalog' : `the catalog (${pages} page${pages === 1 ? '' : 's'})`;
 		if (how === 'lookup') {
 			return `Found the products by looking up each ${this.field} (${requests}) instead of reading ${catalog}`;
 		}
@@ -184,7 +203,11 @@ class Sync implements RunSession {
 		if (found.length > 1) throw this.ambiguous(match, found, itemIndex);
 		if (found.length === 1) return await this.update(catalog, found[0], wanted, itemIndex);
 		if (this.field === 'id') {
-			throw this.fail(itemIndex, `No product has the id "${match}"`, 'Matching on id only updates products; match on sku or name to create the missing ones.');
+			throw this.fail(
+				itemIndex,
+				`No product has the id "${match}"`,
+				'Matching on id only updates products; match on sku or name to create the missing ones.',
+			);
 		}
 		const padded = this.numeric.has(itemIndex) ? catalog.withZeros(match) : [];
 		if (padded.length) {
@@ -202,23 +225,42 @@ class Sync implements RunSession {
 	private async catalog(itemIndex: number): Promise<Catalog> {
 		if (!this.finding) {
 			const findBy = this.ctx.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
-			const atOnce = Number(this.ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY));
-			const values = [...new Set(this.inputs.map((_, index) => this.recordKey(index)).filter((key) => key !== undefined))];
+			const atOnce = Number(
+				this.ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
+			);
+			const values = [
+				...new Set(
+					this.inputs.map((_, index) => this.recordKey(index)).filter((key) => key !== undefined),
+				),
+			];
 			const finder = new Finder(this.client, this.field, { itemIndex });
 			this.finding = finder.find(values, findBy, atOnce).then((found) => (this.found = found));
 		}
 		return (await this.finding).catalog;
 	}
 
-	private async update(catalog: Catalog, product: IDataObject, wanted: Wanted, itemIndex: number): Promise<IDataObject> {
+	private async update(
+		catalog: Catalog,
+		product: IDataObject,
+		wanted: Wanted,
+		itemIndex: number,
+	): Promise<IDataObject> {
 		const compared = changedFields(wanted.fields, product);
 		if (compared.length === 0) return { action: 'unchanged', changed: compared, product };
 		const changed = [...compared, ...unshown(wanted.fields, product)];
 		const id = recordId(product, 'product');
-		if (id === undefined) throw this.fail(itemIndex, `The product with ${this.field} "${wanted.match}" has no id the node can update it by`);
+		if (id === undefined)
+			throw this.fail(
+				itemIndex,
+				`The product with ${this.field} "${wanted.match}" has no id the node can update it by`,
+			);
 		const body = Object.fromEntries(changed.map((key) => [key, wanted.fields[key]]));
 		const target = { resourceLabel: 'Product', id, itemIndex };
-		const updated = this.client.single(await this.client.request('PUT', ['products', id], { body }, target), 'product', target);
+		const updated = this.client.single(
+			await this.client.request('PUT', ['products', id], { body }, target),
+			'product',
+			target,
+		);
 		catalog.put(updated);
 		return { action: 'updated', changed, product: updated };
 	}
@@ -261,7 +303,11 @@ class Sync implements RunSession {
 	 * Another run (on another queue worker, say) claimed the create of this value in the last minutes: its product is
 	 * looked for a few times while that create may still be on its way, and compared when found; never created here.
 	 */
-	private async createdElsewhere(catalog: Catalog, wanted: Wanted, itemIndex: number): Promise<IDataObject> {
+	private async createdElsewhere(
+		catalog: Catalog,
+		wanted: Wanted,
+		itemIndex: number,
+	): Promise<IDataObject> {
 		for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
 			await sleep(waitMs);
 			const found = await this.search(catalog, wanted.match, itemIndex);
@@ -277,7 +323,13 @@ class Sync implements RunSession {
 
 	/** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
 	private async search(catalog: Catalog, match: string, itemIndex: number): Promise<IDataObject[]> {
-		const found = await this.client.getMany(['products'], 'products', { search: match }, undefined, { itemIndex });
+		const found = await this.client.getMany(
+			['products'],
+			'products',
+			{ search: match },
+			undefined,
+			{ itemIndex },
+		);
 		const matches = found.filter((product) => catalog.keyOf(product) === match);
 		for (const product of matches) catalog.put(product);
 		return matches;
@@ -287,7 +339,13 @@ class Sync implements RunSession {
 	 * A create whose answer was lost may have reached the service: the product is looked up by the match value, and
 	 * the create is never sent again (a time-out may still be running at the service).
 	 */
-	private async recover(catalog: Catalog, wanted: Wanted, changed: string[], lost: Error, itemIndex: number): Promise<IDataObject> {
+	private async recover(
+		catalog: Catalog,
+		wanted: Wanted,
+		changed: string[],
+		lost: Error,
+		itemIndex: number,
+	): Promise<IDataObject> {
 		let matches: IDataObject[];
 		try {
 			matches = await this.search(catalog, wanted.match, itemIndex);
@@ -312,7 +370,12 @@ class Sync implements RunSession {
 	private wanted(itemIndex: number): Wanted {
 		const source = this.source(itemIndex);
 		const extra = this.ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-		const fields = productBody(this.ctx, { extraFields: extra.extraFields }, 'additionalFields', itemIndex);
+		const fields = productBody(
+			this.ctx,
+			{ extraFields: extra.extraFields },
+			'additionalFields',
+			itemIndex,
+		);
 		for (const name of Object.keys(PRODUCT_FIELDS)) {
 			if (!isEmpty(source[name])) fields[name] = this.read(name, source[name], itemIndex);
 		}
@@ -322,7 +385,8 @@ class Sync implements RunSession {
 	/** Where an item's values are: the input item's product fields (Map Automatically) or the mapped fields. */
 	private source(itemIndex: number): IDataObject {
 		if (this.autoMap) return inputFields(this.inputs[itemIndex].json);
-		return (this.ctx.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true }) ?? {}) as IDataObject;
+		return (this.ctx.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true }) ??
+			{}) as IDataObject;
 	}
 
 	private matchOf(source: IDataObject, itemIndex: number): string {
@@ -330,7 +394,9 @@ class Sync implements RunSession {
 		if (isEmpty(value)) {
 			throw this.fail(
 				itemIndex,
-				this.autoMap ? `The input field "${this.field}" is empty or missing` : `The field "${this.field}" (Fields) is empty`,
+				this.autoMap
+					? `The input field "${this.field}" is empty or missing`
+					: `The field "${this.field}" (Fields) is empty`,
 				`Create or Update finds the product by ${this.field} (Fields to Match On), so every item needs one.`,
 			);
 		}
@@ -365,11 +431,19 @@ class Sync implements RunSession {
 }
 
 /** Items of one match value run in input order (RunSession.recordKey); a run waits for the account's earlier one. */
-export const openSession: OpenSession = async function (this: IExecuteFunctions, client: StorefrontClient) {
+export const openSession: OpenSession = async function (
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+) {
 	const matching = this.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
-	const field = (Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku') as MatchField;
+	const field = (
+		Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku'
+	) as MatchField;
 	if (!MATCH_FIELDS.includes(field)) {
-		throw new NodeOperationError(this.getNode(), `The parameter "Fields to Match On" (columns.matchingColumns) must be sku, name or id, got "${field}"`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The parameter "Fields to Match On" (columns.matchingColumns) must be sku, name or id, got "${field}"`,
+		);
 	}
 	const sync = new Sync(this, client, field);
 	await sync.begin();

@@ -15,17 +15,31 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. store_001',
-		description: 'ID of the store whose information (name, domain, currency, timezone, plan) to get',
+		description:
+			'ID of the store whose information (name, domain, currency, timezone, plan) to get',
 		hint: 'Shown in the Storefront dashboard under Settings; the sandbox store is store_001',
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['store'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['store'], operation: ['get'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, client: StorefrontClient, itemIndex: number): Promise<IDataObject> {
+export async function execute(
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
 	if (!storeId) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', { itemIndex });
+		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
+			itemIndex,
+		});
 	}
-	return await client.getOne(['stores', storeId], 'store', { resourceLabel: 'Store', id: storeId, itemIndex });
+	return await client.getOne(['stores', storeId], 'store', {
+		resourceLabel: 'Store',
+		id: storeId,
+		itemIndex,
+	});
 }
