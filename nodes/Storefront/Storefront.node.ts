@@ -12,13 +12,11 @@ export class Storefront extends VersionedNodeType {
 			group: ['transform'],
 			description:
 				'Manage a Storefront shop: products, orders, customers, store details and sales analytics',
-			defaultVersion: 1.2,
+			defaultVersion: 1,
 		};
 
 		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
 			1: new StorefrontV1(baseDescription),
-			1.1: new StorefrontV1(baseDescription),
-			1.2: new StorefrontV1(baseDescription),
 		};
 
 		super(nodeVersions, baseDescription);

@@ -25,29 +25,22 @@ import { DEFAULT_RECONCILE_MINUTES } from './options';
 import { receive } from './receive';
 import { startReading } from './reconcile';
 
+/** The Events parameter in the subtitle's expression. */
+const EVENTS = '($parameter["events"] || [])';
+
 export class StorefrontTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Storefront Trigger',
 		name: 'storefrontTrigger',
 		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves exactly as 1. It exists because n8n treats a typeVersion-1 webhook start node as a legacy
-		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery — with the
-		// vm expression engine that alone builds an isolate per request.
-		// 1.2 drops duplicate events unless "Drop Duplicate Events" is turned off (1 and 1.1: only when it is
-		// added and on).
-		// 1.3 catches up after downtime unless "Catch Up After Downtime" is turned off (before: only when it is added
-		// and on), adds "source" to every item then, and a refused delivery also fails a run (docs/trigger.md).
-		// 1.4 also reads the lists every 5 minutes while the workflow is active ("Reconcile Every"), so a delivery that
-		// never arrived while n8n was running still runs (before: only when the option is added). New nodes get 1.4.
-		version: [1, 1.1, 1.2, 1.3, 1.4],
-		defaultVersion: 1.4,
-		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		// n8n's nodes panel lists this trigger and the Storefront node as one entry, "Storefront", and shows this
-		// description for it in both of its lists, "What triggers this workflow?" and "What happens next?"; so it says
-		// what both do, not only what the trigger does.
+		// One version for the first publish. Not 1: n8n handles a webhook start node of version 1 as its own legacy
+		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery.
+		version: 2,
+		subtitle: `={{ ${EVENTS}.includes("*") ? "All Events" : ${EVENTS}.join(", ") }}`,
 		description:
-			'Manage a Storefront shop, and start workflows from its signed webhook events (orders, payments, stock)',
+			'Starts the workflow when the Storefront shop reports an event: an order placed or updated, ' +
+			'a payment completed, a product created or its stock running low',
 		defaults: {
 			name: 'Storefront Trigger',
 		},
@@ -92,7 +85,18 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from the order and product lists at activation and start. Needs Drop Duplicate Events.',
+							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from the order and product lists at activation and start',
+						displayOptions: { hide: { dropDuplicates: [false] } },
+					},
+					{
+						displayName: 'Check for Missed Events Every (Minutes)',
+						name: 'reconcileEveryMinutes',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
+						default: DEFAULT_RECONCILE_MINUTES,
+						description:
+							'How often, while the workflow is active, to look for changes whose event never arrived and run them (0: never)',
+						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 					},
 					{
 						displayName: 'Drop Duplicate Events',
@@ -117,15 +121,7 @@ export class StorefrontTrigger implements INodeType {
 						default: false,
 						description:
 							'Whether to drop a late status change whose order has another status by now (the service retried it after an outage). Off: it runs, marked "superseded" with the "current_status".',
-					},
-					{
-						displayName: 'Reconcile Every (Minutes)',
-						name: 'reconcileEveryMinutes',
-						type: 'number',
-						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
-						default: DEFAULT_RECONCILE_MINUTES,
-						description:
-							'How often, while the workflow is active, to run the changes whose delivery never arrived (0: never). Needs Catch Up After Downtime.',
+						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 					},
 					{
 						displayName: 'Reject Events Older Than (Minutes)',
@@ -143,7 +139,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
 						default: DEFAULT_REMEMBER_HOURS,
 						description:
-							"How long a delivered or caught-up change is remembered, so that the service's late retries of it are dropped. At least as long as the service retries a delivery.",
+							"How long an event that ran is remembered, so that the service's late retries of it are dropped. At least as long as the service retries a delivery.",
+						displayOptions: { hide: { dropDuplicates: [false] } },
 					},
 				],
 			},

@@ -1,7 +1,7 @@
 // Storefront has no webhook-registration API: the URL is pasted into its dashboard by hand (the node's notice). So
 // n8n's webhook lifecycle only checks what activation needs (a webhook secret: the trigger fails closed) and keeps a
 // note of the URL it was activated for; nothing is created or deleted on the service.
-import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
@@ -18,32 +18,21 @@ async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 	}
 }
 
-/**
- * Trigger versions up to 0.1.0 of this package also wrote event ids into the workflow's static data, which n8n
- * never saved once the workflow had some; activation (whose static-data changes n8n does save) removes what is left.
- */
-function forgetStoredIds(staticData: IDataObject): void {
-	delete staticData.seenEvents;
-	delete staticData.seenEventIds;
-}
-
 export const webhookMethods = {
 	default: {
 		async checkExists(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);
 			const staticData = this.getWorkflowStaticData('node');
-			forgetStoredIds(staticData);
 			return staticData.activatedUrl === this.getNodeWebhookUrl('default');
 		},
 		async create(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);
 			const staticData = this.getWorkflowStaticData('node');
-			forgetStoredIds(staticData);
 			staticData.activatedUrl = this.getNodeWebhookUrl('default');
 			return true;
 		},
 		async delete(this: IHookFunctions): Promise<boolean> {
-			// The remembered event ids stay (in n8n's database and in memory): re-saving an active
+			// The accepted and claimed event ids stay (in memory and in n8n's database): re-saving an active
 			// workflow deactivates and re-activates it, and a redelivery arriving across that must be recognised.
 			const staticData = this.getWorkflowStaticData('node');
 			delete staticData.activatedUrl;

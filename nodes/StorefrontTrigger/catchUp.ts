@@ -23,20 +23,19 @@ import type { Claim } from '../shared/claims/sharedClaims';
 export const CATCH_UP_MARGIN_MS = 5 * 60_000;
 
 /**
- * The newest change the trigger ran is saved rounded down to the minute: a run writes the workflow's static data (one
- * database update after it ends) only when a change of a later minute comes through, not for every event.
+ * The last run change is saved rounded down to the minute: a run writes the workflow's static data (one database
+ * update after it ends) only when a change of a later minute comes through, not for every event.
  */
-const SEEN_STEP_MS = 60_000;
+const LAST_RUN_STEP_MS = 60_000;
 
-/** Node static data keys: the newest change that ran (epoch ms, rounded down to SEEN_STEP_MS), and the baselines. */
-const SEEN_KEY = 'catchUpSeen';
+/** Node static data: the time of the last run change (epoch ms, rounded down to LAST_RUN_STEP_MS). */
+const LAST_RUN_KEY = 'lastRunChange';
 /**
- * Per event kind, just after the newest change of its list when the trigger first read it: nothing older is ever
- * caught up for that kind. A kind added to Events later gets its own, so widening Events never runs old records.
+ * Node static data: per event kind, its baseline, just after the newest change of its list when the trigger first read
+ * it: nothing older is ever caught up for that kind. A kind added to Events later gets its own, so widening Events never
+ * runs old records.
  */
-const FLOORS_KEY = 'catchUpFloors';
-/** Trigger 1.3 of package 0.1.0 kept one baseline for every kind: it stands for the kinds chosen when it is met. */
-const LEGACY_FLOOR_KEY = 'catchUpFloor';
+const BASELINES_KEY = 'catchUpBaselines';
 
 /**
  * The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell, so a read
@@ -100,15 +99,12 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 export const changeKey = (type: unknown, data: unknown, read = false) =>
 	changeClaim(type, data, read)?.key;
 
-type Floors = Partial<Record<EventKind, number>>;
+type Baselines = Partial<Record<EventKind, number>>;
 
-/** The baselines in the static data (a legacy one counts for `legacyKinds`); undefined when there are none. */
-function floorsIn(staticData: IDataObject, legacyKinds: EventKind[] = []): Floors | undefined {
-	const floors = staticData[FLOORS_KEY];
-	if (isObject(floors)) return floors as Floors;
-	const legacy = staticData[LEGACY_FLOOR_KEY];
-	if (typeof legacy !== 'number' || !Number.isFinite(legacy)) return undefined;
-	return Object.fromEntries(legacyKinds.map((kind) => [kind, legacy]));
+/** The baselines in the static data; undefined when there are none. */
+function baselinesIn(staticData: IDataObject): Baselines | undefined {
+	const baselines = staticData[BASELINES_KEY];
+	return isObject(baselines) ? (baselines as Baselines) : undefined;
 }
 
 /**
@@ -117,25 +113,25 @@ function floorsIn(staticData: IDataObject, legacyKinds: EventKind[] = []): Floor
  * copy has no baseline started from a copy older than the activation — a delivery during it, or in queue mode the
  * webhook processor's copy of the workflow — and saving it would drop the baseline: such a run notes nothing.
  */
-export function noteSeen(staticData: IDataObject, createdAt: unknown, now: number): void {
-	if (floorsIn(staticData) === undefined) return;
+export function noteLastRun(staticData: IDataObject, createdAt: unknown, now: number): void {
+	if (baselinesIn(staticData) === undefined) return;
 	const at = timeOf(createdAt);
 	if (Number.isNaN(at) || at > now + MAX_LEAD_MS) return;
-	const step = Math.floor(at / SEEN_STEP_MS) * SEEN_STEP_MS;
-	const seen = staticData[SEEN_KEY];
-	if (typeof seen !== 'number' || step > seen) staticData[SEEN_KEY] = step;
+	const step = Math.floor(at / LAST_RUN_STEP_MS) * LAST_RUN_STEP_MS;
+	const last = staticData[LAST_RUN_KEY];
+	if (typeof last !== 'number' || step > last) staticData[LAST_RUN_KEY] = step;
 }
 
-/** Where the catch-up of a kind whose baseline is `floor` reads from (epoch ms): shortly before the newest change that ran. */
-export function catchUpCursor(staticData: IDataObject, floor: number): number {
-	const seen = staticData[SEEN_KEY];
-	return typeof seen === 'number' && Number.isFinite(seen)
-		? Math.max(floor, seen - CATCH_UP_MARGIN_MS)
-		: floor;
+/** Where the catch-up of a kind with this `baseline` reads from (epoch ms): shortly before the last run change. */
+export function catchUpCursor(staticData: IDataObject, baseline: number): number {
+	const last = staticData[LAST_RUN_KEY];
+	return typeof last === 'number' && Number.isFinite(last)
+		? Math.max(baseline, last - CATCH_UP_MARGIN_MS)
+		: baseline;
 }
 
 /** `statuses` with the statuses of `orders` (the newest MAX_STATUSES kept). */
-function remembered(
+function withStatuses(
 	statuses: Array<[string, string]>,
 	orders: Iterable<IDataObject>,
 ): Array<[string, string]> {
@@ -154,45 +150,45 @@ const readableKinds = (kinds: string[]) =>
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
  * activation): how far each list was read, the statuses it saw (on a service without `updated_at` the one way to tell
- * a status change), and the changes known to have run or been started here, which it does not start again.
+ * a status change), and when it first found each status change it found by comparison.
  */
 export interface ReadMemory {
 	readTo: Partial<Record<Resource, number>>;
 	statuses: Array<[string, string]>;
 	/** When a reading first saw each status change it found by comparison ("<order>/<status>", epoch ms). */
-	firstSeen: Array<[string, number]>;
+	firstFound: Array<[string, number]>;
 }
 
-export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstSeen: [] });
+export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstFound: [] });
 
 /**
- * Changes remembered per trigger node as run (or found run) in this n8n, so that its readings do not start them again:
- * for as long as claims are kept (the node's Remember Events For), at most KNOWN_CHANGES (about 100 bytes each).
+ * The changes each trigger node ran (or found claimed) in this n8n, so that its readings do not start them again:
+ * for as long as claims are kept (the node's Remember Events For), at most MAX_RAN_HERE.
  */
-const KNOWN_CHANGES = 100_000;
-const known = new Map<string, Map<string, number>>();
+const MAX_RAN_HERE = 100_000;
+const ranInThisN8n = new Map<string, Map<string, number>>();
 
 /**
  * Notes that the changes `keys` ran, or were found run, in a run of the node `scope` (workflow id + node id) in this
  * n8n, at `now`: readings of this n8n do not start them again. What other n8n processes ran is found by the claim in
  * n8n's database, in the run a reading starts, and learnt from that run's end (./reconcile).
  */
-export function noteKnown(scope: string, keys: string[], now: number): void {
-	let changes = known.get(scope);
-	if (!changes) known.set(scope, (changes = new Map()));
+export function noteRanHere(scope: string, keys: string[], now: number): void {
+	let changes = ranInThisN8n.get(scope);
+	if (!changes) ranInThisN8n.set(scope, (changes = new Map()));
 	for (const key of keys) {
 		changes.delete(key);
 		changes.set(key, now);
 	}
 	for (const key of changes.keys()) {
-		if (changes.size <= KNOWN_CHANGES) break;
+		if (changes.size <= MAX_RAN_HERE) break;
 		changes.delete(key);
 	}
 }
 
-/** Whether the change `key` is known to have run in the last `withinMs` (see noteKnown). */
-export function isKnown(scope: string, key: string, now: number, withinMs: number): boolean {
-	const at = known.get(scope)?.get(key);
+/** Whether the change `key` ran in this n8n in the last `withinMs` (see noteRanHere). */
+export function ranHere(scope: string, key: string, now: number, withinMs: number): boolean {
+	const at = ranInThisN8n.get(scope)?.get(key);
 	return at !== undefined && now - at < withinMs;
 }
 
@@ -211,12 +207,12 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 	memory.statuses = statuses.entries();
 }
 
-/** The key a reading's change is claimed and known by: changeKey, else the event's id. */
+/** The key a reading's change is claimed by: changeKey, else the event's id. */
 export const claimKey = (event: IDataObject) =>
 	changeKey(event.type, event.data, true) ?? String(event.id);
 
 export interface CatchUp {
-	/** The changes found, oldest first, in the webhook events' shape; none of them known to have run. */
+	/** The changes found, oldest first, in the webhook events' shape; none of them run here. */
 	events: PolledEvent[];
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
@@ -227,9 +223,9 @@ export interface CatchUp {
 
 /** What one reading is for, and how it goes. */
 export interface Reading {
-	/** Whether a change (its claim key) is known to have run or to be running: it is left out. */
+	/** Whether a change (its claim key) ran or is running here: it is left out. */
 	skip: (key: string) => boolean;
-	/** The node's static data: the baselines, and where the newest change that ran was. */
+	/** The node's static data: the baselines and the last run change. */
 	staticData: IDataObject;
 	/** The Events parameter's values ("*": all). */
 	kinds: string[];
@@ -250,17 +246,17 @@ export interface Reading {
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
 	const { skip, staticData, kinds, memory, now, graceMs, beforeRequest } = reading;
 	const wanted = readableKinds(kinds);
-	const floors: Floors = { ...floorsIn(staticData, wanted) };
-	const baselined = wanted.filter((kind) => typeof floors[kind] !== 'number');
+	const baselines: Baselines = { ...baselinesIn(staticData) };
+	const baselined = wanted.filter((kind) => typeof baselines[kind] !== 'number');
 	const found: Array<{ at: number; event: PolledEvent }> = [];
 	let requests = 0;
 	let young = 0;
-	const firstSeen = new RecentMap(memory.firstSeen, MAX_STATUSES);
+	const firstFound = new RecentMap(memory.firstFound, MAX_STATUSES);
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
 		const reading = ofList.filter((kind) => !baselined.includes(kind));
-		const cursors = reading.map((kind) => catchUpCursor(staticData, floors[kind] as number));
+		const cursors = reading.map((kind) => catchUpCursor(staticData, baselines[kind] as number));
 		const readTo = memory.readTo[resource];
 		const since = cursors.length
 			? Math.max(
@@ -284,12 +280,12 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values())
 			newest = Math.max(newest, timeOf(record.paid_at) || 0);
-		for (const kind of ofList) if (baselined.includes(kind)) floors[kind] = newest + 1;
+		for (const kind of ofList) if (baselined.includes(kind)) baselines[kind] = newest + 1;
 		if (since === undefined) {
 			// A baseline still learns the statuses it read: on a service without updated_at, the next reading finds a
 			// change of these orders by comparing with them.
 			if (resource === 'orders')
-				memory.statuses = remembered(memory.statuses, read.records.values());
+				memory.statuses = withStatuses(memory.statuses, read.records.values());
 			continue;
 		}
 		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
@@ -309,22 +305,22 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const statuses = new RecentMap(orders.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
 		for (const e of detected.events) {
-			if (e.at < (floors[e.event.type] as number)) continue;
-			// Seen by comparing statuses (no updated_at): dated when a reading first saw it, so that it outgrows the grace.
-			const seen = e.compared
+			if (e.at < (baselines[e.event.type] as number)) continue;
+			// Found by comparing statuses (no updated_at): dated when a reading first found it, so that it outgrows the grace.
+			const compared = e.compared
 				? `${String(e.event.data.order_id)}/${String(e.event.data.status)}`
 				: undefined;
-			if (seen !== undefined) {
-				e.at = firstSeen.get(seen) ?? now;
+			if (compared !== undefined) {
+				e.at = firstFound.get(compared) ?? now;
 				e.event.created_at = new Date(e.at).toISOString();
 			}
 			if (e.at <= now - graceMs) {
-				if (seen !== undefined) firstSeen.delete(seen);
+				if (compared !== undefined) firstFound.delete(compared);
 				found.push(e);
 				continue;
 			}
-			if (seen !== undefined) firstSeen.set(seen, e.at);
-			if (seen !== undefined) young++;
+			if (compared !== undefined) firstFound.set(compared, e.at);
+			if (compared !== undefined) young++;
 			// Left to its delivery for now: the memory keeps what it knew of the order, so the next reading reports the
 			// change again (an order it would otherwise know, and never report as created).
 			const id = String(e.event.data.order_id);
@@ -334,11 +330,11 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		}
 		memory.statuses = statuses.entries();
 	}
-	if (baselined.length) staticData[FLOORS_KEY] = floors;
-	memory.firstSeen = firstSeen.entries();
-	const unknown = found
+	if (baselined.length) staticData[BASELINES_KEY] = baselines;
+	memory.firstFound = firstFound.entries();
+	const events = found
 		.sort(byTime)
 		.map((e) => e.event)
 		.filter((event) => !skip(claimKey(event)));
-	return { events: unknown, young, requests, baselined };
+	return { events, young, requests, baselined };
 }

@@ -13,7 +13,7 @@ import {
 	type Claim,
 	type SharedStore,
 } from '../shared/claims/sharedClaims';
-import { changeClaim, noteKnown, noteSeen } from './catchUp';
+import { changeClaim, noteRanHere, noteLastRun } from './catchUp';
 import {
 	catchesUp,
 	DELIVERY_KEY,
@@ -23,7 +23,7 @@ import {
 	type Options,
 } from './options';
 import { refusedRun } from './refusals';
-import { claimRun } from './seenEvents';
+import { acceptRun } from './accepted';
 import { markSuperseded } from './superseded';
 
 /** What the store's warnings say of the trigger's claims. */
@@ -41,7 +41,7 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 	const mode = context.getMode();
 	const claim = !['manual', 'retry'].includes(mode);
 	const options = context.getNodeParameter('options', 0, {}) as Options;
-	const byChange = catchesUp(options, context.getNode().typeVersion);
+	const byChange = catchesUp(options);
 	const staticData =
 		byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
 	const scope = scopeOf(context);
@@ -53,14 +53,14 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 		items.map(async (item) => {
 			const delivery = item[DELIVERY_KEY];
 			const { id, type, data, created_at } = item.json;
-			if (staticData) noteSeen(staticData, created_at, now);
+			if (staticData) noteLastRun(staticData, created_at, now);
 			if (!claim || typeof delivery !== 'string' || typeof id !== 'string') return true;
-			if (!claimRun(scope, id, delivery, now)) return false;
+			if (!acceptRun(scope, id, delivery, now)) return false;
 			const read = item.json[SOURCE_FIELD] === 'catchUp';
 			const claimed: Claim = (byChange && changeClaim(type, data, read)) || { key: id };
 			const runs = !shared || (await claimInDatabase(context, shared, claimed, delivery));
 			// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
-			if (byChange) noteKnown(scope, [claimed.key, ...(claimed.notes ?? [])], now);
+			if (byChange) noteRanHere(scope, [claimed.key, ...(claimed.notes ?? [])], now);
 			return runs;
 		}),
 	);

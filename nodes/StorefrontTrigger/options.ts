@@ -1,17 +1,8 @@
-// What a Storefront Trigger node does: its Options, else what its version turns on (docs/trigger.md, Options). A
-// behaviour change for saved workflows is a new node version, so each default is tied to the version that brought it.
+// What a Storefront Trigger node does, from its Options (docs/trigger.md, Options).
 import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
 
-/** From this version on, "Drop Duplicate Events" is on unless the user turns it off. */
-const DEDUPLICATING_VERSION = 1.2;
-
-/** From this version on, "Catch Up After Downtime" is on unless the user turns it off, and a refusal fails a run. */
-export const CATCH_UP_VERSION = 1.3;
-
-/** From this version on, the trigger also reconciles every DEFAULT_RECONCILE_MINUTES unless the user changes it. */
-const RECONCILE_VERSION = 1.4;
 export const DEFAULT_RECONCILE_MINUTES = 5;
 
 export type Options = {
@@ -25,30 +16,27 @@ export type Options = {
 };
 
 /** Whether duplicate events are dropped outside test runs. */
-export const dropsDuplicates = (options: Options, typeVersion: number) =>
-	options.dropDuplicates ?? typeVersion >= DEDUPLICATING_VERSION;
+export const dropsDuplicates = (options: Options) => options.dropDuplicates ?? true;
 
 /** Whether the node catches up. It claims changes, so it needs Drop Duplicate Events. */
-export const catchesUp = (options: Options, typeVersion: number) =>
-	dropsDuplicates(options, typeVersion) && (options.catchUp ?? typeVersion >= CATCH_UP_VERSION);
+export const catchesUp = (options: Options) =>
+	dropsDuplicates(options) && (options.catchUp ?? true);
 
 /**
- * Minutes between two reconciliations; 0: none. The editor takes whole minutes; a workflow's JSON may say less, down
- * to MIN_RECONCILE_MINUTES (the suites' quick schedules), never a reading every second.
+ * Minutes between two checks for missed events; 0: none. The editor takes whole minutes; a workflow's JSON may say
+ * less, down to MIN_RECONCILE_MINUTES (the suites' quick schedules), never a reading every second.
  */
-export const reconcileMinutes = (options: Options, typeVersion: number) => {
-	const minutes =
-		options.reconcileEveryMinutes ??
-		(typeVersion >= RECONCILE_VERSION ? DEFAULT_RECONCILE_MINUTES : 0);
+export const reconcileMinutes = (options: Options) => {
+	const minutes = options.reconcileEveryMinutes ?? DEFAULT_RECONCILE_MINUTES;
 	return minutes > 0 ? Math.max(MIN_RECONCILE_MINUTES, minutes) : 0;
 };
 const MIN_RECONCILE_MINUTES = 0.25;
 
-/** How long claimed events and changes are remembered ("Remember Events For"), in ms. */
+/** How long claims of events and changes are kept ("Remember Events For"), in ms. */
 export const rememberMs = (options: Options) =>
 	Math.max(1, options.rememberHours ?? DEFAULT_REMEMBER_HOURS) * 3_600_000;
 
-/** Whose remembered ids and claims apply: this trigger node of this workflow. */
+/** Whose accepted ids and claims apply: this trigger node of this workflow. */
 export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
 	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 

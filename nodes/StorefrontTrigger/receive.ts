@@ -13,7 +13,6 @@ import type {
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 import { isObject } from '../shared/transport';
 import {
-	CATCH_UP_VERSION,
 	catchesUp,
 	DELIVERY_KEY,
 	dropsDuplicates,
@@ -22,7 +21,7 @@ import {
 	type Options,
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
-import { rememberEvent } from './seenEvents';
+import { acceptEvent } from './accepted';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 export const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -117,10 +116,9 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 
 	// 3. A redelivery this n8n took already. Not while listening for a test event: resending the same event from the
 	// dashboard must run each time.
-	const { typeVersion } = context.getNode();
-	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options, typeVersion);
+	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
-	if (dropDuplicates && !rememberEvent(scopeOf(context), event.id, Date.now(), delivery)) {
+	if (dropDuplicates && !acceptEvent(scopeOf(context), event.id, Date.now(), delivery)) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 
@@ -130,7 +128,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 		created_at: event.created_at,
 		data: event.data,
 	};
-	if (catchesUp(options, typeVersion)) item[SOURCE_FIELD] = 'webhook';
+	if (catchesUp(options)) item[SOURCE_FIELD] = 'webhook';
 	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
 	const output: INodeExecutionData = { json: item };
@@ -150,7 +148,7 @@ function respond(
 
 /**
  * Answers a delivery with an error (the service sees the status) and reports it (./refusals): a warning in n8n's log,
- * and from version 1.3 a run that fails with the reason (always while listening for a test event, where the editor
+ * and a run that fails with the reason (always while listening for a test event, where the editor
  * shows it). The answer never carries more than the code and message below: no secret, no digest.
  */
 function reject(
@@ -171,8 +169,7 @@ function reject(
 			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node "${node.name}") with ${status} ${code}: ${message}${more}`,
 		);
 	}
-	if (node.typeVersion < CATCH_UP_VERSION || !(test || report.execution))
-		return { noWebhookResponse: true };
+	if (!(test || report.execution)) return { noWebhookResponse: true };
 	return {
 		noWebhookResponse: true,
 		workflowData: [[{ json: { refused: { status, code, message } }, [REFUSED_KEY]: code }]],

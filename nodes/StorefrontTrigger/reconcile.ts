@@ -12,7 +12,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
-import { claimKey, findChanges, isKnown, newMemory, noteKnown, unread } from './catchUp';
+import { claimKey, findChanges, ranHere, newMemory, noteRanHere, unread } from './catchUp';
 import {
 	catchesUp,
 	DELIVERY_KEY,
@@ -65,8 +65,7 @@ const isRefusal = (error: unknown): error is Error => {
  */
 export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
 	const options = ctx.getNodeParameter('options', {}) as Options;
-	const { typeVersion } = ctx.getNode();
-	if (ctx.getMode() === 'manual' || !catchesUp(options, typeVersion)) return {};
+	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
 	const workflow = ctx.getWorkflow();
 	const node = ctx.getNode().name;
 	const reconciler = await Reconciler.create(ctx, {
@@ -98,7 +97,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 			});
 		}
 	}
-	const minutes = reconcileMinutes(options, typeVersion);
+	const minutes = reconcileMinutes(options);
 	// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
 	const graceMs = Math.min(DELIVERY_GRACE_MS, minutes * 30_000);
 	if (minutes > 0)
@@ -138,7 +137,7 @@ function claimedIn(run: IRun | undefined, node: string): boolean {
 interface ReadingOptions {
 	/** The Events parameter's values ("*": all). */
 	kinds: string[];
-	/** Workflow id + node id: whose claims and known changes. */
+	/** Workflow id + node id: whose claims and changes run here. */
 	scope: string;
 	/** How long changes known to have run are remembered (Remember Events For). */
 	rememberMs: number;
@@ -251,7 +250,7 @@ class Reconciler {
 			this.memory,
 			lapsed.map(([, { event }]) => event),
 		);
-		const skip = (key: string) => this.running.has(key) || isKnown(scope, key, now, rememberMs);
+		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
 		const { client, memory, staticData } = this;
 		const found = await findChanges(client, {
 			skip,
@@ -276,7 +275,7 @@ class Reconciler {
 				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
 				const mine = found.events.filter((_, i) => this.running.get(keys[i])?.at === now);
 				for (const event of mine) this.running.delete(claimKey(event));
-				if (claimed) noteKnown(scope, keys, Date.now());
+				if (claimed) noteRanHere(scope, keys, Date.now());
 				else unread(this.memory, mine);
 			};
 			void this.options.start(found.events).then(ended, () => ended(false));
@@ -284,7 +283,7 @@ class Reconciler {
 		const log = found.events.length ? this.ctx.logger.info : this.ctx.logger.debug;
 		log.call(
 			this.ctx.logger,
-			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ${found.events.length} changes not known to have run${found.events.length ? ', one run started for them' : ''}`,
+			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ${found.events.length} changes this n8n has not run${found.events.length ? ', one run started for them' : ''}`,
 		);
 		return found.young;
 	}

@@ -1,6 +1,6 @@
 // Refused deliveries, made visible where an n8n user looks. A wrong Webhook Secret answers every delivery 401; the
 // service gives up after its retries and n8n would show nothing at all ("the trigger never fires"). So a refusal is
-// said in n8n's log (naming the workflow and the reason, never a secret or digest) and, from node version 1.3, also
+// said in n8n's log (naming the workflow and the reason, never a secret or digest) and
 // becomes a failed execution of the workflow, which n8n's error workflow can report. Both are bounded per trigger node
 // and n8n process, so a flood of forgeries cannot flood the log or the executions list:
 //  - a warning at most once a minute, saying how many deliveries were refused since the last one;
@@ -28,7 +28,7 @@ export function noteRefusal(scope: string, now: number): RefusalReport {
 	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
 
-/** Beside `json` of the one item of a refused delivery's run (version 1.3 on): its code. */
+/** Beside `json` of the one item of a refused delivery's run: its code. */
 export const REFUSED_KEY = 'storefrontRefused';
 
 /** What a user can do about each refusal, said in the failed execution it becomes. */

@@ -119,11 +119,10 @@ const sandboxModule = require(path.join(__dirname, '..', '..', 'sandbox')) as {
 
 /** Each profile's compat settings and whether it sends X-RateLimit-* headers. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const PROFILES = (
-	require(path.join(__dirname, '..', '..', 'sandbox', 'compat')) as {
-		PROFILES: Record<Profile, { compat: Record<string, Json>; rateHeaders: boolean }>;
-	}
-).PROFILES;
+const compat = require(path.join(__dirname, '..', '..', 'sandbox', 'compat')) as {
+	PROFILES: Record<Profile, { compat: Record<string, Json>; rateHeaders: boolean }>;
+};
+export const PROFILES = compat.PROFILES;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
 	// Small data by default: tests stay fast; pass `sizes` for more.

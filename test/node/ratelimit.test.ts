@@ -77,7 +77,7 @@ describe('many runs at once on one limited key (a flash sale)', () => {
 		const results = await Promise.all(
 			Array.from(
 				{ length: RUNS },
-				async (_, n) => await ctx.run({ credentials, typeVersion: 1.2, parameters: getOrder(n) }),
+				async (_, n) => await ctx.run({ credentials, parameters: getOrder(n) }),
 			),
 		);
 		const failed = results.filter((r) => r.error);
@@ -112,11 +112,10 @@ describe('many runs at once on one limited key (a flash sale)', () => {
 	test('a request that cannot get a slot within Max Wait for Rate Limit fails saying so, and is not sent', async () => {
 		await ctx.admin('PUT', '/ratelimit', { window_ms: 60_000, limits: { starter: 1 } });
 		const credentials = await freshKey('starter');
-		const first = await ctx.run({ credentials, typeVersion: 1.2, parameters: getOrder(0) });
+		const first = await ctx.run({ credentials, parameters: getOrder(0) });
 		expect(first.error).toBeUndefined();
 		const second = await ctx.run({
 			credentials,
-			typeVersion: 1.2,
 			parameters: { ...getOrder(1), options: { maxRateLimitWait: 1 } },
 		});
 		expect(httpCodeOf(second.error)).toBe('429');
@@ -146,7 +145,6 @@ describe('many runs at once on one limited key (a flash sale)', () => {
 		}));
 		const cold = await ctx.run({
 			credentials,
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice({ maxConcurrency: 60 }),
 		});
@@ -158,7 +156,6 @@ describe('many runs at once on one limited key (a flash sale)', () => {
 		expect(maxInFlight(coldLog)).toBeLessThan(60);
 		const warm = await ctx.run({
 			credentials,
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice({ maxConcurrency: 60 }),
 		});
@@ -178,7 +175,7 @@ function updatePrice(options: INodeParameters = {}) {
 	};
 }
 
-describe('items of one run (version 1.2)', () => {
+describe('items of one run', () => {
 	beforeEach(async () => {
 		await ctx.admin('PUT', '/latency', { ms: 25 });
 	});
@@ -189,7 +186,6 @@ describe('items of one run (version 1.2)', () => {
 			price: 100 + n,
 		}));
 		const { items: out, error } = await ctx.run({
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice({ maxConcurrency: 8 }),
 		});
@@ -201,17 +197,15 @@ describe('items of one run (version 1.2)', () => {
 		expect(inFlight).toBeLessThanOrEqual(8);
 	});
 
-	test('version 1 (and 1.1) still send one item after the other', async () => {
+	test('Max Concurrent Requests 1 sends one item after the other', async () => {
 		const items = Array.from({ length: 12 }, (_, n) => ({
 			id: `prod_${String(n + 1).padStart(5, '0')}`,
 			price: 7 + n,
 		}));
-		for (const typeVersion of [1, 1.1]) {
-			await ctx.admin('DELETE', '/requests');
-			const { error } = await ctx.run({ typeVersion, items, parameters: updatePrice() });
-			expect(error).toBeUndefined();
-			expect(maxInFlight(await logged())).toBe(1);
-		}
+		await ctx.admin('DELETE', '/requests');
+		const { error } = await ctx.run({ items, parameters: updatePrice({ maxConcurrency: 1 }) });
+		expect(error).toBeUndefined();
+		expect(maxInFlight(await logged())).toBe(1);
 	});
 
 	test('items naming the same product go one after another in input order: the last price wins', async () => {
@@ -224,7 +218,6 @@ describe('items of one run (version 1.2)', () => {
 			{ id: 'prod_00002', price: 6 },
 		];
 		const { items: out, error } = await ctx.run({
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice(),
 		});
@@ -249,7 +242,6 @@ describe('items of one run (version 1.2)', () => {
 			status,
 		}));
 		const { items: out, error } = await ctx.run({
-			typeVersion: 1.2,
 			items,
 			parameters: {
 				resource: 'order',
@@ -268,7 +260,6 @@ describe('items of one run (version 1.2)', () => {
 			price: n,
 		}));
 		const { items: out, error } = await ctx.run({
-			typeVersion: 1.2,
 			items,
 			continueOnFail: true,
 			parameters: updatePrice(),
@@ -290,7 +281,6 @@ describe('items of one run (version 1.2)', () => {
 			price: 500 + n,
 		}));
 		const { error } = await ctx.run({
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice({ maxConcurrency: 3 }),
 		});
@@ -317,7 +307,6 @@ describe('a wait for the rate limit, where n8n users look', () => {
 		}));
 		const held = await ctx.run({
 			credentials: await freshKey('starter'),
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice(),
 		});
@@ -328,7 +317,6 @@ describe('a wait for the rate limit, where n8n users look', () => {
 
 		const free = await ctx.run({
 			credentials: await freshKey('business'),
-			typeVersion: 1.2,
 			items: items.slice(0, 1),
 			parameters: updatePrice(),
 		});
@@ -346,7 +334,6 @@ describe('a wait for the rate limit, where n8n users look', () => {
 		}));
 		const free = await ctx.run({
 			credentials: await freshKey('business'),
-			typeVersion: 1.2,
 			items,
 			parameters: updatePrice(),
 		});

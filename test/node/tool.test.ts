@@ -70,19 +70,18 @@ const versions = (type: ReturnType<typeof toolVariant>, version: number) =>
 	type.nodeVersions[version].description;
 
 describe('the tool variant: what the model is told', () => {
-	const tool = versions(toolVariant(), 1.1);
-	const action = versions(new Storefront(), 1.1);
+	const tool = versions(toolVariant(), 1);
+	const action = versions(new Storefront(), 1);
 
 	test.each(operations(tool))(
 		'$resource › $operation has its own description, saying what it does, needs and returns',
 		({ resource, operation, action: actionText }) => {
-			const parameters = resolved(tool, { resource, operation }, 1.1);
+			const parameters = resolved(tool, { resource, operation }, 1);
 			const text = String(parameters.toolDescription);
 			const node = {
 				id: 'n',
 				name: 'Tool',
 				type: STOREFRONT_TOOL_TYPE,
-				typeVersion: 1.1,
 				position: [0, 0],
 				parameters,
 			} as INode;
@@ -99,7 +98,7 @@ describe('the tool variant: what the model is told', () => {
 
 	test('ids, statuses and allowed moves are spelled out where a model must fill them', () => {
 		const text = (resource: string, operation: string) =>
-			String(resolved(tool, { resource, operation }, 1.1).toolDescription);
+			String(resolved(tool, { resource, operation }, 1).toolDescription);
 		expect(text('order', 'get')).toContain('like ord_00001');
 		expect(text('order', 'updateStatus')).toContain(
 			'Allowed moves only: pending → processing or cancelled; processing → shipped or cancelled; shipped → delivered; delivered → refunded.',
@@ -117,13 +116,12 @@ describe('the tool variant: what the model is told', () => {
 				operation: 'get',
 				toolDescription: 'Look up an order for the customer.',
 			},
-			1.1,
+			1,
 		);
 		const node = {
 			id: 'n',
 			name: 'Tool',
 			type: STOREFRONT_TOOL_TYPE,
-			typeVersion: 1.1,
 			position: [0, 0],
 			parameters,
 		} as INode;
@@ -147,7 +145,7 @@ describe('the tool variant: what the model is told', () => {
 					NodeHelpers.displayParameter(
 						{ resource, operation },
 						p,
-						{ typeVersion: 1.1 } as INode,
+						{ typeVersion: 1 } as INode,
 						description,
 					),
 			);
@@ -158,7 +156,7 @@ describe('the tool variant: what the model is told', () => {
 			[...writes].sort(),
 		);
 		for (const { resource, operation } of operations(action)) {
-			const parameters = resolved(action, { resource, operation }, 1.1);
+			const parameters = resolved(action, { resource, operation }, 1);
 			expect(parameters.toolDescription).toBeUndefined();
 			expect(noticeShown(action, resource, operation)).toBe(false);
 		}
@@ -166,7 +164,7 @@ describe('the tool variant: what the model is told', () => {
 });
 
 describe('the tool variant: what a list returns', () => {
-	test('version 1.1 simplifies Get Many by default: orders, products, customers, at the default limit of 50', async () => {
+	test('simplifies Get Many by default: orders, products, customers, at the default limit of 50', async () => {
 		const cases = [
 			{ resource: 'order', keys: ORDER_SIMPLE },
 			{ resource: 'product', keys: PRODUCT_SIMPLE },
@@ -175,7 +173,6 @@ describe('the tool variant: what a list returns', () => {
 		for (const { resource, keys } of cases) {
 			const { items, error } = await ctx.run({
 				nodeType: STOREFRONT_TOOL_TYPE,
-				typeVersion: 1.1,
 				parameters: { resource, operation: 'getAll' },
 			});
 			expect(error).toBeUndefined();
@@ -189,7 +186,6 @@ describe('the tool variant: what a list returns', () => {
 			(
 				await ctx.run({
 					nodeType: STOREFRONT_TOOL_TYPE,
-					typeVersion: 1.1,
 					parameters: { resource: 'order', operation: 'getAll' },
 				})
 			).items,
@@ -198,7 +194,6 @@ describe('the tool variant: what a list returns', () => {
 			(
 				await ctx.run({
 					nodeType: STOREFRONT_TOOL_TYPE,
-					typeVersion: 1.1,
 					parameters: { resource: 'order', operation: 'getAll', simplify: false },
 				})
 			).items,
@@ -220,13 +215,12 @@ describe('the tool variant: what a list returns', () => {
 		expect(JSON.stringify(simple).length).toBeLessThan(JSON.stringify(full).length / 2);
 	});
 
-	test('version 1 tool nodes answer as before (full records) unless Simplify is turned on', async () => {
+	test('Simplify turned off returns the full records, turned on the simplified ones', async () => {
 		const before = jsonOf(
 			(
 				await ctx.run({
 					nodeType: STOREFRONT_TOOL_TYPE,
-					typeVersion: 1,
-					parameters: { resource: 'order', operation: 'getAll', limit: 5 },
+					parameters: { resource: 'order', operation: 'getAll', limit: 5, simplify: false },
 				})
 			).items,
 		);
@@ -237,7 +231,6 @@ describe('the tool variant: what a list returns', () => {
 			(
 				await ctx.run({
 					nodeType: STOREFRONT_TOOL_TYPE,
-					typeVersion: 1,
 					parameters: { resource: 'order', operation: 'getAll', limit: 5, simplify: true },
 				})
 			).items,
@@ -248,7 +241,6 @@ describe('the tool variant: what a list returns', () => {
 	test('the plain node never simplifies, even with the parameter set (it is not shown there)', async () => {
 		const { items } = await ctx.run({
 			nodeType: STOREFRONT_TYPE,
-			typeVersion: 1.1,
 			parameters: { resource: 'order', operation: 'getAll', limit: 5, simplify: true },
 		});
 		expect(jsonOf(items)[0]).toEqual(
@@ -267,11 +259,10 @@ describe('the tool variant: a refused call', () => {
 		status: 'pending',
 	});
 
-	test('version 1.1 answers the model with the error as its result (n8n 1.x would otherwise stop the workflow)', async () => {
+	test('answers the model with the error as its result (n8n 1.x would otherwise stop the workflow)', async () => {
 		const orderId = deliveredOrder();
 		const { items, error } = await ctx.run({
 			nodeType: STOREFRONT_TOOL_TYPE,
-			typeVersion: 1.1,
 			parameters: refused(orderId),
 		});
 		expect(error).toBeUndefined();
@@ -289,7 +280,6 @@ describe('the tool variant: a refused call', () => {
 		// A bad parameter is an answer too, naming it, before any request: here an id the model left empty.
 		const empty = await ctx.run({
 			nodeType: STOREFRONT_TOOL_TYPE,
-			typeVersion: 1.1,
 			parameters: { ...refused('={{ "" }}'), status: 'processing' },
 		});
 		expect(jsonOf(empty.items)).toEqual([
@@ -300,12 +290,11 @@ describe('the tool variant: a refused call', () => {
 		]);
 	});
 
-	test('version 1, the plain node, and a tool set to "Stop Workflow" still fail the node', async () => {
+	test('the plain node, and a tool set to "Stop Workflow", still fail the node', async () => {
 		const orderId = deliveredOrder();
 		for (const options of [
-			{ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1 },
-			{ nodeType: STOREFRONT_TYPE, typeVersion: 1.1 },
-			{ nodeType: STOREFRONT_TOOL_TYPE, typeVersion: 1.1, onError: 'stopWorkflow' as const },
+			{ nodeType: STOREFRONT_TYPE },
+			{ nodeType: STOREFRONT_TOOL_TYPE, onError: 'stopWorkflow' as const },
 		]) {
 			const { items, error } = await ctx.run({ ...options, parameters: refused(orderId) });
 			expect(items).toEqual([]);

@@ -62,3 +62,8 @@ test("the webhook trigger's node file reads in one screen (at most 250 lines); n
 		files.filter((file) => lines(file) > 400).map((file) => path.relative(nodesDir, file)),
 	).toEqual([]);
 });
+
+test("no code under nodes/ branches on a node's version: each node has one, and it holds every behaviour", () => {
+	const branching = files.filter((file) => /typeVersion|@version/.test(readFileSync(file, 'utf8')));
+	expect(branching.map((file) => path.relative(nodesDir, file))).toEqual([]);
+});

@@ -280,7 +280,7 @@ describe('crash: n8n killed with SIGKILL while deliveries of real changes flow, 
 		// Activation read where the shop is (a baseline per kind) before it returned, and n8n saved it.
 		const staticData = (await env.client.getWorkflow(wf.id)).staticData ?? {};
 		expect(
-			Object.values(staticData['node:Storefront Trigger']?.catchUpFloors ?? {}).length,
+			Object.values(staticData['node:Storefront Trigger']?.catchUpBaselines ?? {}).length,
 		).toBeGreaterThan(0);
 		// 300 changes the lists show: 150 checkouts (order.created; their inventory.low deliveries are not selected)
 		// and 150 status changes of orders that were there before.

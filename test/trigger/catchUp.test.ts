@@ -15,7 +15,7 @@ import {
 	catchUpCursor,
 	changeClaim,
 	changeKey,
-	noteSeen,
+	noteLastRun,
 } from '../../nodes/StorefrontTrigger/catchUp';
 import type { StoreRow } from '../../nodes/shared/claims/claimLock';
 import { claimShared, storeOver } from '../../nodes/shared/claims/sharedClaims';
@@ -42,25 +42,25 @@ function freshNodeType(): INodeType {
 	let fresh: typeof StorefrontTrigger | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		fresh = (
-			require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
-				StorefrontTrigger: typeof StorefrontTrigger;
-			}
-		).StorefrontTrigger;
+		const loaded = require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
+			StorefrontTrigger: typeof StorefrontTrigger;
+		};
+		fresh = loaded.StorefrontTrigger;
 	});
 	return new fresh!();
 }
 
+/** Catch Up After Downtime without the check for missed events on a schedule (its own tests set one). */
+const NO_SCHEDULE: IDataObject = { reconcileEveryMinutes: 0 };
+
 function trigger(
-	typeVersion = 1.3,
-	options: IDataObject = {},
+	options: IDataObject = NO_SCHEDULE,
 	events: string[] = ['*'],
 	workflowId = `wf-catch-up-${++workflows}`,
 	nodeType: INodeType = new StorefrontTrigger(),
 ) {
 	const harness = createTriggerHarness({
 		nodeType,
-		typeVersion,
 		workflowId,
 		parameters: { events, options } as never,
 		credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
@@ -68,7 +68,7 @@ function trigger(
 	return Object.assign(harness, {
 		restarted() {
 			void harness.close();
-			const next = trigger(typeVersion, options, events, workflowId, freshNodeType());
+			const next = trigger(options, events, workflowId, freshNodeType());
 			Object.assign(next.staticData(), JSON.parse(JSON.stringify(harness.staticData())));
 			return next;
 		},
@@ -76,7 +76,6 @@ function trigger(
 		worker() {
 			return createTriggerHarness({
 				nodeType: freshNodeType(),
-				typeVersion,
 				workflowId,
 				parameters: { events, options } as never,
 				credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
@@ -131,7 +130,7 @@ function claims() {
 		id: 'trigger',
 		name: 'Storefront Trigger',
 		type: 'storefrontTrigger',
-		typeVersion: 1.4,
+		typeVersion: 2,
 		position: [0, 0] as [number, number],
 		parameters: {},
 	};
@@ -237,27 +236,23 @@ describe('what identifies a change (changeClaim): each change runs once, whichev
 
 describe('where a catch-up reads from (the static data)', () => {
 	it('per kind: from its baseline; with runs noted, five minutes before the newest, never before the baseline', () => {
-		const staticData: IDataObject = { catchUpFloors: { 'order.created': 1_000 } };
+		const staticData: IDataObject = { catchUpBaselines: { 'order.created': 1_000 } };
 		expect(catchUpCursor(staticData, 1_000)).toBe(1_000);
 		const now = Date.parse('2026-11-26T10:00:00Z');
-		noteSeen(staticData, '2026-11-26T09:58:30.500Z', now);
-		noteSeen(staticData, '2026-11-26T09:57:10.000Z', now);
-		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
+		noteLastRun(staticData, '2026-11-26T09:58:30.500Z', now);
+		noteLastRun(staticData, '2026-11-26T09:57:10.000Z', now);
+		expect(staticData.lastRunChange).toBe(Date.parse('2026-11-26T09:58:00Z'));
 		expect(catchUpCursor(staticData, 1_000)).toBe(Date.parse('2026-11-26T09:53:00Z'));
 		expect(catchUpCursor(staticData, Date.parse('2026-11-26T09:55:00Z'))).toBe(
 			Date.parse('2026-11-26T09:55:00Z'),
 		);
 		// A change dated far ahead of this clock is not believed.
-		noteSeen(staticData, '2026-11-26T11:00:00Z', now);
-		expect(staticData.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
-		// The one baseline of package 0.1.0 still counts as a baseline.
-		const legacy: IDataObject = { catchUpFloor: 1_000 };
-		noteSeen(legacy, '2026-11-26T09:58:30.500Z', now);
-		expect(legacy.catchUpSeen).toBe(Date.parse('2026-11-26T09:58:00Z'));
+		noteLastRun(staticData, '2026-11-26T11:00:00Z', now);
+		expect(staticData.lastRunChange).toBe(Date.parse('2026-11-26T09:58:00Z'));
 	});
 	it('a run whose copy of the static data has no baseline notes nothing: n8n would save that copy and drop the baseline', () => {
 		const copy: IDataObject = { activatedUrl: 'https://n8n.example.test/webhook/x/webhook' };
-		noteSeen(copy, new Date().toISOString(), Date.now());
+		noteLastRun(copy, new Date().toISOString(), Date.now());
 		expect(copy).toEqual({ activatedUrl: 'https://n8n.example.test/webhook/x/webhook' });
 	});
 });
@@ -271,7 +266,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 			.filter((r) => r.method === 'GET')
 			.map((r) => `${r.path} ${String(r.query.page)}`);
 		expect(requests).toEqual(['/v1/orders 1', '/v1/products 1']);
-		expect(Object.keys(t.staticData().catchUpFloors as IDataObject).sort()).toEqual(
+		expect(Object.keys(t.staticData().catchUpBaselines as IDataObject).sort()).toEqual(
 			[...KINDS].sort(),
 		);
 		expect((await t.trigger('init')).runs).toEqual([]);
@@ -347,7 +342,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		await checkout();
 		const [event] = eventsSince(from);
 		await deliverAndRun(t, event);
-		const seen = t.staticData().catchUpSeen as number;
+		const seen = t.staticData().lastRunChange as number;
 		expect(seen % 60_000).toBe(0);
 		expect(seen).toBeLessThanOrEqual(Date.parse(String(event.created_at)));
 		expect(seen).toBeGreaterThan(Date.parse(String(event.created_at)) - 60_000);
@@ -360,7 +355,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		]);
 		// Read again (the margin reaches back before it) and claimed already: nothing runs.
 		expect(seen - CATCH_UP_MARGIN_MS).toBeGreaterThan(
-			(t.staticData().catchUpFloors as IDataObject)['order.created'] as number,
+			(t.staticData().catchUpBaselines as IDataObject)['order.created'] as number,
 		);
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
 			changeKey(event.type, event.data),
@@ -371,7 +366,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 	});
 
 	it('reports only the chosen kinds, and never inventory.low', async () => {
-		const t = trigger(1.3, {}, ['payment.completed', 'inventory.low']);
+		const t = trigger(NO_SCHEDULE, ['payment.completed', 'inventory.low']);
 		await t.trigger('activate');
 		const order = await checkout();
 		await ctx.admin('POST', '/simulate/stock', {
@@ -389,8 +384,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		const credentials = { ...ctx.credentials, webhookSecret: SECRET };
 		const t = createTriggerHarness({
 			nodeType: new StorefrontTrigger(),
-			typeVersion: 1.3,
-			parameters: { events: ['*'], options: {} } as never,
+			parameters: { events: ['*'], options: NO_SCHEDULE } as never,
 			credentials: credentials as never,
 		});
 		await t.trigger('activate');
@@ -406,12 +400,8 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		expect((await t.trigger('init')).runs).toHaveLength(1);
 	});
 
-	it('is off in versions up to 1.2 unless turned on, and off without Drop Duplicate Events: no read, no "source"', async () => {
-		for (const t of [
-			trigger(1.2),
-			trigger(1.3, { dropDuplicates: false }),
-			trigger(1.3, { catchUp: false }),
-		]) {
+	it('is off when turned off, and off without Drop Duplicate Events: no read, no "source"', async () => {
+		for (const t of [trigger({ dropDuplicates: false }), trigger({ catchUp: false })]) {
 			await ctx.admin('DELETE', '/requests');
 			expect((await t.trigger('activate')).runs).toEqual([]);
 			expect(await ctx.requests()).toEqual([]);
@@ -420,9 +410,11 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 			const [event] = eventsSince(from);
 			expect(jsonOf(await deliverAndRun(t, event))[0].source).toBeUndefined();
 		}
-		const on = trigger(1.2, { catchUp: true });
+		const on = trigger();
 		expect((await on.trigger('activate')).runs).toEqual([]);
-		expect(typeof (on.staticData().catchUpFloors as IDataObject)['order.created']).toBe('number');
+		expect(typeof (on.staticData().catchUpBaselines as IDataObject)['order.created']).toBe(
+			'number',
+		);
 	});
 });
 
@@ -464,7 +456,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 			const order = await checkout();
 			ids.push(String(order.id ?? order.order_id));
 		}
-		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
+		const t = trigger({ reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		for (const id of ids) await setStatus(id, 'processing');
@@ -489,7 +481,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
-		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
+		const t = trigger({ reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
@@ -515,7 +507,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 
 	it('a late status change whose order has changed again is marked superseded, with the current status; Leave Out Superseded Changes drops it', async () => {
 		for (const leaveOut of [false, true]) {
-			const t = trigger(1.4, { leaveOutSuperseded: leaveOut });
+			const t = trigger({ ...NO_SCHEDULE, leaveOutSuperseded: leaveOut });
 			await t.trigger('activate');
 			const order = await checkout();
 			const id = String(order.id ?? order.order_id);
@@ -545,15 +537,15 @@ describe('each change runs once, whatever the service sends and the user does', 
 	});
 
 	it('Events widened on an active trigger (Product Created, then also Order Created): no order made before the widening runs; a new one runs once', async () => {
-		const products = trigger(1.3, {}, ['product.created']);
+		const products = trigger(NO_SCHEDULE, ['product.created']);
 		await products.trigger('activate');
 		for (let i = 0; i < 3; i++) await checkout();
-		const widened = trigger(1.3, {}, ['product.created', 'order.created']);
+		const widened = trigger(NO_SCHEDULE, ['product.created', 'order.created']);
 		Object.assign(widened.staticData(), JSON.parse(JSON.stringify(products.staticData())));
 		await ctx.admin('DELETE', '/requests');
 		const { runs } = await widened.trigger('update');
 		expect(runs).toEqual([]);
-		expect(Object.keys(widened.staticData().catchUpFloors as IDataObject).sort()).toEqual([
+		expect(Object.keys(widened.staticData().catchUpBaselines as IDataObject).sort()).toEqual([
 			'order.created',
 			'product.created',
 		]);
@@ -567,8 +559,8 @@ describe('each change runs once, whatever the service sends and the user does', 
 		).toEqual([['order.created', order.id ?? order.order_id]]);
 	});
 
-	it("version 1.4 reconciles on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
-		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
+	it("checks for missed events on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
+		const t = trigger({ reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		expect(active.schedule).toEqual({ expression: '*/15 * * * * *' });
 		const from = ctx.sb.events.length;
@@ -591,7 +583,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a change too young at one reading (left to its delivery) is reported by the next one: the reading that saw it first does not make it known', async () => {
-		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
+		const t = trigger({ reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
@@ -608,7 +600,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it(`a scheduled reading sends ${FREE_REQUESTS} requests at once and paces the rest ${REQUEST_SPACING_MS / 1000} s apart (at most 10 a minute beyond a quiet shop's): the third waits`, async () => {
-		const t = trigger(1.4, { reconcileEveryMinutes: 0.25 });
+		const t = trigger({ reconcileEveryMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		// More than a page of orders changed since the cursor: a reading of 3 requests.
 		for (let i = 0; i < 101; i++) await checkout();
@@ -623,24 +615,22 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await t.close();
 	}, 30_000);
 
-	it('the default schedule: every 5 minutes from version 1.4, none in 1.3 unless the option is set', async () => {
-		expect((await trigger(1.4).trigger('activate')).schedule).toMatchObject({
+	it('the schedule: every 5 minutes by default, as set, or none (0)', async () => {
+		expect((await trigger({}).trigger('activate')).schedule).toMatchObject({
 			expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/),
 		});
-		expect((await trigger(1.3).trigger('activate')).schedule).toBeUndefined();
 		expect(
-			(await trigger(1.3, { reconcileEveryMinutes: 15 }).trigger('activate')).schedule,
+			(await trigger({ reconcileEveryMinutes: 15 }).trigger('activate')).schedule,
 		).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
 		expect(
-			(await trigger(1.4, { reconcileEveryMinutes: 0 }).trigger('activate')).schedule,
+			(await trigger({ reconcileEveryMinutes: 0 }).trigger('activate')).schedule,
 		).toBeUndefined();
 	});
 
 	it('a wrong API key at an activation by hand fails it with the reason, within seconds', async () => {
 		const t = createTriggerHarness({
 			nodeType: new StorefrontTrigger(),
-			typeVersion: 1.3,
-			parameters: { events: ['*'], options: {} } as never,
+			parameters: { events: ['*'], options: NO_SCHEDULE } as never,
 			credentials: { ...ctx.credentials, apiKey: 'sf_revoked', webhookSecret: SECRET } as never,
 		});
 		await expect(t.trigger('activate')).rejects.toMatchObject({
@@ -656,7 +646,7 @@ describe('refused deliveries are reported, within bounds', () => {
 			'whsec_wrong',
 		);
 
-	it('version 1.3: the first refusal starts a run that fails with the reason and what to do; the answer stays 401', async () => {
+	it('the first refusal starts a run that fails with the reason and what to do; the answer stays 401', async () => {
 		const t = trigger();
 		const outcome = await t.deliver(forged());
 		expect(outcome.status).toBe(401);
@@ -675,13 +665,11 @@ describe('refused deliveries are reported, within bounds', () => {
 		}
 	});
 
-	it('10,000 forged deliveries in a minute start one failed run; version 1.2 starts none', async () => {
+	it('10,000 forged deliveries in a minute start one failed run', async () => {
 		const t = trigger();
 		let started = 0;
 		for (let i = 0; i < 10_000; i++) if ((await t.deliver(forged())).result.workflowData) started++;
 		expect(started).toBe(1);
-		const old = trigger(1.2);
-		expect((await old.deliver(forged())).result).toEqual({ noWebhookResponse: true });
 	});
 
 	it(`bounds: a warning at most every ${WARNING_EVERY_MS / 1000} s with the count since the last, a failed run at most every ${FAILED_EXECUTION_EVERY_MS / 60_000} minutes (3 an hour)`, () => {
@@ -698,9 +686,8 @@ describe('refused deliveries are reported, within bounds', () => {
 	it('while listening for a test event every refusal fails the test run (the editor shows why)', async () => {
 		const t = createTriggerHarness({
 			nodeType: new StorefrontTrigger(),
-			typeVersion: 1.3,
 			mode: 'manual',
-			parameters: { events: ['*'], options: {} } as never,
+			parameters: { events: ['*'], options: NO_SCHEDULE } as never,
 			credentials: { ...ctx.credentials, webhookSecret: SECRET } as never,
 		});
 		const results: IWebhookResponseData[] = [];

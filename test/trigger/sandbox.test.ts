@@ -101,6 +101,7 @@ describe('Storefront Trigger with the sandbox', () => {
 					type: emittedEvent.type,
 					created_at: emittedEvent.created_at,
 					data: emittedEvent.data,
+					source: 'webhook',
 				},
 			]);
 		}
@@ -112,7 +113,7 @@ describe('Storefront Trigger with the sandbox', () => {
 		}
 	});
 
-	it('refuses deliveries signed with another secret: 401, retried, never an item', async () => {
+	it('refuses deliveries signed with another secret: 401, retried, never an event item', async () => {
 		const before = receiver.received.length;
 		expect(
 			(await sb.admin('PUT', '/webhook', { url: receiver.url, secret: 'whsec_rotated_elsewhere' }))
@@ -126,10 +127,21 @@ describe('Storefront Trigger with the sandbox', () => {
 		}
 		const refused = receiver.received.slice(before);
 		expect(refused.length).toBeGreaterThanOrEqual(2); // both attempts arrived…
-		for (const { outcome } of refused) {
-			expect(outcome.status).toBe(401); // …and each was refused
-			expect(outcome.items).toEqual([]);
-		}
+		for (const { outcome } of refused) expect(outcome.status).toBe(401); // …and each was refused
+		// No event reached the workflow: the first refusal starts the one run that reports it (failing at the trigger's
+		// own step), the next within 20 minutes none.
+		expect(refused.map(({ outcome }) => outcome.items)).toEqual([
+			[
+				{
+					refused: {
+						status: 401,
+						code: 'invalid_signature',
+						message: 'The X-Service-Signature digest does not match the request body',
+					},
+				},
+			],
+			...refused.slice(1).map(() => []),
+		]);
 		const last = sb.deliveries[sb.deliveries.length - 1];
 		expect(last.status).toBe('failed');
 		expect(last.attempts.every((attempt) => attempt.status === 401)).toBe(true);

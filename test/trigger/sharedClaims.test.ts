@@ -30,7 +30,7 @@ const node = {
 	id: 'trigger',
 	name: 'Storefront Trigger',
 	type: 'storefrontTrigger',
-	typeVersion: 1.2,
+	typeVersion: 2,
 	position: [0, 0] as [number, number],
 	parameters: {},
 };

@@ -6,10 +6,10 @@ import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import {
-	rememberEvent,
-	SEEN_EVENT_IDS_LIMIT,
-	SEEN_EVENT_RETENTION_MS,
-} from '../../nodes/StorefrontTrigger/seenEvents';
+	acceptEvent,
+	ACCEPTED_IDS_LIMIT,
+	ACCEPTED_RETENTION_MS,
+} from '../../nodes/StorefrontTrigger/accepted';
 import { DELIVERY_KEY } from '../../nodes/StorefrontTrigger/options';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { sharedDeduplicator } from '../helpers/deduplication';
@@ -124,15 +124,26 @@ function expectRan(outcome: Outcome) {
 	return outcome.items[0];
 }
 
+/**
+ * The node answered itself and the event never runs. A refusal (4xx) may start the one run that reports it (at most
+ * one per 20 minutes and node: test/trigger/catchUp.test.ts pins those bounds): its one item is the refusal, which
+ * fails at the trigger's own step and never reaches the next node.
+ */
 function expectNoRun(outcome: Outcome, status: number) {
-	expect(outcome.result).toEqual({ noWebhookResponse: true });
-	expect(outcome.status).toBe(status);
-	expect(outcome.items).toEqual([]);
-	return outcome.body as {
+	const body = outcome.body as {
 		received?: boolean;
 		skipped?: string;
 		error?: { code: string; message: string };
 	};
+	expect(outcome.status).toBe(status);
+	if (status < 400 || outcome.items.length === 0) {
+		expect(outcome.result).toEqual({ noWebhookResponse: true });
+		expect(outcome.items).toEqual([]);
+	} else {
+		expect(outcome.result.noWebhookResponse).toBe(true);
+		expect(outcome.items).toEqual([{ refused: { status, ...body.error } }]);
+	}
+	return body;
 }
 
 describe('description', () => {
@@ -166,12 +177,15 @@ describe('description', () => {
 });
 
 describe('verified events', () => {
-	it.each(ALL_KINDS)('%s becomes exactly one item {id, type, created_at, data}', async (kind) => {
-		const payload = event(kind);
-		const item = expectRan(await trigger().deliver(signed(payload)));
-		expect(item).toEqual(payload);
-		expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'type']);
-	});
+	it.each(ALL_KINDS)(
+		'%s becomes exactly one item {id, type, created_at, data, source}',
+		async (kind) => {
+			const payload = event(kind);
+			const item = expectRan(await trigger().deliver(signed(payload)));
+			expect(item).toEqual({ ...payload, source: 'webhook' });
+			expect(Object.keys(item).sort()).toEqual(['created_at', 'data', 'id', 'source', 'type']);
+		},
+	);
 
 	it('keeps order.created data exactly as the spec shapes it', async () => {
 		const payload = event('order.created');
@@ -228,7 +242,7 @@ describe('verified events', () => {
 	it('parses the raw bytes itself when n8n did not (a non-JSON content type)', async () => {
 		const payload = event('inventory.low');
 		const delivery = signed(payload, { 'Content-Type': 'text/plain' });
-		expect(expectRan(await trigger().deliver(delivery))).toEqual(payload);
+		expect(expectRan(await trigger().deliver(delivery))).toEqual({ ...payload, source: 'webhook' });
 	});
 });
 
@@ -441,24 +455,24 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		expectRan(await node.deliver(signed(payload)));
 	});
 
-	it(`keeps at most the ${SEEN_EVENT_IDS_LIMIT} most recent ids in process memory`, () => {
+	it(`keeps at most the ${ACCEPTED_IDS_LIMIT} most recent ids in process memory`, () => {
 		const scope = 'wf-memory-limit:node';
 		const now = Date.now();
-		for (let i = 0; i < SEEN_EVENT_IDS_LIMIT; i++)
-			expect(rememberEvent(scope, `evt_old_${i}`, now, 'token')).toBe(true);
-		expect(rememberEvent(scope, 'evt_newest', now, 'token')).toBe(true);
-		expect(rememberEvent(scope, 'evt_old_0', now, 'token')).toBe(true); // the oldest was forgotten…
-		expect(rememberEvent(scope, `evt_old_${SEEN_EVENT_IDS_LIMIT - 1}`, now, 'token')).toBe(false); // …recent ones are not
+		for (let i = 0; i < ACCEPTED_IDS_LIMIT; i++)
+			expect(acceptEvent(scope, `evt_old_${i}`, now, 'token')).toBe(true);
+		expect(acceptEvent(scope, 'evt_newest', now, 'token')).toBe(true);
+		expect(acceptEvent(scope, 'evt_old_0', now, 'token')).toBe(true); // the oldest was forgotten…
+		expect(acceptEvent(scope, `evt_old_${ACCEPTED_IDS_LIMIT - 1}`, now, 'token')).toBe(false); // …recent ones are not
 	});
 
 	it('remembers an id in process memory for 72 hours: a retry within them is dropped, one after them is not', () => {
-		expect(SEEN_EVENT_RETENTION_MS).toBe(72 * 3600_000);
+		expect(ACCEPTED_RETENTION_MS).toBe(72 * 3600_000);
 		const scope = 'wf-memory-age:node';
 		const now = Date.now();
-		expect(rememberEvent(scope, 'evt_71h', now - 71 * 3600_000, 'token')).toBe(true);
-		expect(rememberEvent(scope, 'evt_73h', now - 73 * 3600_000, 'token')).toBe(true);
-		expect(rememberEvent(scope, 'evt_71h', now, 'token')).toBe(false);
-		expect(rememberEvent(scope, 'evt_73h', now, 'token')).toBe(true);
+		expect(acceptEvent(scope, 'evt_71h', now - 71 * 3600_000, 'token')).toBe(true);
+		expect(acceptEvent(scope, 'evt_73h', now - 73 * 3600_000, 'token')).toBe(true);
+		expect(acceptEvent(scope, 'evt_71h', now, 'token')).toBe(false);
+		expect(acceptEvent(scope, 'evt_73h', now, 'token')).toBe(true);
 	});
 
 	it('writes nothing into the workflow static data (n8n does not save what a webhook call changes there)', async () => {
@@ -471,7 +485,7 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		// n8n reads static data per request, so each parallel request starts from the same (empty) copy.
 		const workflowId = 'wf-parallel';
 		const copies = Array.from({ length: 20 }, () =>
-			trigger({ events: ['*'] }, { webhookSecret: SECRET }, { typeVersion: 1.2, workflowId }),
+			trigger({ events: ['*'] }, { webhookSecret: SECRET }, { workflowId }),
 		);
 		const payload = event('order.created');
 		const outcomes = await Promise.all(copies.map((copy) => copy.deliver(signed(payload))));
@@ -483,44 +497,31 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		).toHaveLength(19);
 	});
 
-	it('is on by default from version 1.2, and can be turned off there', async () => {
-		const v12 = trigger({ events: ['*'], options: {} }, undefined, { typeVersion: 1.2 });
+	it('is on by default, and can be turned off', async () => {
+		const byDefault = trigger({ events: ['*'], options: {} });
 		const payload = event('order.created');
-		expectRan(await v12.deliver(signed(payload)));
-		expect(expectNoRun(await v12.deliver(signed(payload)), 200)).toEqual({
+		expectRan(await byDefault.deliver(signed(payload)));
+		expect(expectNoRun(await byDefault.deliver(signed(payload)), 200)).toEqual({
 			received: true,
 			skipped: 'duplicate_event',
 		});
 
-		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, {
-			typeVersion: 1.2,
-		});
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } });
 		const again = event('order.created');
 		expectRan(await off.deliver(signed(again)));
 		expectRan(await off.deliver(signed(again)));
 	});
 
 	it('does not drop while listening for a test event: resending from the dashboard runs each time', async () => {
-		const listening = trigger({ events: ['*'], options: {} }, undefined, {
-			typeVersion: 1.2,
-			mode: 'manual',
-		});
+		const listening = trigger({ events: ['*'], options: {} }, undefined, { mode: 'manual' });
 		const payload = event('order.created');
 		expectRan(await listening.deliver(signed(payload)));
 		expectRan(await listening.deliver(signed(payload)));
 	});
-
-	it('is off by default in versions 1 and 1.1: a redelivery runs again', async () => {
-		for (const typeVersion of [1, 1.1]) {
-			const node = trigger({ events: ['*'] }, undefined, { typeVersion });
-			const payload = event('order.created');
-			const first = await node.deliver(signed(payload));
-			const second = await node.deliver(signed(payload));
-			expect(await node.run(first.result)).toHaveLength(1);
-			expect(await node.run(second.result)).toHaveLength(1);
-		}
-	});
 });
+
+/** Drop Duplicate Events alone: runs claim the event's id (with Catch Up After Downtime they claim the change). */
+const EVENT_IDS_ONLY = { events: ['*'], options: { catchUp: false } };
 
 /**
  * The trigger as another n8n process loads it — a restarted n8n, another webhook processor or worker: a fresh copy
@@ -530,14 +531,12 @@ function anotherProcess(workflowId: string) {
 	let fresh: typeof StorefrontTrigger | undefined;
 	jest.isolateModules(() => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
-		fresh = (
-			require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
-				StorefrontTrigger: typeof StorefrontTrigger;
-			}
-		).StorefrontTrigger;
+		const loaded = require('../../nodes/StorefrontTrigger/StorefrontTrigger.node') as {
+			StorefrontTrigger: typeof StorefrontTrigger;
+		};
+		fresh = loaded.StorefrontTrigger;
 	});
-	return trigger({ events: ['*'] }, undefined, {
-		typeVersion: 1.2,
+	return trigger(EVENT_IDS_ONLY, undefined, {
 		workflowId,
 		nodeType: new fresh!(),
 	});
@@ -545,11 +544,10 @@ function anotherProcess(workflowId: string) {
 
 describe('duplicates when the run starts (the trigger is the first step of its execution)', () => {
 	const afterRestart = anotherProcess;
-	const beforeCrash = (workflowId: string) =>
-		trigger({ events: ['*'] }, undefined, { typeVersion: 1.2, workflowId });
+	const beforeCrash = (workflowId: string) => trigger(EVENT_IDS_ONLY, undefined, { workflowId });
 
 	it("an accepted delivery's run passes the event on, with pairedItem and without the delivery marker", async () => {
-		const node = trigger({ events: ['*'] }, undefined, { typeVersion: 1.2 });
+		const node = trigger(EVENT_IDS_ONLY);
 		const payload = event('order.created');
 		const accepted = await node.deliver(signed(payload));
 		expect(expectRan(accepted)).toEqual(payload);
@@ -588,9 +586,7 @@ describe('duplicates when the run starts (the trigger is the first step of its e
 		expect(await restarted.run(unanswered.result, 'retry')).toHaveLength(1);
 		expect(await restarted.run(unanswered.result, 'manual')).toHaveLength(1);
 
-		const off = trigger({ events: ['*'], options: { dropDuplicates: false } }, undefined, {
-			typeVersion: 1.2,
-		});
+		const off = trigger({ events: ['*'], options: { dropDuplicates: false } });
 		const plain = await off.deliver(signed(payload));
 		expect(plain.result.workflowData?.[0][0][DELIVERY_KEY]).toBeUndefined();
 		expect(await off.run(plain.result)).toHaveLength(1);
@@ -788,7 +784,6 @@ describe("n8n's Remove Duplicates node after the trigger keeps its memory (the t
 			};
 			const workflowId = `wf-remove-duplicates-${scope}`;
 			const flow = trigger({ events: ['*'] }, undefined, {
-				typeVersion: 1.4,
 				workflowId,
 				after: {
 					nodes: [removeDuplicates],
@@ -926,16 +921,6 @@ describe('lifecycle (no registration API: activation checks the secret)', () => 
 		await node.hook('delete');
 		await node.hook('create');
 		expectNoRun(await node.deliver(signed(payload)), 200);
-	});
-
-	it('activation removes the event ids that versions up to 0.1.0 wrote into the static data', async () => {
-		const node = trigger();
-		Object.assign(node.staticData(), { seenEvents: { evt_a: 1 }, seenEventIds: ['evt_b'] });
-		await node.hook('checkExists');
-		expect(node.staticData()).toEqual({});
-		Object.assign(node.staticData(), { seenEvents: { evt_a: 1 } });
-		await node.hook('create');
-		expect(Object.keys(node.staticData())).toEqual(['activatedUrl']);
 	});
 
 	it.each([

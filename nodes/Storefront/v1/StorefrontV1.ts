@@ -48,12 +48,7 @@ export class StorefrontV1 implements INodeType {
 		...this.baseDescription,
 		// n8n resolves `file:` icons of every version relative to Storefront.node.ts, where the files are.
 		icon: this.baseDescription.icon,
-		// 1.1 differs only as an AI Agent tool: Get Many is simplified by default, and a refused call is the tool's
-		// result instead of a failed node (actions/router.ts). Version 1 tools answer as before.
-		// 1.2 sends the items of a run concurrently (Max Concurrent Requests; items of one record stay in order) and
-		// lets a request refused for the rate limit wait up to Max Wait for Rate Limit instead of counting 429s
-		// against Max Retries. Every version shares the per-key rate governor (transport/governor.ts).
-		version: [1, 1.1, 1.2],
+		version: 1,
 		defaults: { name: 'Storefront' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -142,7 +137,6 @@ export class StorefrontV1 implements INodeType {
 						default: DEFAULT_CONCURRENCY,
 						description:
 							'How many items of this run are sent at once. Items naming the same product or order always go one after another, in input order. 1 sends every item after the previous one.',
-						displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
 					},
 					{
 						displayName: 'Max Requests per Minute',
@@ -160,7 +154,7 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 5,
 						description:
-							'How often to retry a request hit by a temporary fault (502/503/504, connection reset; never for Create). Node versions 1 and 1.1 also give up after this many rate-limit refusals (429).',
+							'How often to retry a request hit by a temporary fault (502/503/504, connection reset; never for Create)',
 					},
 					{
 						displayName: 'Max Wait for Rate Limit (Seconds)',
@@ -197,7 +191,7 @@ export class StorefrontV1 implements INodeType {
 	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once from 1.2)
+		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once)
 		// and turns a failed item into an `{ error }` item instead of failing the node when it is set.
 		return await router.call(this, { continueOnFail: this.continueOnFail() });
 	}

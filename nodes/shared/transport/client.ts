@@ -35,8 +35,6 @@ export interface ClientSettings {
 	 * connection: GET, PUT and DELETE are tried again, a POST never (it may have reached the service).
 	 */
 	timeoutMs: number;
-	/** Versions 1 and 1.1 also give up after this many 429s for one request (their Max Retries); undefined: no count. */
-	maxRateLimitRefusals?: number;
 }
 
 /** The default time budget of a request waiting for the rate limit: "Max Wait for Rate Limit", 15 minutes. */
@@ -203,9 +201,6 @@ export class StorefrontClient {
 					backoffMs(refusals, this.settings.retryDelayMs);
 				this.governor.settle(ticket, statusCode, response.headers, wait);
 				refusals++;
-				const limit = this.settings.maxRateLimitRefusals;
-				if (limit !== undefined && refusals > limit)
-					throw this.apiError(statusCode, response, target, refusals);
 				continue;
 			}
 			this.governor.settle(ticket, statusCode, response.headers);
@@ -223,7 +218,7 @@ export class StorefrontClient {
 				await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 				continue;
 			}
-			throw this.apiError(statusCode, response, target, attempt + refusals + 1);
+			throw this.apiError(statusCode, response, target);
 		}
 	}
 
@@ -368,12 +363,7 @@ export class StorefrontClient {
 
 	// Errors are built from plain, sanitised objects: the helper's own error carries the request options,
 	// Authorization header included, and must never reach the output.
-	private apiError(
-		status: number,
-		response: FullResponse,
-		target: RequestTarget,
-		attempts: number,
-	): NodeApiError {
+	private apiError(status: number, response: FullResponse, target: RequestTarget): NodeApiError {
 		const { message: said, code } = serviceMessage(response.body);
 		const service = said || `HTTP ${status}`;
 		let message: string;
@@ -384,10 +374,6 @@ export class StorefrontClient {
 		} else if (status === 404 && target.resourceLabel && target.id !== undefined) {
 			message = `${target.resourceLabel} "${target.id}" was not found: ${service}`;
 			description = `Check the ${target.resourceLabel.toLowerCase()} ID; it may have been deleted.`;
-		} else if (status === 429) {
-			message = `Storefront rate limit exceeded (429) after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${service}. Plan limits: ${RATE_LIMIT_PLANS}.`;
-			description =
-				'Raise "Max Retries" in the node\'s options (each try waits for the service\'s Retry-After), or use node version 1.2, which waits for the rate limit up to "Max Wait for Rate Limit". A larger plan also helps.';
 		} else {
 			// n8n's UX guidelines: say what happened without "error" or "failure" in the node's own words; the service's
 			// words follow. No description here: a continue-on-fail item would gain a `details` key it never had.

@@ -7,9 +7,9 @@ import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
 import { isObject, recordId, type StorefrontClient } from '../../../shared/transport';
 
 /**
- * Items of one run sent at once from version 1.2 ("Max Concurrent Requests"). n8n's HTTP Request node sends every
- * item at once; 50 keeps a run across the internet (100 ms a request) faster than n8n's own work per item, while
- * bounding sockets and memory. The rate governor still decides when each request goes.
+ * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
+ * keeps a run across the internet faster than n8n's own work per item while bounding sockets and memory. The rate
+ * governor still decides when each request goes.
  */
 export const DEFAULT_CONCURRENCY = 50;
 
@@ -52,30 +52,17 @@ export function writeToolNotice(what: string): INodeProperties {
 }
 
 /**
- * Simplify on the tool variant of Get Many: a model's context is small and paid per token, and a list of full
- * records (50 orders ≈ 22 KB) is mostly fields it does not need. Version 1.1 turns it on by default; version 1
- * keeps the full records unless it is turned on, so existing tool nodes answer as before.
+ * Simplify on the tool variant of Get Many, on by default: a model's context is small and paid per token, and a list
+ * of full records is mostly fields it does not need.
  */
-function simplifyProperties(noun: string, fields: string): INodeProperties[] {
-	const base: INodeProperties = {
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: true,
-		description: `Whether to return only the fields of each ${noun} an AI model needs (${fields}) instead of the full record`,
-	};
-	return [
-		{
-			...base,
-			displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { gte: 1.1 } }] } },
-		},
-		{
-			...base,
-			default: false,
-			displayOptions: { show: { '@tool': [true], '@version': [{ _cnd: { lt: 1.1 } }] } },
-		},
-	];
-}
+const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: `Whether to return only the fields of each ${noun} an AI model needs (${fields}) instead of the full record`,
+	displayOptions: { show: { '@tool': [true] } },
+});
 
 export function returnAllAndLimit(noun: string): INodeProperties[] {
 	return [
@@ -433,7 +420,7 @@ export function getManyProperties(
 			description: `Narrow the ${noun}s returned; filters apply on every page`,
 			options: filters,
 		},
-		...simplifyProperties(noun, tool.fields),
+		simplifyProperty(noun, tool.fields),
 	];
 }
 

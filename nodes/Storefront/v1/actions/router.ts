@@ -30,11 +30,8 @@ const resources: Record<string, Record<string, Operation | unknown>> = {
 	store,
 };
 
-/**
- * The client's settings from the node's options. Versions 1 and 1.1 keep counting 429s against Max Retries, as they
- * always did; from 1.2 a 429 costs time only, up to Max Wait for Rate Limit.
- */
-function settingsFrom(options: IDataObject, version: number): Partial<ClientSettings> {
+/** The client's settings from the node's options. */
+function settingsFrom(options: IDataObject): Partial<ClientSettings> {
 	const settings: Partial<ClientSettings> = {};
 	if (typeof options.maxRequestsPerMinute === 'number')
 		settings.maxRequestsPerMinute = Math.max(0, options.maxRequestsPerMinute);
@@ -45,13 +42,11 @@ function settingsFrom(options: IDataObject, version: number): Partial<ClientSett
 	if (typeof options.maxRateLimitWait === 'number')
 		settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
 	if (typeof options.timeout === 'number') settings.timeoutMs = Math.max(1, options.timeout) * 1000;
-	if (version < 1.2) settings.maxRateLimitRefusals = settings.maxRetries ?? 5;
 	return settings;
 }
 
-/** Items sent at once: 1 before version 1.2 (one after another, as those versions always ran), else the option. */
-function concurrencyOf(options: IDataObject, version: number): number {
-	if (version < 1.2) return 1;
+/** Items sent at once ("Max Concurrent Requests"). */
+function concurrencyOf(options: IDataObject): number {
 	const value = options.maxConcurrency;
 	return typeof value === 'number' && Number.isFinite(value)
 		? Math.max(1, Math.floor(value))
@@ -61,12 +56,12 @@ function concurrencyOf(options: IDataObject, version: number): number {
 /**
  * Whether a failed call goes back to the AI model as the tool's result, `[{"error": "…"}]`, instead of failing the
  * node. n8n 2.x does this itself for tool nodes, but n8n 1.x stops the whole workflow on the first refused call
- * (a 409 for a move the model should not have tried), and the agent never hears why. From version 1.1 the tool
- * variant answers the model on every n8n line, unless the user chose "Stop Workflow" in the node's settings.
+ * (a 409 for a move the model should not have tried), and the agent never hears why. So the tool variant answers
+ * the model on every n8n line, unless the user chose "Stop Workflow" in the node's settings.
  */
 function answersModelWithError(ctx: IExecuteFunctions): boolean {
 	const node = ctx.getNode();
-	return node.type.endsWith('Tool') && node.typeVersion >= 1.1 && node.onError !== 'stopWorkflow';
+	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
 }
 
 type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
@@ -127,9 +122,8 @@ export async function router(
 		);
 	}
 	// One client per run: credentials are read once and the pace cap spans every item.
-	const version = this.getNode().typeVersion;
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const client = await StorefrontClient.create(this, settingsFrom(options, version));
+	const client = await StorefrontClient.create(this, settingsFrom(options));
 	// Opened just before the items run, so that nothing between can leave it open (it may hold a turn on the account).
 	let session: RunSession | undefined = undefined;
 	const execute = async (itemIndex: number) =>
@@ -175,7 +169,7 @@ export async function router(
 			return undefined;
 		}
 	};
-	const concurrency = concurrencyOf(options, version);
+	const concurrency = concurrencyOf(options);
 	const recordKey = (itemIndex: number) =>
 		session ? session.recordKey(itemIndex) : keyOf(itemIndex);
 	let outcomes: Outcome[];
