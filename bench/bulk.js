@@ -3,7 +3,7 @@
 // Bulk writes in a real n8n (pinned 2.41.1, one process): one execution that sets the price of N products, the way
 // this package does it against the way a user would build it without the package, both in the same n8n against the
 // same sandbox:
-//   storefront  Webhook → Split Out (body.items) → Storefront 1.2 (Product › Update, price = {{ $json.price }})
+//   storefront  Webhook → Split Out (body.items) → Storefront (Product › Update, price = {{ $json.price }})
 //   http        Webhook → Split Out (body.items) → HTTP Request 4.5 (PUT <baseUrl>/products/{{ $json.id }}, JSON body
 //               {"price": …}, Storefront API credential), n8n's defaults otherwise: every item's request at once
 // Both write nodes are set to "On Error: Continue" so that a failed item is counted (an item with `error`) instead of
@@ -94,7 +94,7 @@ function workflows(credential, baseUrl) {
 				node(
 					'Write',
 					runtime.TYPES.action,
-					1.2,
+					1,
 					{
 						resource: 'product',
 						operation: 'update',

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // @ts-check
 // Catalog sync in a real n8n (pinned 2.41.1, one process), two ways, in the same n8n against the same sandbox:
-//   storefront  Webhook → Split Out (body.items) → Storefront 1.2 Product › Create or Update (Map Automatically, sku)
+//   storefront  Webhook → Split Out (body.items) → Storefront Product › Create or Update (Map Automatically, sku)
 //   handbuilt   Webhook → Split Out (body.items) ─────────────────────┐
-//               Webhook → Storefront 1.2 Product › Get Many (Return All) → Merge (by sku, rows enriched with the
+//               Webhook → Storefront Product › Get Many (Return All) → Merge (by sku, rows enriched with the
 //               product, the row's values winning) → If (the row has a product id) → Storefront Update (name,
 //               price, stock) / Storefront Create: what a user builds with this package's other operations; like
 //               most such workflows it updates every known row, changed or not.
@@ -108,7 +108,7 @@ function workflows(credential) {
 		node(
 			'Create or Update',
 			runtime.TYPES.action,
-			1.2,
+			1,
 			// The example's own parameters (examples/catalog-sync.json): Map Automatically, matched on sku.
 			// --find-by sets Options › Find Products By.
 			withFindBy(
@@ -124,7 +124,7 @@ function workflows(credential) {
 		node(
 			'Catalog',
 			runtime.TYPES.action,
-			1.2,
+			1,
 			{ resource: 'product', operation: 'getAll', returnAll: true, filters: {} },
 			{ credentials, executeOnce: true },
 		),
@@ -153,7 +153,7 @@ function workflows(credential) {
 		node(
 			'Update',
 			runtime.TYPES.action,
-			1.2,
+			1,
 			{
 				resource: 'product',
 				operation: 'update',
@@ -169,7 +169,7 @@ function workflows(credential) {
 		node(
 			'Create',
 			runtime.TYPES.action,
-			1.2,
+			1,
 			{
 				resource: 'product',
 				operation: 'create',

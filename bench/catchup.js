@@ -51,8 +51,9 @@ async function main() {
 		for (const recent of RECENT) {
 			const t = createTriggerHarness({
 				nodeType: new StorefrontTrigger(),
-				typeVersion: 1.3,
-				parameters: { events: ['*'], options: {} },
+				typeVersion: 2,
+				// Catch-up at activation and start only, as measured: no scheduled check for missed events.
+				parameters: { events: ['*'], options: { reconcileEveryMinutes: 0 } },
 				credentials: { baseUrl: sb.baseUrl, apiKey: sb.apiKey, webhookSecret: SECRET },
 			});
 			await t.trigger('activate');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 // What the trigger's shared duplicate check costs: signed deliveries per second, CPU per delivery and the claim's
-// latency through n8n 2.41.1, workflow "Storefront Trigger (1.2, order.created) → No Op", with
+// latency through n8n 2.41.1, workflow "Storefront Trigger (order.created, no catch-up) → No Op", with
 //   off  option Drop Duplicate Events turned off (dropDuplicates: false): no duplicate checking at all
 //   on   default options (Drop Duplicate Events on, Remember Events For 72 h): when a run starts, execute() claims the
 //        event in n8n's database through the deduplication helper (this.helpers.checkProcessedAndRecord, ../nodes/
@@ -782,7 +782,7 @@ async function main() {
 			all.push({ mode, engine, results: await measure(mode, engine, check, prefills) });
 
 	console.log(
-		`\nStorefront Trigger 1.2 → No Op through n8n 2.41.1: ${DELIVERIES} signed deliveries per round, ${CONCURRENCY} in flight, best of ${ROUNDS} interleaved rounds;`,
+		`\nStorefront Trigger → No Op through n8n 2.41.1: ${DELIVERIES} signed deliveries per round, ${CONCURRENCY} in flight, best of ${ROUNDS} interleaved rounds;`,
 	);
 	console.log(
 		`CPU from /proc over that round (each process with its children), ms per delivery (load average now ${os.loadavg()[0].toFixed(1)}):\n`,

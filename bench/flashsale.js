@@ -2,8 +2,8 @@
 // @ts-check
 // A flash sale on the Starter plan in a real n8n (pinned 2.41.1, one process, n8n's defaults): a burst of orders
 // placed at once, each delivered by the sandbox as order.created to
-//   Storefront Trigger 1.2 (order.created) → Storefront 1.2 Order › Get ({{ $json.data.order_id }})
-//                                          → Storefront 1.2 Order › Update Status (processing)
+//   Storefront Trigger (order.created, deliveries only) → Storefront Order › Get ({{ $json.data.order_id }})
+//                                                       → Storefront Order › Update Status (processing)
 // on a Starter key, every call of every execution going through the node's one rate governor per key. The sandbox
 // enforces the plan: by default its rate in 12 s windows (20 a window, i.e. 100 a minute), once with its
 // X-RateLimit-* headers and once without them (Retry-After on a 429 only); `--real-minutes` uses true one-minute
@@ -82,10 +82,11 @@ function workflow(headers, credential) {
 				id: crypto.randomUUID(),
 				name: 'Storefront Trigger',
 				type: runtime.TYPES.trigger,
-				typeVersion: 1.2,
+				typeVersion: 2,
 				position: [0, 0],
 				webhookId: crypto.randomUUID(),
-				parameters: { events: ['order.created'], options: {} },
+				// Deliveries only: a catch-up's readings would add calls to the 2 an order the sale counts.
+				parameters: { events: ['order.created'], options: { catchUp: false } },
 				credentials,
 			},
 			...steps.nodes,

@@ -58,8 +58,9 @@ function workflows(credentials) {
 			node(
 				'Storefront Trigger',
 				runtime.TYPES.trigger,
-				1.1,
-				{ events: ['order.created'], options: {} },
+				2,
+				// The signature check alone, as (b) and (c) do nothing more: no duplicate check, no catch-up.
+				{ events: ['order.created'], options: { dropDuplicates: false } },
 				{
 					webhookId: crypto.randomUUID(),
 					credentials: { storefrontApi: credentials.storefront },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// Signed Storefront deliveries through n8n 2.41.1 (Storefront Trigger 1.2 → No Op), three ways:
+// Signed Storefront deliveries through n8n 2.41.1 (Storefront Trigger → No Op, bench/deliveries.js), three ways:
 //   single  one n8n process on SQLite (the default set-up)
 //   q1      queue mode (dev/n8n/queue.js): main + 1 webhook processor + 1 worker, Postgres, Redis
 //   q2      queue mode: main + 1 webhook processor + 2 workers

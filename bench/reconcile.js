@@ -46,7 +46,7 @@ async function main() {
 			});
 			const t = createTriggerHarness({
 				nodeType: new StorefrontTrigger(),
-				typeVersion: 1.4,
+				typeVersion: 2,
 				parameters: { events: ['*'], options: { reconcileEveryMinutes: 0.05 } },
 				credentials: {
 					baseUrl: sb.baseUrl,

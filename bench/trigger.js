@@ -116,7 +116,7 @@ function realContext() {
 		id: 'bench',
 		name: 'Storefront Trigger',
 		type: 'n8n-nodes-storefront.storefrontTrigger',
-		typeVersion: 1,
+		typeVersion: 2,
 		position: [0, 0],
 		webhookId: 'bench-webhook',
 		parameters,

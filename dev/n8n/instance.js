@@ -138,7 +138,7 @@ async function waitForExecutions(client, workflowId, predicate, timeoutMs = 30_0
 }
 
 /**
- * The flash sale's order intake after its trigger (test/helpers/flashsale.ts, bench/flashsale.js): Storefront 1.2
+ * The flash sale's order intake after its trigger (test/helpers/flashsale.ts, bench/flashsale.js): Storefront
  * Order › Get the order of `{{ $json.data.order_id }}`, then Order › Update Status to processing, two calls an
  * order. The nodes to add after a node named 'Storefront Trigger', and the connections of all three.
  * @param {string} actionType the Storefront node's type in this install (custom and community names differ)
@@ -153,7 +153,7 @@ function orderIntakeSteps(actionType, credentials) {
 		id: crypto.randomUUID(),
 		name,
 		type: actionType,
-		typeVersion: 1.2,
+		typeVersion: 1,
 		position: [x, 0],
 		parameters,
 		credentials,

@@ -105,7 +105,7 @@ async function agentWorkflow(api: 'chat' | 'responses') {
 		id: `ai-tool-${index}`,
 		name,
 		type: 'n8n-nodes-storefront.storefrontTool',
-		typeVersion: 1.1,
+		typeVersion: 1,
 		position: [200 + index * 140, 260],
 		parameters,
 		credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },

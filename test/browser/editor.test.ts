@@ -304,7 +304,7 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 	const sync = await manualWorkflow(
 		'Catalog sync by hand',
 		'Sync Products',
-		1.2,
+		1,
 		{ resource: 'product', operation: 'upsert' },
 		rows,
 	);

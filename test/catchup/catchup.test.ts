@@ -117,11 +117,7 @@ async function settled(workflowId: string, atLeast = 0) {
 
 async function catchUpWorkflow(
 	options: Record<string, unknown> = {},
-	{
-		typeVersion = 1.3,
-		onError,
-		events = KINDS,
-	}: { typeVersion?: number; onError?: string; events?: string[] } = {},
+	{ onError, events = KINDS }: { onError?: string; events?: string[] } = {},
 ) {
 	const wf = await createWorkflow(env, {
 		name: 'catch-up',
@@ -130,7 +126,7 @@ async function catchUpWorkflow(
 				id: 'catchup-trigger',
 				name: TRIGGER,
 				type: TYPES.trigger,
-				typeVersion,
+				typeVersion: 2,
 				...(onError ? { onError } : {}),
 				position: [0, 0],
 				webhookId: randomUUID(),
@@ -313,9 +309,9 @@ try {
 // and a scheduled one sends 2 requests at once and each further one 6 s after the last (docs/trigger.md, Reconcile
 // Every). While the shop is small (the seed's 150 orders) a reading takes a second; after the suite's 400 more it takes
 // 24 s, and a change found by comparing needs two readings.
-describe('while n8n keeps running, on a service without updated_at (node version 1.4: Reconcile Every)', () => {
+describe('while n8n keeps running, on a service without updated_at (Check for Missed Events Every)', () => {
 	specLiteralCellOnly(
-		'status changes of 12 orders made before the activation, on a service without updated_at: 10 of their deliveries never arrive (the public URL down), 2 do; each of the 12 runs once within the interval (Reconcile Every 0.25), none twice',
+		'status changes of 12 orders made before the activation, on a service without updated_at: 10 of their deliveries never arrive (the public URL down), 2 do; each of the 12 runs once within the interval (Check for Missed Events Every 0.25), none twice',
 		async () => {
 			// Without updated_at a reading finds an older order's status change by comparing with what the previous reading
 			// (the baseline at activation included) saw, dates it when it first saw it and reads again once it outgrew the
@@ -331,10 +327,7 @@ describe('while n8n keeps running, on a service without updated_at (node version
 					.slice(made)
 					.filter((e) => e.type === 'order.created')
 					.map((e) => String((e.data as any).order_id));
-				wf = await catchUpWorkflow(
-					{ reconcileEveryMinutes: 0.25 },
-					{ typeVersion: 1.4, events: ['order.updated'] },
-				);
+				wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 }, { events: ['order.updated'] });
 				await baselineOf(wf);
 				// Within the interval (15 s) and the grace (7.5 s), plus the time two paced readings of this shop take (a first
 				// that sees a change, a second once it outgrew the grace), and 15 s for the runs on a loaded machine.
@@ -403,13 +396,14 @@ describe('while n8n keeps running, on a service without updated_at (node version
 	);
 });
 
-describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
+describe('Catch Up After Downtime (on by default; no scheduled check for missed events)', () => {
 	let wf: Awaited<ReturnType<typeof catchUpWorkflow>>;
 	let sinceStart = '';
 
 	test('a first activation is a baseline; deliveries run as "source": "webhook"; a restart with nothing missed reads one page per list and runs nothing again', async () => {
 		sinceStart = new Date().toISOString();
-		wf = await catchUpWorkflow();
+		// Catch-up at activation and start only: a scheduled check would add readings and runs to what each test counts.
+		wf = await catchUpWorkflow({ reconcileEveryMinutes: 0 });
 		await eventually(
 			() => (/catch-up baseline for workflow/.test(logText()) ? true : undefined),
 			'the baseline in the log',
@@ -633,11 +627,11 @@ describe('Catch Up After Downtime (node version 1.3, on by default)', () => {
 	);
 });
 
-describe('refused deliveries are visible (node version 1.3)', () => {
+describe('refused deliveries are visible', () => {
 	contractCellsOnly(
 		'a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 100 forgeries add none',
 		async () => {
-			const wf = await catchUpWorkflow();
+			const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0 });
 			// The service signs with a secret the credentials do not hold (a rotation done in the dashboard only).
 			const configured = env.sandbox.webhookSecret;
 			const other = `whsec_not_what_n8n_has_${randomUUID().slice(0, 8)}`;
@@ -708,7 +702,7 @@ describe('whatever the service sends', () => {
 		// The spec-literal profile sends events so; a contract-profile cell is switched to it for this test.
 		await env.sandbox.admin('PUT', '/compat', { event_data: 'record' });
 		try {
-			const wf = await catchUpWorkflow({}, { typeVersion: 1.4 });
+			const wf = await catchUpWorkflow();
 			await eventually(
 				() =>
 					new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(
@@ -747,10 +741,10 @@ describe('whatever the service sends', () => {
 	});
 });
 
-describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
+describe('while n8n keeps running (Check for Missed Events Every)', () => {
 	test('the public URL down for a while: 40 orders whose deliveries never arrived each run once at the next reading, without a restart; none twice among them and the orders delivered around them', async () => {
 		// Every 15 s (the default is 5 minutes: the same reading, sooner); changes younger than 7.5 s wait for their delivery.
-		const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 }, { typeVersion: 1.4 });
+		const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 });
 		await eventually(
 			() =>
 				new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText())
@@ -806,7 +800,7 @@ describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
 
 	test("forged deliveries to a trigger whose On Error continues (regular or error output): the next node runs 0 times; the refusal is in n8n's log", async () => {
 		for (const onError of ['continueRegularOutput', 'continueErrorOutput']) {
-			const wf = await catchUpWorkflow({}, { typeVersion: 1.4, onError });
+			const wf = await catchUpWorkflow({}, { onError });
 			const before = logText().length;
 			const body = JSON.stringify({
 				id: `evt_forged_${onError}`,
@@ -841,7 +835,7 @@ describe('while n8n keeps running (node version 1.4: Reconcile Every)', () => {
 describe('the user edits the workflow', () => {
 	test("Events widened on an active trigger and published again (Product Created, then also Order Created; Inventory Low, then also Order Created): none of the shop's 20 newer orders runs; an order made afterwards runs once", async () => {
 		for (const first of [['product.created'], ['inventory.low']]) {
-			const wf = await catchUpWorkflow({}, { typeVersion: 1.4, events: first });
+			const wf = await catchUpWorkflow({}, { events: first });
 			const old = env.sandbox.events.length;
 			await checkouts(20);
 			await env.sandbox.idle();
@@ -897,7 +891,7 @@ describe("n8n's nodes beside the trigger", () => {
 						id: `rd-trigger-${scope}`,
 						name: TRIGGER,
 						type: TYPES.trigger,
-						typeVersion: 1.4,
+						typeVersion: 2,
 						position: [0, 0],
 						webhookId: randomUUID(),
 						parameters: { events: ['order.created', 'order.updated'] },
@@ -985,7 +979,7 @@ describe("n8n's nodes beside the trigger", () => {
 	});
 });
 
-describe('what n8n remembers, and what one change is (node version 1.4)', () => {
+describe('what n8n remembers, and what one change is', () => {
 	/** Waits until the workflow has at least `count` executions and none is unfinished (no settling time). */
 	const ended = async (workflowId: string, count: number) =>
 		await eventually(async () => {
@@ -1002,7 +996,7 @@ describe('what n8n remembers, and what one change is (node version 1.4)', () => 
 			// Remember Events For (72 hours by default) keeps a claim for that time, however many claims follow it. Before
 			// it, n8n's database kept the trigger's last 1,500 values (maxEntries 1,500): the next claim after these 3,000
 			// trimmed the row to its last 1,500, the 5 orders' claims went with it, and their redeliveries ran again.
-			const wf = await catchUpWorkflow({}, { typeVersion: 1.4, events: ['order.created'] });
+			const wf = await catchUpWorkflow({}, { events: ['order.created'] });
 			const nodeId = String(wf.workflow.nodes.find((n: any) => n.type === TYPES.trigger).id);
 			await baselineOf(wf);
 			const from = env.sandbox.events.length;
@@ -1073,7 +1067,7 @@ describe('what n8n remembers, and what one change is (node version 1.4)', () => 
 				expect(
 					(await env.sandbox.admin('PUT', '/compat', { order_transitions: 'any' })).status,
 				).toBe(200);
-				const wf = await catchUpWorkflow({}, { typeVersion: 1.4, events: ['order.updated'] });
+				const wf = await catchUpWorkflow({}, { events: ['order.updated'] });
 				await baselineOf(wf);
 				const made = env.sandbox.events.length;
 				await checkouts(5);
@@ -1122,7 +1116,7 @@ describe('what n8n remembers, and what one change is (node version 1.4)', () => 
 	);
 
 	contractCellsOnly(
-		'a payment sent as the payment object ({id: "pay_…", order_id}: compat event_data "object"): 5 orders paid while the public URL is down run once each at the next reading (Reconcile Every 0.25); the service\'s late retries of those deliveries, byte for byte, run nothing',
+		'a payment sent as the payment object ({id: "pay_…", order_id}: compat event_data "object"): 5 orders paid while the public URL is down run once each at the next reading (Check for Missed Events Every 0.25); the service\'s late retries of those deliveries, byte for byte, run nothing',
 		async () => {
 			let wf: Awaited<ReturnType<typeof catchUpWorkflow>> | undefined;
 			try {
@@ -1131,7 +1125,7 @@ describe('what n8n remembers, and what one change is (node version 1.4)', () => 
 				);
 				wf = await catchUpWorkflow(
 					{ reconcileEveryMinutes: 0.25 },
-					{ typeVersion: 1.4, events: ['payment.completed'] },
+					{ events: ['payment.completed'] },
 				);
 				const workflowId = wf.id;
 				await baselineOf(wf);

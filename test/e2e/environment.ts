@@ -425,7 +425,7 @@ export function triggerNode(events: string[], options: Record<string, unknown> =
 		id: 'e2e-trigger',
 		name: 'Storefront Trigger',
 		type: TYPES.trigger,
-		typeVersion: 1.2,
+		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
 		parameters: { events, options },

@@ -53,12 +53,12 @@ const sign = (body: string, secret = env.sandbox.webhookSecret) =>
 const executionsOf = async (workflowId: string) =>
 	(await env.client.listExecutions({ workflowId, limit: 100 })).results;
 
-/** An active "Storefront Trigger → No Op" workflow registered as the sandbox's webhook. */
+/** An active "Storefront Trigger → No Op" workflow registered as the sandbox's webhook: deliveries only (no catch-up). */
 async function triggerWorkflow(events: string[]) {
 	const wf = await createWorkflow(env, {
 		name: 'e2e trigger',
 		nodes: [
-			triggerNode(events, {}),
+			triggerNode(events, { catchUp: false }),
 			{
 				id: 'e2e-noop',
 				name: 'Received',
@@ -551,7 +551,7 @@ beyondInstall('Storefront Trigger deliveries', () => {
 		}
 	});
 
-	it('answers forged and unsigned deliveries with 401 and creates no execution', async () => {
+	it('answers forged and unsigned deliveries with 401 and runs nothing: the first is one failed execution that passes nothing on, the others none', async () => {
 		const before = (await executionsOf(wf.id)).length;
 		const event = {
 			id: `evt_e2e_${randomUUID()}`,
@@ -601,11 +601,17 @@ beyondInstall('Storefront Trigger deliveries', () => {
 		const after = await instance.waitForExecutions(
 			env.client,
 			wf.id,
-			(l) => l.length >= before + 1,
+			(l) => l.length >= before + 2,
 		);
-		expect(after).toHaveLength(before + 1);
+		// Newest first: the genuine delivery's run, then the report of the first refusal (a trigger node reports its
+		// first refusal as a failed execution, then at most one per 20 minutes; the others are in n8n's log only).
+		expect(after).toHaveLength(before + 2);
 		const newest = await env.client.getExecution(after[0].id);
 		expect(rest.nodeOutput(newest, 'Storefront Trigger')?.map((i) => i.id)).toEqual([genuine.id]);
+		expect(after[1].status).toBe('error');
+		const refusal = await env.client.getExecution(after[1].id);
+		expect(rest.nodeOutput(refusal, 'Received')).toBeUndefined();
+		expect(JSON.stringify(refusal)).not.toContain(env.sandbox.webhookSecret);
 	});
 });
 

@@ -220,7 +220,7 @@ describe('queue mode: the topology', () => {
 
 		const wf = await createWorkflow(env, {
 			name: 'queue routing',
-			nodes: [triggerNode(['*'])],
+			nodes: [triggerNode(['*'], { catchUp: false })],
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		});
@@ -375,9 +375,9 @@ describe('queue mode: volume', () => {
 		const wf = await createWorkflow(env, {
 			name: 'queue volume',
 			nodes: [
-				// The trigger as users add it today (1.2: Drop Duplicate Events on): the sandbox resends a delivery that
-				// was not acknowledged within its timeout, and such a retry reaches the same webhook processor.
-				{ ...triggerNode(['*']), typeVersion: 1.2 },
+				// Drop Duplicate Events on (its default): the sandbox resends a delivery that was not acknowledged within
+				// its timeout, and such a retry reaches the same webhook processor. Deliveries only: no catch-up.
+				triggerNode(['*'], { catchUp: false }),
 				{
 					id: 'q-noop',
 					name: 'Received',
@@ -457,7 +457,8 @@ describe('queue mode: Catch Up After Downtime', () => {
 	it('a 1,000-order burst with the workflow re-activated mid-burst: one catch-up, started by main and run by a worker; every order runs once', async () => {
 		const wf = await createWorkflow(env, {
 			name: 'queue catch-up',
-			nodes: [{ ...triggerNode(['order.created']), typeVersion: 1.3 }],
+			// Catch-up at activation only: no scheduled check for missed events during the burst.
+			nodes: [triggerNode(['order.created'], { reconcileEveryMinutes: 0 })],
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		});
@@ -614,14 +615,14 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 		],
 	};
 
-	/** "Storefront Trigger → …", active; the trigger's own dropping on (default) or off. */
+	/** "Storefront Trigger → …", active, deliveries only (no catch-up); the trigger's own dropping on (default) or off. */
 	async function workflow(
 		name: string,
 		way: keyof typeof afterTrigger,
 		{ dropDuplicates }: { dropDuplicates: boolean },
 	) {
 		const nodes: any[] = [
-			{ ...triggerNode(['*'], dropDuplicates ? {} : { dropDuplicates: false }), typeVersion: 1.2 },
+			triggerNode(['*'], dropDuplicates ? { catchUp: false } : { dropDuplicates: false }),
 			...afterTrigger[way](),
 		];
 		nodes.forEach((n, i) => (n.position = [220 * i, 0]));
@@ -700,8 +701,9 @@ describe('queue mode: one event delivered to both webhook processors', () => {
 
 	/**
 	 * Five rounds of `way`, each with two workflows at once, so both see the same load: the trigger's own dropping
-	 * (default options), and n8n's Remove Duplicates after the trigger, keyed on the event id (the trigger's dropping
-	 * off, so every redelivery reaches the node). Returns the duplicates per round of each, records and prints them.
+	 * (Drop Duplicate Events, on by default), and n8n's Remove Duplicates after the trigger, keyed on the event id
+	 * (the trigger's dropping off, so every redelivery reaches the node). Returns the duplicates per round of each,
+	 * records and prints them.
 	 */
 	async function fiveRounds(way: 'spread' | 'parallel', label: string) {
 		const rounds = { trigger: [] as number[], removeDuplicates: [] as number[] };
@@ -819,7 +821,7 @@ describe('queue mode: Create or Update', () => {
 			unique_sku: false,
 		});
 		expect({ status, unique_sku: compat.unique_sku }).toEqual({ status: 200, unique_sku: false });
-		// The example's node (examples/catalog-sync.json, 1.2): Map Automatically, matched on sku; rows as a webhook's body.
+		// The example's node (examples/catalog-sync.json): Map Automatically, matched on sku; rows as a webhook's body.
 		const sync = instance
 			.loadExample('catalog-sync.json')
 			.nodes.find((n: any) => n.parameters?.operation === 'upsert');

@@ -132,12 +132,15 @@ async function storefrontTypes() {
 	return types.filter((t: any) => String(t.name).startsWith(`${published().releases.name}.`));
 }
 
-/** An active "Storefront Trigger (all events; Drop Duplicate Events on, the default) → Received" workflow, registered in the sandbox. */
+/**
+ * An active "Storefront Trigger (all events; Drop Duplicate Events on, the default; Catch Up After Downtime off) →
+ * Received" workflow, registered in the sandbox.
+ */
 async function receivingWorkflow(name: string) {
 	const wf = await createWorkflow(env, {
 		name,
 		nodes: [
-			triggerNode(['*']),
+			triggerNode(['*'], { catchUp: false }),
 			{
 				id: 'r-noop',
 				name: 'Received',
