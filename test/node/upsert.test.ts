@@ -2,7 +2,9 @@
 // Product › Create or Update (catalog sync) through n8n-core's WorkflowExecute against the sandbox, in the suite's
 // profile (contract, or spec-literal in the unit-spec-literal project): one catalog read per run, a write only where a
 // field differs, one product per SKU (duplicate rows, a create whose answer was lost, two runs at once), the output
-// panel's hints. Request counts are the sandbox's log.
+// panel's hints. Each output item is the product, as Create and Update output it; what the run did is read from the
+// service's side (./writes: each create and update, with the fields sent) and from the hints. Request counts are the
+// sandbox's log.
 import { randomUUID } from 'crypto';
 import { readFileSync } from 'fs';
 import type {
@@ -17,18 +19,17 @@ import type {
 import path from 'path';
 
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
-import {
-	changedFields,
-	mapperFields,
-	unshown,
-} from '../../nodes/Storefront/v1/actions/product/fields';
+import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
+import { changedFields, unshown } from '../../nodes/Storefront/v1/actions/product/fields';
 import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
 import { api } from '../helpers/sandbox';
 import { idKey } from '../helpers/profile';
 import { jsonOf, useSandbox, type LoggedRequest } from './context';
+import { outcomeOf, tally, watchWrites, type Write } from './writes';
 
 // A 1,000-product shop, as in the issue; each test starts from it.
 const ctx = useSandbox({ products: 1000, orders: 10, customers: 5 });
+const written = watchWrites(ctx);
 jest.setTimeout(60_000);
 
 type Row = Record<string, unknown>;
@@ -54,7 +55,7 @@ const run = async (
 	items: Row[],
 	parameters: INodeParameters = upsert(),
 	extra: { continueOnFail?: boolean; nodeType?: string } = {},
-) => await ctx.run({ typeVersion: 1.2, items: items as IDataObject[], parameters, ...extra });
+) => await ctx.run({ items: items as IDataObject[], parameters, ...extra });
 
 /** The rows of a CSV export: every value text, prices with two decimals. */
 const asCsvRow = (p: IDataObject): Row => ({
@@ -68,12 +69,18 @@ const products = () => [...ctx.sb.state.products.values()];
 const withSku = (sku: string) => products().filter((p) => p.sku === sku);
 const hintsOf = (result: { run: IRun }) =>
 	(result.run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
-const actions = (items: INodeExecutionData[]) => items.map((item) => item.json.action);
-const tally = (items: INodeExecutionData[]) =>
-	actions(items).reduce<Record<string, number>>(
-		(counts, action) => ({ ...counts, [String(action)]: (counts[String(action)] ?? 0) + 1 }),
-		{},
-	);
+/** What the writes did to each row's product, by its SKU (./writes): "created", "updated price", "unchanged". */
+const outcomes = (rows: Row[], done: Write[] = written(), sku = (row: Row) => row.sku) =>
+	rows.map((row) => outcomeOf(done, String(sku(row)).trim()));
+/** The SKUs of the output items: each item is its row's product. */
+const skusOf = (items: INodeExecutionData[]) => items.map((item) => item.json.sku);
+/** The fields of a product as Create, Update and Get Many output it, in the suite's profile. */
+async function productKeys(): Promise<string[]> {
+	const listed = await ctx.run({
+		parameters: { resource: 'product', operation: 'getAll', limit: 1 },
+	});
+	return Object.keys(listed.items[0].json).sort();
+}
 const writes = (log: LoggedRequest[]) => log.filter((r) => r.method !== 'GET');
 const catalogReads = (log: LoggedRequest[]) =>
 	log.filter(
@@ -103,9 +110,14 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		expect(first.error).toBeUndefined();
 		expect(first.items).toHaveLength(500);
 		expect(first.items.map((item) => item.pairedItem)).toEqual(input.map((_, item) => ({ item })));
-		expect(tally(first.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
-		for (const item of first.items.filter((i) => i.json.action === 'updated'))
-			expect(item.json.changed).toEqual(['price']);
+		// Each item is its row's product; the 10 repriced products got their price, the new SKUs were created, the
+		// others were not written.
+		expect(skusOf(first.items)).toEqual(input.map((row) => row.sku));
+		const done = outcomes(input);
+		expect(tally(done)).toEqual({ created: 200, updated: 10, unchanged: 290 });
+		expect(done).toEqual(
+			input.map((_, n) => (n >= 300 ? 'created' : n % 30 === 0 ? 'updated price' : 'unchanged')),
+		);
 
 		const log = await ctx.requests();
 		const reads = catalogReads(log);
@@ -115,7 +127,12 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		expect(writes(log).filter((r) => r.method === 'POST')).toHaveLength(200);
 		expect(writes(log).filter((r) => r.method === 'PUT')).toHaveLength(10);
 		expect(log).toHaveLength(220);
-		expect(hintsOf(first)).toContain('Created 200, updated 10, unchanged 290');
+		expect(hintsOf(first)).toEqual(
+			expect.arrayContaining([
+				'Created 200, updated 10, left 290 unchanged',
+				'Updated Price on 10 products',
+			]),
+		);
 
 		// The shop now holds what the rows say.
 		for (const row of input) {
@@ -128,14 +145,17 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		expect(ctx.sb.state.products.size).toBe(1200);
 
 		await ctx.admin('DELETE', '/requests');
+		const writtenBefore = written().length;
 		const again = await run(input);
 		expect(again.error).toBeUndefined();
-		expect(tally(again.items)).toEqual({ unchanged: 500 });
+		expect(skusOf(again.items)).toEqual(input.map((row) => row.sku));
+		expect(written().slice(writtenBefore)).toEqual([]);
 		const second = await ctx.requests();
 		expect(writes(second)).toEqual([]);
 		expect(catalogReads(second)).toHaveLength(12);
 		expect(second).toHaveLength(12);
-		expect(hintsOf(again)).toContain('Created 0, updated 0, unchanged 500');
+		expect(hintsOf(again)).toContain('Created 0, updated 0, left 500 unchanged');
+		expect(hintsOf(again).filter((hint) => hint.startsWith('Updated '))).toEqual([]);
 	});
 
 	test("on a limited plan (Starter's kind of limit, shortened: 50 per 1 s window): 0 failed items, the same requests, the wait said", async () => {
@@ -146,20 +166,20 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 			const input = rows();
 			const result = await ctx.run({
 				credentials: { baseUrl: ctx.sb.baseUrl, apiKey },
-				typeVersion: 1.2,
 				items: input as IDataObject[],
 				parameters: upsert(),
 				continueOnFail: true,
 			});
 			expect(result.error).toBeUndefined();
 			expect(result.items.filter((item) => item.json.error !== undefined)).toEqual([]);
-			expect(tally(result.items)).toEqual({ created: 200, updated: 10, unchanged: 290 });
+			expect(skusOf(result.items)).toEqual(input.map((row) => row.sku));
+			expect(tally(outcomes(input))).toEqual({ created: 200, updated: 10, unchanged: 290 });
 			const served = (await ctx.requests()).filter((r) => r.status !== 429);
 			expect(served).toHaveLength(220);
 			expect(hintsOf(result)).toEqual(
 				expect.arrayContaining([
 					expect.stringMatching(/^Waited \d+ s for Storefront's rate limit$/),
-					'Created 200, updated 10, unchanged 290',
+					'Created 200, updated 10, left 290 unchanged',
 				]),
 			);
 		} finally {
@@ -167,34 +187,38 @@ describe('a catalog sync: 1,000 products, 500 rows (300 existing SKUs, 10 of the
 		}
 	});
 
-	test('each output item says what happened beside the product, as the service has it', async () => {
+	test('each output item is the product as the service has it, as Create and Update output it; what was done is in the hints', async () => {
 		const [kept, repriced] = products();
-		const { items } = await run([
+		const rows = [
 			asCsvRow(kept),
 			{ ...asCsvRow(repriced), price: '1.25' },
 			{ sku: 'NEW-A', name: 'Fresh', price: 3 },
-		]);
+		];
+		const { items, run: execution } = await run(rows);
 		const [unchanged, updated, created] = jsonOf(items);
-		expect(unchanged).toEqual({
-			action: 'unchanged',
-			changed: [],
-			product: expect.objectContaining({ [idKey('product')]: kept.id, sku: kept.sku }),
+		const keys = await productKeys();
+		for (const json of [unchanged, updated, created])
+			expect(Object.keys(json).sort()).toEqual(keys);
+		expect(unchanged).toMatchObject({
+			[idKey('product')]: kept.id,
+			sku: kept.sku,
+			price: kept.price,
 		});
-		expect(updated).toEqual({
-			action: 'updated',
-			changed: ['price'],
-			product: expect.objectContaining({ [idKey('product')]: repriced.id, price: 1.25 }),
+		expect(updated).toMatchObject({ [idKey('product')]: repriced.id, price: 1.25 });
+		expect(created).toMatchObject({
+			[idKey('product')]: expect.stringMatching(/^prod_/),
+			sku: 'NEW-A',
+			name: 'Fresh',
+			price: 3,
 		});
-		expect(created).toEqual({
-			action: 'created',
-			changed: ['sku', 'name', 'price'],
-			product: expect.objectContaining({
-				[idKey('product')]: expect.stringMatching(/^prod_/),
-				sku: 'NEW-A',
-				name: 'Fresh',
-				price: 3,
-			}),
-		});
+		expect(written()).toEqual([
+			expect.objectContaining({ method: 'PUT', id: repriced.id, fields: ['price'] }),
+			expect.objectContaining({ method: 'POST', sku: 'NEW-A', fields: ['sku', 'name', 'price'] }),
+		]);
+		expect(hintsOf({ run: execution }).slice(0, 2)).toEqual([
+			'Created 1, updated 1, left 1 unchanged',
+			'Updated Price on 1 product',
+		]);
 	});
 });
 
@@ -213,7 +237,19 @@ describe('never twice', () => {
 		];
 		const { items, error } = await run(rows);
 		expect(error).toBeUndefined();
-		expect(actions(items)).toEqual(['created', 'created', 'updated', 'unchanged']);
+		// DUP-1: created at 5, then its price set to 6 once; the last row found it at 6 and wrote nothing.
+		expect(outcomes(rows)).toEqual([
+			'created + updated price',
+			'created',
+			'created + updated price',
+			'created + updated price',
+		]);
+		expect(jsonOf(items).map((json) => [json.sku, json.price])).toEqual([
+			['DUP-1', 5],
+			['OTHER-1', 1],
+			['DUP-1', 6],
+			['DUP-1', 6],
+		]);
 		expect(withSku('DUP-1')).toHaveLength(1);
 		expect(withSku('DUP-1')[0].price).toBe(6);
 		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(
@@ -222,27 +258,29 @@ describe('never twice', () => {
 		expect(writes(await ctx.requests())).toHaveLength(3);
 	});
 
-	test('a create answered by a dropped connection after the service stored it: one product, and the item says so', async () => {
+	test('a create answered by a dropped connection after the service stored it: one product, and the hints say so', async () => {
 		await ctx.admin('POST', '/faults', { type: 'lost', method: 'POST', count: 1 });
 		const rows = [
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 		];
-		const { items, error } = await run(
-			rows,
-			upsert({}, { options: { findProductsBy: 'catalog' } }),
-		);
-		expect(error).toBeUndefined();
+		const result = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
+		expect(result.error).toBeUndefined();
 		expect(withSku('LOST-1')).toHaveLength(1);
-		const [first, second] = jsonOf(items);
-		expect(first).toMatchObject({
-			action: 'created',
-			product: { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id },
-		});
-		expect(String(first.note)).toMatch(
-			/^The create got no usable answer \(Could not reach the Storefront API .+\); the product was found by its sku and not created again\.$/,
+		// Both items are the one product; it was created once, and the second row wrote nothing.
+		const product = { sku: 'LOST-1', [idKey('product')]: withSku('LOST-1')[0].id };
+		expect(jsonOf(result.items)).toEqual([
+			expect.objectContaining(product),
+			expect.objectContaining(product),
+		]);
+		expect(outcomes(rows)).toEqual(['created', 'created']);
+		expect(written()).toHaveLength(1);
+		expect(hintsOf(result)).toContainEqual(
+			expect.stringMatching(
+				/^1 create got no usable answer \(Could not reach the Storefront API .+\); its product was found by SKU and not created again: "LOST-1"$/,
+			),
 		);
-		expect(second).toMatchObject({ action: 'unchanged', changed: [] });
+		expect(hintsOf(result)[0]).toBe('Created 1, updated 0, left 1 unchanged');
 		const log = await ctx.requests();
 		expect(writes(log).map((r) => `${r.method} ${String(r.status)}`)).toEqual(['POST dropped']);
 		// The look-up: one search for the SKU, after the catalog read.
@@ -260,10 +298,10 @@ describe('never twice', () => {
 		const { items } = await run(rows, upsert(), { continueOnFail: true });
 		const [first, second] = jsonOf(items);
 		expect(first.error).toMatch(
-			/^The create of the product with sku "GONE-1" got no usable answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/,
+			/^The create of the product with SKU "GONE-1" got no usable answer \(Could not reach the Storefront API .+\), and no such product is there yet; it was not sent again$/,
 		);
 		expect(second.error).toMatch(
-			/^An earlier item's create of the product with sku "GONE-1" got no usable answer/,
+			/^An earlier item's create of the product with SKU "GONE-1" got no usable answer/,
 		);
 		expect(items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 		expect(withSku('GONE-1')).toHaveLength(0);
@@ -281,7 +319,7 @@ describe('never twice', () => {
 			{ continueOnFail: true },
 		);
 		expect(items[0].json.error).toMatch(
-			/^The create of the product with sku "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/,
+			/^The create of the product with SKU "EMPTY-1" got no usable answer \(Storefront answered POST \/products with 200 and an unexpected body/,
 		);
 		const log = await ctx.requests();
 		expect(writes(log)).toHaveLength(1);
@@ -305,8 +343,18 @@ describe('never twice', () => {
 			const [a, b] = await Promise.all([run(rows), run(rows)]);
 			expect([a.error, b.error]).toEqual([undefined, undefined]);
 			for (let n = 0; n < 10; n++) expect(withSku(`BOTH-${n}`)).toHaveLength(1);
-			const created = [a, b].map((r) => tally(r.items).created ?? 0).sort();
-			expect(created).toEqual([0, 10]);
+			// One run created the 10 new SKUs; the other found them and left all 20 products as they were.
+			expect(outcomes(rows)).toEqual([
+				...Array(10).fill('unchanged'),
+				...Array(10).fill('created'),
+			]);
+			expect(
+				[a, b].map((r) => hintsOf(r).find((hint) => hint.startsWith('Created '))).sort(),
+			).toEqual([
+				'Created 0, updated 0, left 20 unchanged',
+				'Created 10, updated 0, left 10 unchanged',
+			]);
+			for (const r of [a, b]) expect(skusOf(r.items)).toEqual(rows.map((row) => row.sku));
 			expect(writes(await ctx.requests()).filter((r) => r.method === 'POST')).toHaveLength(10);
 			const waited = [a, b].map((r) =>
 				hintsOf(r).some((hint) =>
@@ -324,6 +372,7 @@ describe('never twice', () => {
 		const copy = await api(ctx.sb, 'POST', '/products', { name: 'Copy', price: 1, sku: taken.sku });
 		const copyId = copy.json[idKey('product')] ?? copy.json.data?.[idKey('product')];
 		await ctx.admin('DELETE', '/requests');
+		const setUp = written().length;
 		const { items } = await run(
 			[
 				{ ...asCsvRow(taken), price: '99.00' },
@@ -335,12 +384,15 @@ describe('never twice', () => {
 		const message = String(items[0].json.error);
 		expect(message).toMatch(
 			new RegExp(
-				`^2 products have the sku "${taken.sku}" \\(prod_\\d+, prod_\\d+\\); Create or Update changed none of them$`,
+				`^2 products have the SKU "${taken.sku}" \\(prod_\\d+, prod_\\d+\\); Create or Update changed none of them$`,
 			),
 		);
 		expect(message).toContain(taken.id);
 		expect(message).toContain(copyId);
-		expect(items[1].json.action).toBe('created');
+		expect(items[1].json).toMatchObject({ sku: 'FINE-1', name: 'Fine', price: 1 });
+		expect(written().slice(setUp)).toEqual([
+			expect.objectContaining({ method: 'POST', sku: 'FINE-1' }),
+		]);
 		expect(writes(await ctx.requests()).map((r) => r.method)).toEqual(['POST']);
 	});
 });
@@ -384,7 +436,14 @@ describe('what is compared, and how items are read', () => {
 			parameters,
 		);
 		expect(error).toBeUndefined();
-		expect(items[0].json).toMatchObject({ action: 'updated', changed: ['description', 'price'] });
+		expect(items[0].json).toMatchObject({
+			[idKey('product')]: product.id,
+			price: 7.77,
+			description: 'From the supplier feed',
+		});
+		expect(written()).toEqual([
+			expect.objectContaining({ method: 'PUT', id: product.id, fields: ['description', 'price'] }),
+		]);
 		expect(ctx.sb.state.products.get(product.id)).toMatchObject({
 			price: 7.77,
 			stock: product.stock,
@@ -403,36 +462,39 @@ describe('what is compared, and how items are read', () => {
 			upsert({ matchingColumns: ['id'] }),
 			{ continueOnFail: true },
 		);
-		expect(byId.items[0].json).toMatchObject({ action: 'updated', changed: ['price'] });
-		expect(byId.items[1].json.error).toBe('No product has the id "prod_99999"');
+		expect(byId.items[0].json).toMatchObject({ [idKey('product')]: first.id, price: 1.23 });
+		expect(written()).toEqual([
+			expect.objectContaining({ method: 'PUT', id: first.id, fields: ['price'] }),
+		]);
+		expect(byId.items[1].json.error).toBe('No product has the ID "prod_99999"');
 		expect(ctx.sb.state.products.size).toBe(1000);
 
 		await api(ctx.sb, 'POST', '/products', { name: 'Only One Of Me', price: 2 });
+		const setUp = written().length;
 		const byName = await run(
 			[{ name: 'Only One Of Me', stock: '40' }],
 			upsert({ matchingColumns: ['name'] }),
 		);
-		expect(byName.items[0].json).toMatchObject({
-			action: 'updated',
-			changed: ['stock'],
-			product: { name: 'Only One Of Me', stock: 40 },
-		});
+		expect(byName.items[0].json).toMatchObject({ name: 'Only One Of Me', stock: 40 });
+		expect(outcomeOf(written().slice(setUp), 'Only One Of Me', 'name')).toBe('updated stock');
 	});
 
 	test('a bad value fails its item before any request, naming the field; a new SKU without name and price is not created', async () => {
 		const bad = await run([{ sku: 'X-1', name: 'X', price: 'abc' }], upsert(), {
 			continueOnFail: true,
 		});
-		expect(bad.items[0].json.error).toBe('The input field "price" must be a number, got "abc"');
+		expect(bad.items[0].json.error).toBe(
+			'The input field "price" must be a number of 0 or more, got "abc"',
+		);
 		expect(await ctx.requests()).toEqual([]);
 
 		const noSku = await run([{ name: 'No SKU', price: '1' }]);
-		expect(noSku.error?.message).toBe('The input field "sku" is empty or missing');
+		expect(noSku.error?.message).toBe('The input field "SKU" is empty or missing');
 		expect(await ctx.requests()).toEqual([]);
 
 		const bare = await run([{ sku: 'BARE-1', stock: '3' }], upsert(), { continueOnFail: true });
 		expect(bare.items[0].json.error).toBe(
-			'No product has the sku "BARE-1", and creating one needs "name" and "price" (Fields)',
+			'No product has the SKU "BARE-1", and creating one needs "Name" and "Price" (Fields)',
 		);
 		expect(writes(await ctx.requests())).toEqual([]);
 	});
@@ -442,14 +504,17 @@ describe('what is compared, and how items are read', () => {
 			{ sku: 'FEED-1', name: 'From Feed', price: '3.00', supplier: 'ACME', cost: '1.10' },
 		]);
 		expect(error).toBeUndefined();
-		expect(items[0].json.changed).toEqual(['sku', 'name', 'price']);
+		expect(items[0].json).toMatchObject({ sku: 'FEED-1', name: 'From Feed', price: 3 });
+		expect(written()).toEqual([
+			expect.objectContaining({ method: 'POST', sku: 'FEED-1', fields: ['sku', 'name', 'price'] }),
+		]);
 		expect(withSku('FEED-1')).toHaveLength(1);
 	});
 });
 
 describe('hints in the output panel', () => {
 	/** The same node, run where IExecuteFunctions has no addExecutionHints (n8n lines without it). */
-	const v12 = new Storefront().nodeVersions[1.2] as INodeType;
+	const v12 = new Storefront().nodeVersions[1] as INodeType;
 	const withoutHints: INodeType = {
 		description: { ...v12.description, name: 'storefrontWithoutHints' },
 		methods: v12.methods,
@@ -468,14 +533,16 @@ describe('hints in the output panel', () => {
 		const row = { sku: 'HINT-1', name: 'Hint', price: '1.00' };
 		const without = await run([row], upsert(), { nodeType: 'harness.storefrontWithoutHints' });
 		expect(without.error).toBeUndefined();
-		expect(without.items[0].json.action).toBe('created');
+		expect(without.items[0].json).toMatchObject({ sku: 'HINT-1', name: 'Hint', price: 1 });
+		expect(outcomes([row])).toEqual(['created']);
 		expect(hintsOf(without)).toEqual([]);
 		const withHints = await run([row], upsert(), { nodeType: STOREFRONT_TYPE });
-		expect(withHints.items[0].json.action).toBe('unchanged');
+		expect(withHints.items[0].json).toEqual(without.items[0].json);
+		expect(outcomes([row])).toEqual(['created']);
 		const [counts, found, ...rest] = hintsOf(withHints);
-		expect(counts).toBe('Created 0, updated 0, unchanged 1');
+		expect(counts).toBe('Created 0, updated 0, left 1 unchanged');
 		expect(found).toMatch(
-			/^Found the products by (looking up each sku \(\d+ requests?\) instead of reading the catalog|reading the catalog)/,
+			/^Found the products by (looking up each SKU \(\d+ requests?\) instead of reading the catalog|reading the catalog)/,
 		);
 		expect(rest).toEqual([]);
 	});
@@ -517,23 +584,30 @@ describe('the example examples/catalog-sync.json', () => {
 			parameters,
 		});
 		expect(first.error).toBeUndefined();
-		expect(actions(first.items)).toEqual([
+		expect(skusOf(first.items)).toEqual(rows.map((row) => row.SKU));
+		expect(outcomes(rows, written(), (row) => row.SKU)).toEqual([
 			'unchanged',
-			'updated',
-			'updated',
+			'updated price',
+			'updated stock',
 			'unchanged',
 			'created',
 			'created',
 			'created',
 		]);
-		expect(hintsOf(first)).toContain('Created 3, updated 2, unchanged 2');
+		expect(hintsOf(first).slice(0, 2)).toEqual([
+			'Created 3, updated 2, left 2 unchanged',
+			'Updated Price on 1 product, Inventory Quantity on 1',
+		]);
 		await ctx.admin('DELETE', '/requests');
+		const writtenBefore = written().length;
 		const again = await ctx.run({
 			typeVersion: workflow.nodes[2].typeVersion,
 			items: rows,
 			parameters,
 		});
-		expect(tally(again.items)).toEqual({ unchanged: 7 });
+		expect(skusOf(again.items)).toEqual(rows.map((row) => row.SKU));
+		expect(written().slice(writtenBefore)).toEqual([]);
+		expect(hintsOf(again)).toContain('Created 0, updated 0, left 7 unchanged');
 		expect(writes(await ctx.requests())).toEqual([]);
 	});
 });

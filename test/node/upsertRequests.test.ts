@@ -1,7 +1,8 @@
 // Product › Create or Update costs what the run changes, not the size of the shop: against 20,000 products, through
 // n8n-core's WorkflowExecute and the sandbox, in the suite's profile (contract, or spec-literal in the
 // unit-spec-literal project). Request counts are the sandbox's log. A new API key is a service this process has
-// learnt nothing of (the finder's memory is per account), as on n8n's first run after a start.
+// learnt nothing of (the finder's memory is per account), as on n8n's first run after a start. The output items are
+// the products; what a run did is read from the service's side (./writes) and the hints.
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -12,12 +13,14 @@ import type {
 } from 'n8n-workflow';
 
 import type { Storefront } from '../../nodes/Storefront/Storefront.node';
-import { mapperFields } from '../../nodes/Storefront/v1/actions/product/fields';
+import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import { sharedDeduplicator } from '../helpers/deduplication';
 import { NODE_NAME, registerNodeType } from '../helpers/n8n';
 import { useSandbox, type LoggedRequest } from './context';
+import { outcomeOf, watchWrites } from './writes';
 
 const ctx = useSandbox({ products: 20_000, orders: 5, customers: 5 });
+const written = watchWrites(ctx);
 jest.setTimeout(120_000);
 // n8n's store for the creates' claims, as n8n registers one per process.
 sharedDeduplicator();
@@ -52,8 +55,8 @@ async function run(
 	nodeType?: string,
 ) {
 	await ctx.admin('DELETE', '/requests');
+	const writtenBefore = written().length;
 	const result = await ctx.run({
-		typeVersion: 1.2,
 		items: items as IDataObject[],
 		parameters,
 		credentials,
@@ -61,15 +64,18 @@ async function run(
 		nodeType,
 	});
 	const log = (await ctx.requests()).filter((r) => r.path.startsWith('/v1/'));
-	return { ...result, log, hints: hintsOf(result.run) };
+	const writes = written().slice(writtenBefore);
+	// What the run did to each item's product (its output), from the service's side; a failed item, its error.
+	const outcomes = result.items.map((item) => item.json.error ?? outcomeOf(writes, item.json.sku));
+	return { ...result, log, hints: hintsOf(result.run), writes, outcomes };
 }
 
 const hintsOf = (run: IRun) =>
 	(run.data.resultData.runData[NODE_NAME]?.[0]?.hints ?? []).map((h) => h.message);
 const products = () => [...ctx.sb.state.products.values()];
 const withSku = (sku: string) => products().filter((p) => p.sku === sku);
-const actions = (items: INodeExecutionData[]) =>
-	items.map((item) => item.json.action ?? item.json.error);
+/** The SKUs of the output items: each item is its row's product. */
+const skusOf = (items: INodeExecutionData[]) => items.map((item) => item.json.sku);
 const shape = (log: LoggedRequest[]) =>
 	log.map(
 		(r) =>
@@ -90,20 +96,22 @@ describe('requests in proportion to the run: 20,000 products', () => {
 		const key = await freshKey();
 		const row = changed(1);
 		const first = await run([row], key);
-		expect(actions(first.items)).toEqual(['updated']);
+		expect(skusOf(first.items)).toEqual([row.sku]);
+		expect(first.outcomes).toEqual(['updated price']);
 		expect(shape(first.log)).toEqual([
 			'GET /v1/products page 1',
 			'GET /v1/products search',
 			'PUT /v1/products/{id}',
 		]);
 		expect(first.hints).toContain(
-			'Found the products by looking up each sku (2 requests) instead of reading the catalog (200 pages)',
+			'Found the products by looking up each SKU (2 requests) instead of reading the catalog (200 pages)',
 		);
 		expect(withSku(String(row.sku))[0].price).toBe(Number(row.price));
 
 		const one = fresh();
 		const second = await run([one], key);
-		expect(actions(second.items)).toEqual(['created']);
+		expect(skusOf(second.items)).toEqual([one.sku]);
+		expect(second.outcomes).toEqual(['created']);
 		// The process knows the catalog's size; the lookup finds nothing, and one search of a SKU only the first run's
 		// product holds shows that the service's search looks at SKUs: the SKU is new.
 		expect(shape(second.log)).toEqual([
@@ -117,7 +125,8 @@ describe('requests in proportion to the run: 20,000 products', () => {
 	test('1 new SKU on a service the process has not met: 4 requests (the first page, the lookup, the proving search, the POST)', async () => {
 		const one = fresh();
 		const result = await run([one], await freshKey());
-		expect(actions(result.items)).toEqual(['created']);
+		expect(skusOf(result.items)).toEqual([one.sku]);
+		expect(result.outcomes).toEqual(['created']);
 		expect(shape(result.log)).toEqual([
 			'GET /v1/products page 1',
 			'GET /v1/products search',
@@ -134,17 +143,21 @@ describe('requests in proportion to the run: 20,000 products', () => {
 			...Array.from({ length: 5 }, fresh),
 		];
 		const first = await run(rows, key);
-		expect(actions(first.items)).toEqual([
-			...Array(5).fill('updated'),
+		expect(skusOf(first.items)).toEqual(rows.map((row) => row.sku));
+		expect(first.outcomes).toEqual([
+			...Array(5).fill('updated price'),
 			...Array(5).fill('created'),
 		]);
+		expect(first.hints[0]).toBe('Created 5, updated 5, left 0 unchanged');
 		expect(first.log).toHaveLength(21);
 		expect(first.log.filter((r) => r.query.search !== undefined)).toHaveLength(10);
 		expect(first.log.filter((r) => r.method === 'POST')).toHaveLength(5);
 		expect(first.log.filter((r) => r.method === 'PUT')).toHaveLength(5);
 
 		const again = await run(rows, key);
-		expect(actions(again.items)).toEqual(Array(10).fill('unchanged'));
+		expect(skusOf(again.items)).toEqual(rows.map((row) => row.sku));
+		expect(again.outcomes).toEqual(Array(10).fill('unchanged'));
+		expect(again.writes).toEqual([]);
 		expect(shape(again.log)).toEqual(Array(10).fill('GET /v1/products search'));
 		for (const row of rows) expect(withSku(String(row.sku))).toHaveLength(1);
 	});
@@ -175,21 +188,22 @@ describe('never a duplicate from a cheaper lookup: a service whose search matche
 			const key = await freshKey();
 			if (warm) {
 				await ctx.admin('PUT', '/compat', { product_search: 'contract' });
-				expect(actions((await run([changed(4)], key)).items)).toEqual(['updated']);
+				expect((await run([changed(4)], key)).outcomes).toEqual(['updated price']);
 				await ctx.admin('PUT', '/compat', { product_search: 'name' });
 			}
 			const rows = [changed(5), fresh()];
 			for (const findProductsBy of ['auto', 'lookup']) {
 				const result = await run(rows, key, upsert({ findProductsBy }));
-				expect(actions(result.items)).toEqual(
-					findProductsBy === 'auto' ? ['updated', 'created'] : ['unchanged', 'unchanged'],
+				expect(skusOf(result.items)).toEqual(rows.map((row) => row.sku));
+				expect(result.outcomes).toEqual(
+					findProductsBy === 'auto' ? ['updated price', 'created'] : ['unchanged', 'unchanged'],
 				);
 				// The lookups found neither, and no search finds a product by its SKU: the catalog is read.
 				const reads = result.log.filter((r) => r.method === 'GET').length;
 				expect(result.hints).toContainEqual(
 					expect.stringMatching(
 						new RegExp(
-							`^Found the products by reading the catalog \\(20\\d pages\\): ${reads} requests, as the service's search did not find a product by its sku$`,
+							`^Found the products by reading the catalog \\(20\\d pages\\): ${reads} requests, as the service's search did not find a product by its SKU$`,
 						),
 					),
 				);
@@ -211,8 +225,14 @@ describe('a spreadsheet as people write it', () => {
 			{ Sku: newSku(), NAME: 'Sheet Product', ' price': '4.5', STOCK: '12' },
 		];
 		const first = await run(rows, key);
-		expect(actions(first.items)).toEqual(['updated', 'created']);
-		expect(first.items[0].json.changed).toEqual(['price']);
+		expect(skusOf(first.items)).toEqual([p.sku, rows[1].Sku]);
+		expect(first.outcomes).toEqual(['updated price', 'created']);
+		expect(first.writes.find((write) => write.method === 'POST')?.fields).toEqual([
+			'sku',
+			'name',
+			'price',
+			'stock',
+		]);
 		expect(ctx.sb.state.products.get(p.id)!.price).toBe(19.9);
 		expect(withSku(String(rows[1].Sku))[0]).toMatchObject({
 			name: 'Sheet Product',
@@ -220,7 +240,7 @@ describe('a spreadsheet as people write it', () => {
 			stock: 12,
 		});
 		const again = await run(rows, key);
-		expect(actions(again.items)).toEqual(['unchanged', 'unchanged']);
+		expect(again.outcomes).toEqual(['unchanged', 'unchanged']);
 		expect(again.log.filter((r) => r.method !== 'GET')).toEqual([]);
 	});
 
@@ -231,7 +251,7 @@ describe('a spreadsheet as people write it', () => {
 		const bare = Number(padded);
 		const plain = 7_000_000 + (Date.now() % 1_000_000);
 		const made = await run([{ sku: padded, name: 'Padded', price: '1' }], key);
-		expect(actions(made.items)).toEqual(['created']);
+		expect(made.outcomes).toEqual(['created']);
 		const result = await run(
 			[
 				{ sku: bare, name: 'Padded', price: '2' },
@@ -240,15 +260,16 @@ describe('a spreadsheet as people write it', () => {
 			key,
 		);
 		expect(result.items[0].json.error).toBe(
-			`The sku came as the number ${bare}, and product ${String(withSku(padded)[0].id)} has the sku "${padded}": no product was created`,
+			`The SKU came as the number ${bare}, and product ${String(withSku(padded)[0].id)} has the SKU "${padded}": no product was created`,
 		);
 		expect(withSku(String(bare))).toHaveLength(0);
-		expect(result.items[1].json).toMatchObject({
-			action: 'created',
-			product: { sku: String(plain) },
-		});
+		expect(result.items[1].json).toMatchObject({ sku: String(plain), name: 'Plain', price: 3 });
+		expect(result.outcomes).toEqual([result.items[0].json.error, 'created']);
+		expect(result.writes).toEqual([
+			expect.objectContaining({ method: 'POST', sku: String(plain) }),
+		]);
 		expect(result.hints).toContain(
-			'2 sku values came as a number and were read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
+			'2 SKU values came as a number and were read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
 		);
 	});
 });
@@ -259,9 +280,10 @@ describe("once across queue workers: two processes run Create or Update at the s
 		let fresh: typeof Storefront | undefined;
 		jest.isolateModules(() => {
 			// eslint-disable-next-line @typescript-eslint/no-require-imports
-			fresh = (
-				require('../../nodes/Storefront/Storefront.node') as { Storefront: typeof Storefront }
-			).Storefront;
+			const loaded = require('../../nodes/Storefront/Storefront.node') as {
+				Storefront: typeof Storefront;
+			};
+			fresh = loaded.Storefront;
 		});
 		registerNodeType(name, new fresh!() as unknown as INodeType);
 		return name;
@@ -279,7 +301,6 @@ describe("once across queue workers: two processes run Create or Update at the s
 		await ctx.admin('DELETE', '/requests');
 		const [a, b] = await Promise.all([
 			ctx.run({
-				typeVersion: 1.2,
 				items: rowsOf(10) as IDataObject[],
 				parameters: upsert(),
 				credentials: key,
@@ -287,7 +308,6 @@ describe("once across queue workers: two processes run Create or Update at the s
 				nodeType: anotherProcess('harness.workerA'),
 			}),
 			ctx.run({
-				typeVersion: 1.2,
 				items: rowsOf(200) as IDataObject[],
 				parameters: upsert(),
 				credentials: key,
@@ -301,6 +321,13 @@ describe("once across queue workers: two processes run Create or Update at the s
 		expect(log.filter((r) => r.method === 'POST')).toHaveLength(50);
 		const all = [...a.items, ...b.items].map((item) => item.json);
 		expect(all.filter((json) => json.error !== undefined)).toEqual([]);
-		expect(all.filter((json) => json.action === 'created')).toHaveLength(50);
+		// Each item is its row's product; each shared SKU was created once, by one of the two runs.
+		expect(skusOf(a.items)).toEqual(rowsOf(10).map((row) => row.sku));
+		expect(skusOf(b.items)).toEqual(rowsOf(200).map((row) => row.sku));
+		const creates = written().filter((write) => write.method === 'POST');
+		expect(creates.map((write) => write.sku).sort()).toEqual(shared.map((row) => row.sku).sort());
+		const counts = [a, b].map((r) => hintsOf(r.run).find((hint) => hint.startsWith('Created ')));
+		const createdBy = counts.map((hint) => Number(/^Created (\d+),/.exec(String(hint))?.[1]));
+		expect(createdBy[0] + createdBy[1]).toBe(50);
 	});
 });

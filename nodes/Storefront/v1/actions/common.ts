@@ -1,10 +1,10 @@
 // Parameters and input checks shared by several operations. Every check runs before any request and names
 // the parameter, so a bad value never costs an API call.
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, jsonParse } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, PRODUCT_STATUSES } from '../../../shared/constants';
-import { isObject, recordId, type StorefrontClient } from '../../../shared/transport';
+import { MAX_PAGE_SIZE } from '../../../shared/constants';
+import { recordId, type StorefrontClient } from '../../../shared/transport';
 
 /**
  * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
@@ -139,99 +139,6 @@ export const orderLocator: INodeProperties = {
 	],
 };
 
-/** Optional product fields (docs/api-contract.md row 1), shared by Create (additionalFields) and Update (updateFields). */
-export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
-	const fields: INodeProperties[] = [
-		{
-			displayName: 'Category',
-			name: 'category',
-			type: 'string',
-			default: '',
-			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
-		},
-		{
-			displayName: 'Currency',
-			name: 'currency',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. USD',
-			description:
-				"Three-letter ISO 4217 currency code of the price; the store's currency when not set",
-		},
-		{
-			displayName: 'Description',
-			name: 'description',
-			type: 'string',
-			typeOptions: { rows: 3 },
-			default: '',
-			description: 'Longer product description shown to shoppers',
-		},
-		{
-			displayName: 'Extra Fields (JSON)',
-			name: 'extraFields',
-			type: 'json',
-			default: '{}',
-			description:
-				'A JSON object of further product fields the node does not model, sent unchanged; fields set above take precedence',
-			hint: 'Must be a JSON object, e.g. {"weight_grams": 250}',
-		},
-		{
-			displayName: 'Image URLs',
-			name: 'images',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://example.com/a.jpg, https://example.com/b.jpg',
-			description: forUpdate
-				? 'Comma-separated image URLs; replaces the current images'
-				: 'Comma-separated image URLs',
-		},
-		{
-			displayName: 'Inventory Quantity',
-			name: 'stock',
-			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 0 },
-			default: 0,
-			description: 'Units in stock (whole number, 0 or more)',
-		},
-		{
-			displayName: 'SKU',
-			name: 'sku',
-			type: 'string',
-			default: '',
-			description: 'Stock keeping unit; must be unique within the store',
-		},
-		{
-			displayName: 'Status',
-			name: 'status',
-			type: 'options',
-			options: PRODUCT_STATUSES.map(({ name, value }) => ({ name, value })),
-			default: 'active',
-			description: 'Active products are for sale; drafts and archived products are not',
-		},
-	];
-	if (forUpdate) {
-		fields.push(
-			{
-				displayName: 'Name',
-				name: 'name',
-				type: 'string',
-				default: '',
-				description: 'New product name (1–200 characters)',
-			},
-			{
-				displayName: 'Price',
-				name: 'price',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 2 },
-				default: 0,
-				description: 'New unit price (0 or more) in the product currency',
-			},
-		);
-		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	}
-	return fields;
-}
-
 /** An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged. */
 export function asNodeError(
 	ctx: IExecuteFunctions,
@@ -270,102 +177,6 @@ export function locatorId(
 			`Select a ${label.toLowerCase()} or enter its ID.`,
 		);
 	return id;
-}
-
-export function checkName(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	param: string,
-	itemIndex: number,
-): string {
-	const name = typeof value === 'string' ? value.trim() : '';
-	if (!name) fail(ctx, itemIndex, `The parameter "Name" (${param}) must not be empty`);
-	if (name.length > 200)
-		fail(ctx, itemIndex, `The parameter "Name" (${param}) is longer than 200 characters`);
-	return name;
-}
-
-export function checkPrice(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	param: string,
-	itemIndex: number,
-): number {
-	const price = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) {
-		fail(
-			ctx,
-			itemIndex,
-			`The parameter "Price" (${param}) must be a number of 0 or more, got ${JSON.stringify(value)}`,
-		);
-	}
-	return price;
-}
-
-/** Optional product fields from a collection, validated, plus its Extra Fields (JSON) object underneath. */
-export function productBody(
-	ctx: IExecuteFunctions,
-	fields: IDataObject,
-	param: string,
-	itemIndex: number,
-): IDataObject {
-	const body: IDataObject = {};
-	const { extraFields, ...modelled } = fields;
-	if (extraFields !== undefined && extraFields !== '') {
-		let extra: unknown = extraFields;
-		if (typeof extraFields === 'string') {
-			try {
-				extra = jsonParse(extraFields);
-			} catch {
-				fail(
-					ctx,
-					itemIndex,
-					`The parameter "Extra Fields (JSON)" (${param}.extraFields) is not valid JSON`,
-					'Enter a JSON object such as {"weight_grams": 250}.',
-				);
-			}
-		}
-		if (!isObject(extra)) {
-			fail(
-				ctx,
-				itemIndex,
-				`The parameter "Extra Fields (JSON)" (${param}.extraFields) must be a JSON object`,
-			);
-		}
-		Object.assign(body, extra);
-	}
-	for (const [key, value] of Object.entries(modelled)) {
-		if (key === 'name') body.name = checkName(ctx, value, `${param}.name`, itemIndex);
-		else if (key === 'price') body.price = checkPrice(ctx, value, `${param}.price`, itemIndex);
-		else if (key === 'stock') {
-			if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-				fail(
-					ctx,
-					itemIndex,
-					`The parameter "Inventory Quantity" (${param}.stock) must be a whole number of 0 or more`,
-				);
-			}
-			body.stock = value;
-		} else if (key === 'currency') {
-			const currency = String(value).trim().toUpperCase();
-			if (!/^[A-Z]{3}$/.test(currency)) {
-				fail(
-					ctx,
-					itemIndex,
-					`The parameter "Currency" (${param}.currency) must be a three-letter code such as USD`,
-				);
-			}
-			body.currency = currency;
-		} else if (key === 'images') {
-			body.images = String(value)
-				.split(',')
-				.map((url) => url.trim())
-				.filter((url) => url.length > 0);
-		} else if (value !== '') {
-			body[key] = value;
-		}
-	}
-	return body;
 }
 
 /** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */

@@ -1,6 +1,6 @@
 import type { ResourceMapperFields } from 'n8n-workflow';
 
-import { mapperFields } from '../actions/product/fields';
+import { mapperFields } from '../actions/product/editorFields';
 
 /**
  * The fields Create or Update's resource mapper lists: the contract's product fields (the service describes no

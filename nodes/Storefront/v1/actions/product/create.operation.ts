@@ -1,23 +1,21 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
-import {
-	checkName,
-	checkPrice,
-	productBody,
-	productFieldOptions,
-	toolDescription,
-	writeToolNotice,
-} from '../common';
+import { toolDescription, writeToolNotice } from '../common';
+import { productFieldOptions } from './editorFields';
+import { PRODUCT_FIELDS, productBody } from './fields';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
 	toolDescription(
-		'Create a product in the Storefront shop. Needs a name (1–200 characters) and a price (0 or more, in the store currency unless a currency is set). Returns the new product with its id (like prod_00001), name, sku, category, price, currency, stock, status (active, draft or archived), images and timestamps. Each call creates one more product: do not repeat a call that succeeded.',
+		'Create a product in the Storefront shop. Needs a name (1–200 characters) and a price (0 or more, in ' +
+			'the store currency unless a currency is set). Returns the new product with its id (like prod_00001), ' +
+			'name, sku, category, price, currency, stock, status (active, draft or archived), images and ' +
+			'timestamps. Each call creates one more product: do not repeat a call that succeeded.',
 	),
 	{
-		displayName: 'Name',
+		displayName: PRODUCT_FIELDS.name.label,
 		name: 'name',
 		type: 'string',
 		required: true,
@@ -26,7 +24,7 @@ const properties: INodeProperties[] = [
 		description: 'Product name shown to shoppers (1–200 characters)',
 	},
 	{
-		displayName: 'Price',
+		displayName: PRODUCT_FIELDS.price.label,
 		name: 'price',
 		type: 'number',
 		required: true,
@@ -56,10 +54,22 @@ export async function execute(
 	client: StorefrontClient,
 	itemIndex: number,
 ): Promise<IDataObject> {
-	const name = checkName(this, this.getNodeParameter('name', itemIndex, ''), 'name', itemIndex);
-	const price = checkPrice(this, this.getNodeParameter('price', itemIndex, 0), 'price', itemIndex);
+	const values = {
+		name: this.getNodeParameter('name', itemIndex, ''),
+		price: this.getNodeParameter('price', itemIndex, 0),
+	};
+	const required = productBody(this, values, '', itemIndex);
+	for (const key of ['name', 'price'] as const) {
+		if (required[key] === undefined) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`The parameter "${PRODUCT_FIELDS[key].label}" (${key}) must not be empty`,
+				{ itemIndex },
+			);
+		}
+	}
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const body = { ...productBody(this, fields, 'additionalFields', itemIndex), name, price };
+	const body = { ...productBody(this, fields, 'additionalFields', itemIndex), ...required };
 	const response = await client.request('POST', ['products'], { body }, { itemIndex });
 	return client.single(response, 'product', { itemIndex });
 }

@@ -1,20 +1,22 @@
-// The product fields Create or Update writes (docs/api-contract.md row 1): how the editor's resource mapper lists
-// them, how a mapped or input value is read, and when the product's own value counts as the same. The decisions and
-// why: docs/storefront-node.md, "Create or Update".
-import type { IDataObject, ResourceMapperField } from 'n8n-workflow';
+// The product fields (docs/api-contract.md row 1), read one way by Create, Update and Create or Update: their names,
+// how a value is read, and when the product's own value counts as the same. Values come as a sheet, a CSV or an
+// expression gives them: text that shows a number ("12", "19.90") is that number, and an empty value is not set; a
+// value that cannot be sent fails its item, naming the field, before any request. The rules: docs/storefront-node.md,
+// "Product fields".
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { jsonParse, NodeOperationError } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
-
-/** The fields a product can be found by, SKU first (the default). */
-export const MATCH_FIELDS = ['sku', 'name', 'id'] as const;
-export type MatchField = (typeof MATCH_FIELDS)[number];
+import { isObject } from '../../../../shared/transport';
 
 /** A field's value as it is sent. */
 export type FieldValue = string | number | string[];
 
-interface ProductField {
+export interface ProductField {
+	/** The field's name in the editor, the same in every product operation. */
+	label: string;
 	type: 'string' | 'number' | 'options';
-	/** The value to send; throws an Error saying why it cannot be sent. Only called for a value that is set (not empty). */
+	/** The value to send; throws an Error saying why it cannot be sent. Only called for a value that is set. */
 	read(value: unknown): FieldValue;
 	/** Whether the product's value equals the value read. */
 	same(wanted: unknown, current: unknown): boolean;
@@ -31,18 +33,18 @@ function readText(value: unknown, trim = true): string {
 }
 
 const asText = (value: unknown) => (value === undefined || value === null ? '' : String(value));
-const textField: ProductField = {
+const text = (label: string): ProductField => ({
+	label,
 	type: 'string',
 	read: (value) => readText(value),
 	same: (wanted, current) => asText(current).trim() === wanted,
-};
+});
 
-/** A number as a CSV or a sheet gives it ("19.90") or as a number. */
-function readNumber(value: unknown): number {
-	const number = typeof value === 'string' ? Number(value.trim()) : value;
-	return typeof number === 'number' && Number.isFinite(number)
-		? number
-		: why('must be a number', value);
+/** A number, or the text of one as a CSV or a sheet gives it ("19.90", " 12 "); undefined for anything else. */
+function numberIn(value: unknown): number | undefined {
+	const number =
+		typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : (value as number);
+	return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
 }
 
 /** A money amount to the cent, as the contract keeps it: 19.9 and "19.90" are the same price. */
@@ -58,42 +60,49 @@ function readUrls(value: unknown): string[] {
 	return list.map((url) => readText(url)).filter((url) => url !== '');
 }
 
-/** Every field Create or Update writes, by the service's name for it (which Map Automatically matches input fields on). */
+/** Every product field the node writes, by the service's name for it, in the order they are listed and sent. */
 export const PRODUCT_FIELDS: Record<string, ProductField> = {
-	sku: textField,
+	sku: text('SKU'),
 	name: {
-		...textField,
+		...text('Name'),
 		read: (value) => {
 			const name = readText(value);
 			return name.length > 200 ? why('must be at most 200 characters', value) : name;
 		},
 	},
 	description: {
+		label: 'Description',
 		type: 'string',
+		// Spaces and line breaks in a description can be meant.
 		read: (value) => readText(value, false),
 		same: (wanted, current) => asText(current) === wanted,
 	},
-	category: textField,
+	category: text('Category'),
 	price: {
+		label: 'Price',
 		type: 'number',
-		// Sent as compared: to the cent (19.904 is sent as 19.9).
+		// Sent as compared: to the cent (19.904 is sent as 19.9), so a run never rewrites a price it sees as the same.
 		read: (value) => {
-			const price = readNumber(value);
-			return price < 0 ? why('must be 0 or more', value) : cents(price) / 100;
+			const price = numberIn(value);
+			return price === undefined || price < 0
+				? why('must be a number of 0 or more', value)
+				: cents(price) / 100;
 		},
 		same: (wanted, current) => cents(current) === cents(wanted),
 	},
 	stock: {
+		label: 'Inventory Quantity',
 		type: 'number',
 		read: (value) => {
-			const stock = readNumber(value);
-			return Number.isInteger(stock) && stock >= 0
+			const stock = numberIn(value);
+			return stock !== undefined && Number.isInteger(stock) && stock >= 0
 				? stock
 				: why('must be a whole number of 0 or more', value);
 		},
 		same: (wanted, current) => Number(current) === wanted,
 	},
 	currency: {
+		label: 'Currency',
 		type: 'string',
 		read: (value) => {
 			const code = readText(value).toUpperCase();
@@ -102,6 +111,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		same: (wanted, current) => asText(current).toUpperCase() === wanted,
 	},
 	status: {
+		label: 'Status',
 		type: 'options',
 		read: (value) => {
 			const status = readText(value).toLowerCase();
@@ -112,6 +122,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		same: (wanted, current) => current === wanted,
 	},
 	images: {
+		label: 'Image URLs',
 		type: 'string',
 		read: readUrls,
 		same: (wanted, current) =>
@@ -122,14 +133,23 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 	},
 };
 
-/** Read-only to the service: used to find a product, never sent. */
-const ID_FIELD: ProductField = textField;
+/** Read-only to the service: Create or Update finds a product by it, and never sends it. */
+export const ID_FIELD: ProductField = text('Product ID');
 
-/** The reader of a field, the match fields included. */
+export const EXTRA_FIELDS_LABEL = 'Extra Fields (JSON)';
+
+/** The fields a product can be found by, SKU first (the default). */
+export const MATCH_FIELDS = ['sku', 'name', 'id'] as const;
+export type MatchField = (typeof MATCH_FIELDS)[number];
+
+/** A match field as a sentence names it: "No product has the SKU "A-1"". */
+export const MATCH_NOUNS: Record<MatchField, string> = { sku: 'SKU', name: 'name', id: 'ID' };
+
+/** The rule of a field, the match fields included. */
 export const fieldOf = (name: string): ProductField | undefined =>
 	name === 'id' ? ID_FIELD : PRODUCT_FIELDS[name];
 
-/** Empty values are not set: Create or Update leaves such a field as it is (it never clears one). */
+/** Empty values are not set: the field is left as it is (a blank cell never clears a field). */
 export function isEmpty(value: unknown): boolean {
 	return (
 		value === undefined ||
@@ -137,6 +157,66 @@ export function isEmpty(value: unknown): boolean {
 		(typeof value === 'string' && value.trim() === '') ||
 		(Array.isArray(value) && value.length === 0)
 	);
+}
+
+/** Fails the item, saying which field and why, in the words of the operation that reads it. */
+export type Refuse = (key: string, reason: string) => never;
+
+/**
+ * The one reader of product fields: the fields of `values` that are set, each read by its rule, in the order of
+ * PRODUCT_FIELDS; keys that are no product field are left out.
+ */
+export function readFields(values: IDataObject, refuse: Refuse): IDataObject {
+	const fields: IDataObject = {};
+	for (const [key, field] of Object.entries(PRODUCT_FIELDS)) {
+		if (isEmpty(values[key])) continue;
+		try {
+			fields[key] = field.read(values[key]);
+		} catch (error) {
+			refuse(key, (error as Error).message);
+		}
+	}
+	return fields;
+}
+
+/** Extra Fields (JSON): an object, or its JSON text, of fields the node does not list; sent unchanged. */
+export function readExtraFields(value: unknown, refuse: (reason: string) => never): IDataObject {
+	if (value === undefined || value === null || value === '') return {};
+	let extra = value;
+	if (typeof value === 'string') {
+		try {
+			extra = jsonParse(value);
+		} catch {
+			refuse('is not valid JSON');
+		}
+	}
+	return isObject(extra) ? extra : refuse('must be a JSON object');
+}
+
+/**
+ * The product fields of a Create or Update parameter set (`param`: the collection, or '' for the node's own
+ * parameters) and its Extra Fields (JSON) underneath. A value that cannot be sent fails the item naming the parameter.
+ */
+export function productBody(
+	ctx: IExecuteFunctions,
+	values: IDataObject,
+	param: string,
+	itemIndex: number,
+): IDataObject {
+	const path = (key: string) => (param ? `${param}.${key}` : key);
+	const fail = (message: string, description?: string): never => {
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	};
+	const extra = readExtraFields(values.extraFields, (reason) =>
+		fail(
+			`The parameter "${EXTRA_FIELDS_LABEL}" (${path('extraFields')}) ${reason}`,
+			'Enter a JSON object such as {"weight_grams": 250}.',
+		),
+	);
+	const fields = readFields(values, (key, reason) =>
+		fail(`The parameter "${PRODUCT_FIELDS[key].label}" (${path(key)}) ${reason}`),
+	);
+	return { ...extra, ...fields };
 }
 
 /** JSON with object keys sorted: two values of an extra field are the same when this is. */
@@ -166,48 +246,3 @@ export function changedFields(wanted: IDataObject, product: IDataObject): string
 /** Extra fields of `wanted` the product does not show: sent with the product's other changes, never alone. */
 export const unshown = (wanted: IDataObject, product: IDataObject) =>
 	Object.keys(wanted).filter((key) => !PRODUCT_FIELDS[key] && !(key in product));
-
-const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
-const KNOWN = new Set([...Object.keys(PRODUCT_FIELDS), 'id']);
-
-/**
- * The product fields of an input item (Map Automatically), whatever the case and spacing of its keys, as a
- * spreadsheet's headers write them (`SKU`, `Price `): a key spelled exactly as the field wins over the others.
- */
-export function inputFields(json: IDataObject): IDataObject {
-	const fields: IDataObject = {};
-	for (const [key, value] of Object.entries(json)) {
-		const name = squeeze(key);
-		if (KNOWN.has(name) && (key === name || !(name in fields))) fields[name] = value;
-	}
-	return fields;
-}
-
-/** What the resource mapper lists: the match fields first, SKU matched by default; ID only when added or matched on. */
-export function mapperFields(): ResourceMapperField[] {
-	const field = (
-		id: string,
-		type: ProductField['type'],
-		more: Partial<ResourceMapperField> = {},
-	): ResourceMapperField => ({
-		id,
-		displayName: id,
-		type,
-		required: false,
-		defaultMatch: false,
-		canBeUsedToMatch: false,
-		display: true,
-		...(type === 'options'
-			? { options: PRODUCT_STATUSES.map(({ name, value }) => ({ name, value })) }
-			: {}),
-		...more,
-	});
-	return [
-		field('sku', 'string', { defaultMatch: true, canBeUsedToMatch: true }),
-		field('name', 'string', { canBeUsedToMatch: true }),
-		field('id', 'string', { canBeUsedToMatch: true, removed: true }),
-		...Object.entries(PRODUCT_FIELDS)
-			.filter(([id]) => id !== 'sku' && id !== 'name')
-			.map(([id, { type }]) => field(id, type)),
-	];
-}

@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../../../../shared/constants';
 import type { Page, RequestTarget, StorefrontClient } from '../../../../shared/transport';
 import { Catalog } from './catalog';
-import type { MatchField } from './fields';
+import { MATCH_NOUNS, type MatchField } from './fields';
 
 /** Find Products By: chosen per run (auto), or forced by a user who knows the service. */
 export type FindBy = 'auto' | 'lookup' | 'catalog';
@@ -103,7 +103,7 @@ export class Finder {
 		const allFound = values.every((value) => catalog.find(value).length > 0);
 		if (allFound || evidence !== undefined || (await this.probe(first)))
 			return this.found(catalog, 'lookup');
-		const fallback = `the service's search did not find a product by its ${this.field}`;
+		const fallback = `the service's search did not find a product by its ${MATCH_NOUNS[this.field]}`;
 		return { ...(await this.readAll(first)), fallback };
 	}
 

@@ -2,19 +2,17 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
-import {
-	locatorId,
-	productBody,
-	productFieldOptions,
-	productLocator,
-	toolDescription,
-	writeToolNotice,
-} from '../common';
+import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import { productFieldOptions } from './editorFields';
+import { productBody } from './fields';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
 	toolDescription(
-		'Update one product of the Storefront shop. Needs the product id (like prod_00001) and the fields to change (name, price, stock, status active/draft/archived, sku, category, description, images); fields not given keep their value. Returns the updated product (id, name, sku, category, price, currency, stock, status, images, timestamps).',
+		'Update one product of the Storefront shop. Needs the product id (like prod_00001) and the fields to ' +
+			'change (name, price, stock, status active/draft/archived, sku, category, description, images); ' +
+			'fields not given keep their value. Returns the updated product (id, name, sku, category, price, ' +
+			'currency, stock, status, images, timestamps).',
 	),
 	productLocator,
 	{
@@ -23,7 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		description: 'Fields to change; fields not set keep their current value',
+		description: 'Fields to change; fields not set, or left empty, keep their current value',
 		hint: 'Set at least one field',
 		options: productFieldOptions(true),
 	},
@@ -51,7 +49,7 @@ export async function execute(
 			'The parameter "Update Fields" (updateFields) sets no field to change',
 			{
 				itemIndex,
-				description: 'Add at least one field to update.',
+				description: 'Add at least one field with a value; an empty field keeps its current value.',
 			},
 		);
 	}

@@ -2,34 +2,33 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../../shared/transport';
-import { duration, gotNoAnswer, recordId } from '../../../../shared/transport';
-import {
-	asNodeError,
-	DEFAULT_CONCURRENCY,
-	productBody,
-	toolDescription,
-	writeToolNotice,
-} from '../common';
+import { gotNoAnswer, recordId } from '../../../../shared/transport';
+import { asNodeError, DEFAULT_CONCURRENCY, toolDescription, writeToolNotice } from '../common';
 import type { OpenSession, RunSession } from '../session';
 import { Catalog, writerTurn } from './catalog';
 import { CLAIM_MINUTES, CreateClaims } from './createClaims';
 import {
 	changedFields,
-	fieldOf,
-	inputFields,
-	isEmpty,
+	EXTRA_FIELDS_LABEL,
 	MATCH_FIELDS,
+	MATCH_NOUNS,
 	PRODUCT_FIELDS,
 	unshown,
-	type FieldValue,
 	type MatchField,
 } from './fields';
 import { Finder, type FindBy, type Found } from './finder';
+import { itemError, ItemReader, type Wanted } from './items';
+import { RunReport, type Outcome } from './report';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store and change them'),
 	toolDescription(
-		'Create a product in the Storefront shop, or update the one that has the same SKU. Needs the SKU and the fields to set: name, price (0 or more), stock (whole number), status (active, draft or archived), category, description, currency, images; a product that does not exist yet needs a name and a price. Only fields whose value differs are written, so calling it again with the same values changes nothing. Returns {action: created, updated or unchanged; changed: the fields written; product: the product with its id, like prod_00001}.',
+		'Create a product in the Storefront shop, or update the one that has the same SKU. Needs the SKU and the ' +
+			'fields to set: name, price (0 or more), stock (whole number), status (active, draft or archived), ' +
+			'category, description, currency, images; a product that does not exist yet needs a name and a price. ' +
+			'Only fields whose value differs are written, so calling it again with the same values changes nothing. ' +
+			'Returns the product as it now is in the shop, whether it was created, updated or left as it was: its id ' +
+			'(like prod_00001), name, sku, category, price, currency, stock, status, images and timestamps.',
 	),
 	{
 		displayName: 'Fields',
@@ -51,9 +50,10 @@ const properties: INodeProperties[] = [
 				matchingFieldsLabels: {
 					title: 'Fields to Match On',
 					description:
-						'The field that finds the product to update: sku, name or id. No product with the value: one is created (not for id).',
-					// Shown under the field; n8n's own default there ("Usually an ID") is wrong for a match on sku.
-					hint: 'The product with this value is updated where a field differs; with none, one is created (not when matching on id)',
+						'The field that finds the product to update: SKU, Name or Product ID. No product with the value: ' +
+						'one is created (not for Product ID).',
+					// Shown under the field; n8n's own default there ("Usually an ID") is wrong for a match on SKU.
+					hint: 'The product with this value is updated where a field differs; with none, one is created',
 				},
 			},
 		},
@@ -66,12 +66,13 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
-				displayName: 'Extra Fields (JSON)',
+				displayName: EXTRA_FIELDS_LABEL,
 				name: 'extraFields',
 				type: 'json',
 				default: '{}',
 				description:
-					'A JSON object of further product fields the node does not list, sent unchanged and compared like the others; mapped fields take precedence',
+					'A JSON object of further product fields the node does not list, sent unchanged and compared like ' +
+					'the others; mapped fields take precedence',
 				hint: 'Must be a JSON object, e.g. {"weight_grams": 250}',
 			},
 		],
@@ -83,119 +84,89 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** What one item asks for: the match value and the fields to set (mapped ones over Extra Fields). */
-interface Wanted {
-	match: string;
-	fields: IDataObject;
+/** What an item did to its product, and the product as the service now has it (the item's output). */
+interface Done {
+	outcome: Exclude<Outcome, 'failed'>;
+	product: IDataObject;
+	/** The fields an update wrote. */
+	changed?: string[];
 }
 
-type Action = 'created' | 'updated' | 'unchanged';
-
-/** How long a run waits before each look for a product another run claimed to create (a create takes a second). */
+/** Waits before each look for a product another run claimed to create: that create may still be on its way. */
 const CREATED_ELSEWHERE_WAITS_MS = [500, 1_500, 3_000];
 
 /**
  * One run of Create or Update: the run's products found once (./finder: looked up, or the catalog read), then each
- * item compared with its product and written only if it differs.
+ * item compared with its product and written only if it differs. Each item's output is its product; what the run
+ * did goes to the hints (./report).
  */
 class Sync implements RunSession {
-	private readonly counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+	private readonly report: RunReport;
 
-	private finding: Promise<Found> | undefined;
-
-	private found: Found | undefined;
-
-	/** Items whose match value came as a number (a sheet's cell): read as text, and said in the hints. */
-	private readonly numeric = new Set<number>();
+	private readonly items: ItemReader;
 
 	private readonly claims: CreateClaims;
 
-	private readonly autoMap: boolean;
+	private readonly noun: string;
 
-	private readonly inputs;
+	private finding: Promise<Found> | undefined;
 
 	private release = () => {};
-
-	private turnWaitedMs = 0;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly client: StorefrontClient,
 		private readonly field: MatchField,
 	) {
-		this.autoMap =
-			ctx.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
-		this.inputs = ctx.getInputData();
+		this.report = new RunReport(field);
+		this.items = new ItemReader(ctx, field);
 		this.claims = new CreateClaims(ctx, client.account, field);
+		this.noun = MATCH_NOUNS[field];
 	}
 
 	/** Waits until the account's earlier Create or Update run in this process has finished (catalog.ts, writerTurn). */
 	async begin(): Promise<void> {
 		const asked = Date.now();
 		this.release = await writerTurn(this.client.account);
-		this.turnWaitedMs = Date.now() - asked;
+		this.report.turnWaitedMs = Date.now() - asked;
 	}
 
 	async execute(itemIndex: number): Promise<IDataObject> {
-		let outcome: Action | 'failed' = 'failed';
+		let done: Done | undefined;
 		try {
-			const result = await this.write(itemIndex);
-			outcome = result.action as Action;
-			return result;
+			done = await this.write(itemIndex);
+			return done.product;
 		} finally {
-			this.counts[outcome]++;
+			this.report.count(done?.outcome ?? 'failed', done?.changed);
 		}
 	}
 
 	recordKey(itemIndex: number): string | undefined {
 		try {
-			return this.matchOf(this.source(itemIndex), itemIndex);
+			return this.items.matchOf(itemIndex);
 		} catch {
 			return undefined;
 		}
 	}
 
 	hints(): string[] {
-		const { created, updated, unchanged, failed } = this.counts;
-		const hints = [
-			`Created ${created}, updated ${updated}, unchanged ${unchanged}${failed ? `, failed ${failed}` : ''}`,
-		];
-		if (this.found) hints.push(this.foundHint(this.found));
-		if (this.numeric.size) {
-			hints.push(
-				`${this.numeric.size} ${this.field} value${this.numeric.size === 1 ? '' : 's'} came as a number and ${this.numeric.size === 1 ? 'was' : 'were'} read as text; a number loses leading zeros (000123 becomes 123): read that column as text`,
-			);
-		}
-		if (this.turnWaitedMs >= 1000)
-			hints.push(
-				`Waited ${duration(this.turnWaitedMs)} for another Create or Update run on this API key to finish`,
-			);
-		return hints;
-	}
-
-	/** Which way the products were found, and what it cost. */
-	private foundHint({ how, calls, pages, fallback }: Found): string {
-		const requests = `${calls} request${calls === 1 ? '' : 's'}`;
-		const catalog =
-			pages === undefined ? 'the catalog' : `the catalog (${pages} page${pages === 1 ? '' : 's'})`;
-		if (how === 'lookup') {
-			return `Found the products by looking up each ${this.field} (${requests}) instead of reading ${catalog}`;
-		}
-		return `Found the products by reading ${catalog}: ${requests}${fallback ? `, as ${fallback}` : ''}`;
+		this.report.numeric = this.items.numeric.size;
+		return this.report.hints();
 	}
 
 	close(): void {
 		this.release();
 	}
 
-	private async write(itemIndex: number): Promise<IDataObject> {
-		const wanted = this.wanted(itemIndex);
+	private async write(itemIndex: number): Promise<Done> {
+		const wanted = this.items.wanted(itemIndex);
 		const catalog = await this.catalog(itemIndex);
 		const { match } = wanted;
 		if (catalog.isUnsettled(match)) {
 			throw this.fail(
 				itemIndex,
-				`An earlier item's create of the product with ${this.field} "${match}" got no usable answer, and the product was not found; this item was not sent`,
+				`An earlier item's create of the product with ${this.noun} "${match}" got no usable answer, and ` +
+					'the product was not found; this item was not sent',
 				'Run the workflow again later: it then updates the product if it was created, or creates it.',
 			);
 		}
@@ -205,17 +176,20 @@ class Sync implements RunSession {
 		if (this.field === 'id') {
 			throw this.fail(
 				itemIndex,
-				`No product has the id "${match}"`,
-				'Matching on id only updates products; match on sku or name to create the missing ones.',
+				`No product has the ID "${match}"`,
+				'Matching on Product ID only updates products; match on SKU or Name to create the missing ones.',
 			);
 		}
-		const padded = this.numeric.has(itemIndex) ? catalog.withZeros(match) : [];
+		const padded = this.items.numeric.has(itemIndex) ? catalog.withZeros(match) : [];
 		if (padded.length) {
 			const [product] = padded;
+			const id = recordId(product, 'product') ?? '';
 			throw this.fail(
 				itemIndex,
-				`The ${this.field} came as the number ${match}, and product ${recordId(product, 'product') ?? ''} has the ${this.field} "${catalog.keyOf(product)}": no product was created`,
-				'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), or write the value with its zeros.',
+				`The ${this.noun} came as the number ${match}, and product ${id} has the ${this.noun} ` +
+					`"${catalog.keyOf(product)}": no product was created`,
+				'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), ' +
+					'or write the value with its zeros.',
 			);
 		}
 		return await this.create(catalog, wanted, itemIndex);
@@ -228,13 +202,13 @@ class Sync implements RunSession {
 			const atOnce = Number(
 				this.ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
 			);
-			const values = [
-				...new Set(
-					this.inputs.map((_, index) => this.recordKey(index)).filter((key) => key !== undefined),
-				),
-			];
+			const inputs = this.ctx.getInputData();
+			const keys = inputs.map((_, index) => this.recordKey(index));
+			const values = [...new Set(keys.filter((key) => key !== undefined))];
 			const finder = new Finder(this.client, this.field, { itemIndex });
-			this.finding = finder.find(values, findBy, atOnce).then((found) => (this.found = found));
+			this.finding = finder
+				.find(values, findBy, atOnce)
+				.then((found) => (this.report.found = found));
 		}
 		return (await this.finding).catalog;
 	}
@@ -244,15 +218,15 @@ class Sync implements RunSession {
 		product: IDataObject,
 		wanted: Wanted,
 		itemIndex: number,
-	): Promise<IDataObject> {
+	): Promise<Done> {
 		const compared = changedFields(wanted.fields, product);
-		if (compared.length === 0) return { action: 'unchanged', changed: compared, product };
+		if (compared.length === 0) return { outcome: 'unchanged', product };
 		const changed = [...compared, ...unshown(wanted.fields, product)];
 		const id = recordId(product, 'product');
 		if (id === undefined)
 			throw this.fail(
 				itemIndex,
-				`The product with ${this.field} "${wanted.match}" has no id the node can update it by`,
+				`The product with ${this.noun} "${wanted.match}" has no id the node can update it by`,
 			);
 		const body = Object.fromEntries(changed.map((key) => [key, wanted.fields[key]]));
 		const target = { resourceLabel: 'Product', id, itemIndex };
@@ -262,22 +236,22 @@ class Sync implements RunSession {
 			target,
 		);
 		catalog.put(updated);
-		return { action: 'updated', changed, product: updated };
+		return { outcome: 'updated', product: updated, changed };
 	}
 
-	private async create(catalog: Catalog, wanted: Wanted, itemIndex: number): Promise<IDataObject> {
+	private async create(catalog: Catalog, wanted: Wanted, itemIndex: number): Promise<Done> {
 		const missing = ['name', 'price'].filter((key) => wanted.fields[key] === undefined);
 		if (missing.length) {
+			const names = missing.map((key) => `"${PRODUCT_FIELDS[key].label}"`).join(' and ');
 			throw this.fail(
 				itemIndex,
-				`No product has the ${this.field} "${wanted.match}", and creating one needs ${missing.map((key) => `"${key}"`).join(' and ')} (Fields)`,
+				`No product has the ${this.noun} "${wanted.match}", and creating one needs ${names} (Fields)`,
 				'Map a name and a price, or leave out the rows of products that are not in the shop yet.',
 			);
 		}
 		const claim = await this.claims.claim(wanted.match);
 		if (claim === false) return await this.createdElsewhere(catalog, wanted, itemIndex);
 		const body = wanted.fields;
-		const changed = Object.keys(body);
 		let answer;
 		try {
 			answer = await this.client.request('POST', ['products'], { body }, { itemIndex });
@@ -286,17 +260,17 @@ class Sync implements RunSession {
 				await this.claims.release(wanted.match, claim);
 				throw asNodeError(this.ctx, error, itemIndex);
 			}
-			return await this.recover(catalog, wanted, changed, error as Error, itemIndex);
+			return await this.recover(catalog, wanted, error as Error, itemIndex);
 		}
 		let product: IDataObject;
 		try {
 			product = this.client.single(answer, 'product', { itemIndex });
 		} catch (error) {
 			// A 2xx whose body holds no product: the service took the create, so it is found like a lost answer.
-			return await this.recover(catalog, wanted, changed, error as Error, itemIndex);
+			return await this.recover(catalog, wanted, error as Error, itemIndex);
 		}
 		catalog.put(product);
-		return { action: 'created', changed, product };
+		return { outcome: 'created', product };
 	}
 
 	/**
@@ -307,7 +281,7 @@ class Sync implements RunSession {
 		catalog: Catalog,
 		wanted: Wanted,
 		itemIndex: number,
-	): Promise<IDataObject> {
+	): Promise<Done> {
 		for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
 			await sleep(waitMs);
 			const found = await this.search(catalog, wanted.match, itemIndex);
@@ -316,8 +290,11 @@ class Sync implements RunSession {
 		}
 		throw this.fail(
 			itemIndex,
-			`Another run claimed the create of the product with ${this.field} "${wanted.match}" in the last ${CLAIM_MINUTES} minutes, and it is not in the shop; it was not created here, so that it is not created twice`,
-			`That run may still be waiting for the rate limit. Run the workflow again later: it then updates the product, or creates it once the claim is ${CLAIM_MINUTES} minutes old (a product deleted since, say).`,
+			`Another run claimed the create of the product with ${this.noun} "${wanted.match}" in the last ` +
+				`${CLAIM_MINUTES} minutes, and it is not in the shop; it was not created here, so that it is not ` +
+				'created twice',
+			'That run may still be waiting for the rate limit. Run the workflow again later: it then updates the ' +
+				`product, or creates it once the claim is ${CLAIM_MINUTES} minutes old (a product deleted since, say).`,
 		);
 	}
 
@@ -342,10 +319,9 @@ class Sync implements RunSession {
 	private async recover(
 		catalog: Catalog,
 		wanted: Wanted,
-		changed: string[],
 		lost: Error,
 		itemIndex: number,
-	): Promise<IDataObject> {
+	): Promise<Done> {
 		let matches: IDataObject[];
 		try {
 			matches = await this.search(catalog, wanted.match, itemIndex);
@@ -354,79 +330,32 @@ class Sync implements RunSession {
 			throw lost;
 		}
 		if (matches.length === 1) {
-			const note = `The create got no usable answer (${lost.message}); the product was found by its ${this.field} and not created again.`;
-			return { action: 'created', changed, product: matches[0], note };
+			this.report.recover(wanted.match, lost);
+			return { outcome: 'created', product: matches[0] };
 		}
 		catalog.markUnsettled(wanted.match);
 		if (matches.length > 1) throw this.ambiguous(wanted.match, matches, itemIndex);
 		throw this.fail(
 			itemIndex,
-			`The create of the product with ${this.field} "${wanted.match}" got no usable answer (${lost.message}), and no such product is there yet; it was not sent again`,
-			'The service may still create it. Run the workflow again later: it then updates the product if it was created, or creates it.',
+			`The create of the product with ${this.noun} "${wanted.match}" got no usable answer ` +
+				`(${lost.message}), and no such product is there yet; it was not sent again`,
+			'The service may still create it. Run the workflow again later: it then updates the product if it was ' +
+				'created, or creates it.',
 		);
-	}
-
-	/** The item's fields, read and checked before any request of the item; the match value must be set. */
-	private wanted(itemIndex: number): Wanted {
-		const source = this.source(itemIndex);
-		const extra = this.ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-		const fields = productBody(
-			this.ctx,
-			{ extraFields: extra.extraFields },
-			'additionalFields',
-			itemIndex,
-		);
-		for (const name of Object.keys(PRODUCT_FIELDS)) {
-			if (!isEmpty(source[name])) fields[name] = this.read(name, source[name], itemIndex);
-		}
-		return { match: this.matchOf(source, itemIndex), fields };
-	}
-
-	/** Where an item's values are: the input item's product fields (Map Automatically) or the mapped fields. */
-	private source(itemIndex: number): IDataObject {
-		if (this.autoMap) return inputFields(this.inputs[itemIndex].json);
-		return (this.ctx.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true }) ??
-			{}) as IDataObject;
-	}
-
-	private matchOf(source: IDataObject, itemIndex: number): string {
-		const value = source[this.field];
-		if (isEmpty(value)) {
-			throw this.fail(
-				itemIndex,
-				this.autoMap
-					? `The input field "${this.field}" is empty or missing`
-					: `The field "${this.field}" (Fields) is empty`,
-				`Create or Update finds the product by ${this.field} (Fields to Match On), so every item needs one.`,
-			);
-		}
-		if (typeof value === 'number') this.numeric.add(itemIndex);
-		return this.read(this.field, value, itemIndex) as string;
-	}
-
-	private read(name: string, value: unknown, itemIndex: number): FieldValue | undefined {
-		try {
-			return fieldOf(name)?.read(value);
-		} catch (error) {
-			const where = this.autoMap ? `The input field "${name}"` : `The field "${name}" (Fields)`;
-			throw this.fail(itemIndex, `${where} ${(error as Error).message}`);
-		}
 	}
 
 	private ambiguous(match: string, products: IDataObject[], itemIndex: number): NodeOperationError {
 		const ids = products.map((product) => recordId(product, 'product') ?? '(no id)').join(', ');
 		return this.fail(
 			itemIndex,
-			`${products.length} products have the ${this.field} "${match}" (${ids}); Create or Update changed none of them`,
-			`Give each product its own ${this.field} (or delete the extra ones), or match on id.`,
+			`${products.length} products have the ${this.noun} "${match}" (${ids}); Create or Update changed none ` +
+				'of them',
+			`Give each product its own ${this.noun} (or delete the extra ones), or match on Product ID.`,
 		);
 	}
 
 	private fail(itemIndex: number, message: string, description?: string): NodeOperationError {
-		const error = new NodeOperationError(this.ctx.getNode(), message, { itemIndex, description });
-		// As written: n8n swaps a message that mentions a network code (ECONNRESET) for a generic sentence.
-		error.message = message;
-		return error;
+		return itemError(this.ctx, itemIndex, message, description);
 	}
 }
 
@@ -442,7 +371,8 @@ export const openSession: OpenSession = async function (
 	if (!MATCH_FIELDS.includes(field)) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`The parameter "Fields to Match On" (columns.matchingColumns) must be sku, name or id, got "${field}"`,
+			'The parameter "Fields to Match On" (columns.matchingColumns) must be SKU, Name or Product ID, ' +
+				`got "${field}"`,
 		);
 	}
 	const sync = new Sync(this, client, field);

@@ -1,0 +1,182 @@
+// The product fields as the editor lists them, under the same names in every product operation (./fields' labels):
+// Create's and Update's collections, Create or Update's resource mapper, and how Map Automatically finds them among
+// an input item's keys.
+import type { IDataObject, INodeProperties, ResourceMapperField } from 'n8n-workflow';
+
+import { PRODUCT_STATUSES } from '../../../../shared/constants';
+import { EXTRA_FIELDS_LABEL, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
+
+const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
+const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
+
+/** Optional product fields, shared by Create (Additional Fields) and Update (Update Fields). */
+export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
+	const fields: INodeProperties[] = [
+		{
+			displayName: labelOf('category'),
+			name: 'category',
+			type: 'string',
+			default: '',
+			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
+		},
+		{
+			displayName: labelOf('currency'),
+			name: 'currency',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. USD',
+			description:
+				"Three-letter ISO 4217 currency code of the price; the store's currency when not set",
+		},
+		{
+			displayName: labelOf('description'),
+			name: 'description',
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			description: 'Longer product description shown to shoppers',
+		},
+		{
+			displayName: EXTRA_FIELDS_LABEL,
+			name: 'extraFields',
+			type: 'json',
+			default: '{}',
+			description:
+				'A JSON object of further product fields the node does not list, sent unchanged; fields set above ' +
+				'take precedence',
+			hint: forUpdate
+				? 'To clear a field, set it here, e.g. {"images": [], "category": ""}'
+				: 'Must be a JSON object, e.g. {"weight_grams": 250}',
+		},
+		{
+			displayName: labelOf('images'),
+			name: 'images',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. https://example.com/a.jpg, https://example.com/b.jpg',
+			description: forUpdate
+				? 'Comma-separated image URLs; replaces the current images'
+				: 'Comma-separated image URLs',
+		},
+		{
+			displayName: labelOf('stock'),
+			name: 'stock',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 0 },
+			default: 0,
+			description: 'Units in stock (whole number, 0 or more)',
+		},
+		{
+			displayName: labelOf('sku'),
+			name: 'sku',
+			type: 'string',
+			default: '',
+			description: 'Stock keeping unit; must be unique within the store',
+		},
+		{
+			displayName: labelOf('status'),
+			name: 'status',
+			type: 'options',
+			options: statusOptions(),
+			default: 'active',
+			description: 'Active products are for sale; drafts and archived products are not',
+		},
+	];
+	if (forUpdate) {
+		fields.push(
+			{
+				displayName: labelOf('name'),
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'New product name (1–200 characters)',
+			},
+			{
+				displayName: labelOf('price'),
+				name: 'price',
+				type: 'number',
+				typeOptions: { minValue: 0, numberPrecision: 2 },
+				default: 0,
+				description: 'New unit price (0 or more) in the product currency',
+			},
+		);
+		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
+	}
+	return fields;
+}
+
+/**
+ * What Create or Update's resource mapper lists: the match fields first, SKU matched by default, Product ID only when
+ * added or matched on. The ids are the service's field names; the names shown are Create's and Update's.
+ */
+export function mapperFields(): ResourceMapperField[] {
+	const field = (
+		id: string,
+		{ label: displayName, type }: ProductField,
+		more: Partial<ResourceMapperField> = {},
+	): ResourceMapperField => ({
+		id,
+		displayName,
+		type,
+		required: false,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		...(type === 'options' ? { options: statusOptions() } : {}),
+		...more,
+	});
+	return [
+		field('sku', PRODUCT_FIELDS.sku, { defaultMatch: true, canBeUsedToMatch: true }),
+		field('name', PRODUCT_FIELDS.name, { canBeUsedToMatch: true }),
+		field('id', ID_FIELD, { canBeUsedToMatch: true, removed: true }),
+		...Object.entries(PRODUCT_FIELDS)
+			.filter(([id]) => id !== 'sku' && id !== 'name')
+			.map(([id, rule]) => field(id, rule)),
+	];
+}
+
+const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
+
+/** Each field by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
+interface Spelling {
+	id: string;
+	/** The spellings that win over the others. */
+	exact: string[];
+}
+const BY_SPELLING = new Map<string, Spelling>(
+	[...Object.entries(PRODUCT_FIELDS), ['id', ID_FIELD] as const].flatMap(
+		([id, { label }]): Array<[string, Spelling]> => {
+			const entry = { id, exact: [id, label] };
+			return [
+				[id, entry],
+				[squeeze(label), entry],
+			];
+		},
+	),
+);
+
+/** An input item's product fields (Map Automatically): their values, and the input's key of each. */
+export interface InputFields {
+	values: IDataObject;
+	keys: Record<string, string>;
+}
+
+/**
+ * The product fields of an input item (Map Automatically), whatever the case and spacing of its keys, by the field's
+ * id or its name in the editor, as a spreadsheet's headers write them (`SKU`, `Price `, `Inventory Quantity`). A key
+ * spelled exactly as the field's id or name wins over other spellings; among equals, the first.
+ */
+export function inputFields(json: IDataObject): InputFields {
+	const found: InputFields = { values: {}, keys: {} };
+	const exact = new Set<string>();
+	for (const [key, value] of Object.entries(json)) {
+		const entry = BY_SPELLING.get(squeeze(key));
+		if (!entry) continue;
+		const isExact = entry.exact.includes(key);
+		if (entry.id in found.values && (exact.has(entry.id) || !isExact)) continue;
+		found.values[entry.id] = value;
+		found.keys[entry.id] = key;
+		if (isExact) exact.add(entry.id);
+	}
+	return found;
+}
