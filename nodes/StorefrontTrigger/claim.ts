@@ -7,12 +7,8 @@
 // the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import {
-	claimShared,
-	sharedStore,
-	type Claim,
-	type SharedStore,
-} from '../shared/claims/sharedClaims';
+import { sharedStore } from '../shared/claims/n8nStore';
+import { claimShared, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
 import { changeClaim, noteRanHere, noteLastRun } from './catchUp';
 import {
 	catchesUp,

@@ -332,14 +332,14 @@ describe('secrets never reach errors or output', () => {
 			}),
 		],
 		[
-			'429 after retries',
+			'429 past Max Wait for Rate Limit',
 			async () => {
 				await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 5 });
 				return {
 					parameters: {
 						resource: 'analytics',
 						operation: 'getSummary',
-						options: { maxRetries: 1, retryDelay: 1 },
+						options: { maxRateLimitWait: 0, retryDelay: 1 },
 					},
 				};
 			},

@@ -56,29 +56,29 @@ describe('429 rate limit', () => {
 		expect(await statuses()).toEqual(['POST 429', 'POST 201']);
 	});
 
-	test('after the last retry it fails naming the rate limit and the plans', async () => {
+	test("past Max Wait for Rate Limit it fails naming the rate limit, the plans and the service's words", async () => {
 		await ctx.admin('POST', '/faults', { status: 429, retry_after: null, count: 10 });
 		const { error } = await ctx.run({
-			parameters: { ...getProducts, options: { maxRetries: 2, retryDelay: 1 } },
+			parameters: { ...getProducts, options: { maxRateLimitWait: 0, retryDelay: 1 } },
 		});
 		expect(httpCodeOf(error)).toBe('429');
 		expect(error?.message).toContain('rate limit');
 		expect(error?.message).toContain('Starter 100/min');
 		expect(error?.message).toContain('Pro 500/min');
 		expect(error?.message).toContain('Too many requests (injected fault)');
-		expect(await statuses()).toEqual(['GET 429', 'GET 429', 'GET 429']);
+		expect(await statuses()).toEqual(['GET 429']);
 	});
 
 	test('the real per-key limit of a Starter key is reported the same way', async () => {
 		await ctx.admin('POST', '/keys', { key: 'sf_test_tiny', plan: 'starter' });
-		// Use up the Starter window directly, then let the node meet the limit with no retries left.
+		// Use up the Starter window directly, then let the node meet the limit with no time left to wait.
 		for (let i = 0; i < 100; i++)
 			await fetch(`${ctx.sb.baseUrl}/analytics/summary`, {
 				headers: { Authorization: 'Bearer sf_test_tiny' },
 			});
 		const { error } = await ctx.run({
 			credentials: { baseUrl: ctx.sb.baseUrl, apiKey: 'sf_test_tiny' },
-			parameters: { ...getProducts, options: { maxRetries: 0 } },
+			parameters: { ...getProducts, options: { maxRateLimitWait: 0 } },
 		});
 		expect(httpCodeOf(error)).toBe('429');
 		expect(error?.message).toMatch(

@@ -2,7 +2,7 @@
 // (a second insert of it fails on the table's primary key). The holder inserts the workflow-scope row, deleting it
 // releases it; a waiter only reads (counts the row's values) until it is gone, so waiting never writes. A count that
 // does not change for a whole lease means the holder died holding it; a row that is not this lock's (more values, no
-// marker: a Remove Duplicates node's) is left alone, and then, or after MAX_WAIT_MS, the claim goes on without the
+// marker: a Remove Duplicates node's) is left alone, and then, or after LOCK_WAIT_MS, the claim goes on without the
 // lock, so a lock never stops events (docs/trigger.md, Drop Duplicate Events: Why a lock).
 import { realClock, type Clock } from '../clock';
 
@@ -48,7 +48,7 @@ const LEASE_JITTER_MS = 2_500;
 /** Where a waiter's own count of the row takes long, the lease is at least this many such counts. */
 const SLOW_LEASES = 20;
 /** A claim waits at most this long for the lock, then goes on without it (and says so). */
-export const MAX_WAIT_MS = 30_000;
+export const LOCK_WAIT_MS = 30_000;
 /**
  * How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step, while a turn
  * may come (a holder keeps the lock half a second at most); after BACK_OFF_AFTER_MS of waiting, twice as long each
@@ -177,7 +177,7 @@ export async function acquireLock(
 			seen = -1;
 			continue;
 		}
-		if (timing.now() - started >= MAX_WAIT_MS)
+		if (timing.now() - started >= LOCK_WAIT_MS)
 			return { unlocked: 'timed out', waitedMs: timing.now() - started };
 		await timing.sleep(pauseAfter(timing.now() - started, timing));
 	}

@@ -1,6 +1,6 @@
 // The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
 // n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules,
-// error bodies and the per-key rate governor have their own files beside this one.
+// error bodies, the errors a request ends in (requestErrors.ts) and the per-key rate governor have their own files.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -8,14 +8,24 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, RATE_LIMIT_PLANS } from '../constants';
-import { isObject, unwrapList, unwrapSingle } from './envelope';
-import { firstLine, networkCode, nodeApiError, serviceMessage, type Context } from './errors';
+import { MAX_PAGE_SIZE } from '../constants';
+import { unwrapList, unwrapSingle } from './envelope';
+import { networkCode, type Context } from './errors';
 import { accountOf, governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
-import { backoffMs, duration, retryAfterMs } from './waits';
+import {
+	apiError,
+	connectionError,
+	notJson,
+	waitedTooLong,
+	type FullResponse,
+	type RequestTarget,
+} from './requestErrors';
+import { backoffMs, retryAfterMs } from './waits';
+
+export type { RequestTarget } from './requestErrors';
 
 export interface ClientSettings {
 	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
@@ -60,21 +70,6 @@ const RETRYABLE_NETWORK_CODES = [
 	'ECONNREFUSED',
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ];
-
-export interface RequestTarget {
-	/** Shown in 404 messages, e.g. "Product". */
-	resourceLabel?: string;
-	id?: string;
-	itemIndex?: number;
-}
-
-interface FullResponse {
-	body: unknown;
-	headers: IDataObject;
-	statusCode: number;
-	/** "GET /orders/ord_00001": named in errors about the body. */
-	endpoint?: string;
-}
 
 export class StorefrontClient {
 	/** When this run's own pace cap (Max Requests per Minute) lets the next request go. */
@@ -145,6 +140,7 @@ export class StorefrontClient {
 		const deadline = started + this.settings.rateLimitWaitMs;
 		let seq: number | undefined;
 		let refusals = 0;
+		let lastRefusal: FullResponse | undefined;
 		for (let attempt = 0; ; ) {
 			await this.pace();
 			let ticket: Ticket;
@@ -152,7 +148,15 @@ export class StorefrontClient {
 				ticket = await this.slot(deadline, seq);
 			} catch (error) {
 				if (error instanceof RateLimitWaitError)
-					throw this.waitedTooLong(error, Date.now() - started, refusals, target);
+					throw waitedTooLong(
+						this.ctx,
+						this.settings.rateLimitWaitMs,
+						error,
+						Date.now() - started,
+						refusals,
+						target,
+						lastRefusal,
+					);
 				throw new NodeOperationError(this.ctx.getNode(), error as Error, {
 					itemIndex: target.itemIndex,
 				});
@@ -190,7 +194,7 @@ export class StorefrontClient {
 					await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 					continue;
 				}
-				throw this.connectionError(method, url, code, error, target);
+				throw connectionError(this.ctx, this.settings.timeoutMs, method, url, code, error, target);
 			}
 			const { statusCode } = response;
 			if (statusCode === 429) {
@@ -201,6 +205,7 @@ export class StorefrontClient {
 					backoffMs(refusals, this.settings.retryDelayMs);
 				this.governor.settle(ticket, statusCode, response.headers, wait);
 				refusals++;
+				lastRefusal = response;
 				continue;
 			}
 			this.governor.settle(ticket, statusCode, response.headers);
@@ -218,7 +223,7 @@ export class StorefrontClient {
 				await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
 				continue;
 			}
-			throw this.apiError(statusCode, response, target);
+			throw apiError(this.ctx, statusCode, response, target);
 		}
 	}
 
@@ -234,9 +239,10 @@ export class StorefrontClient {
 	/** The record a response carries; an empty or non-JSON body is an error, never an empty item. */
 	single(response: FullResponse, resourceKey: string, target: RequestTarget): IDataObject {
 		const { body } = response;
-		if (typeof body === 'string' && body.trim() !== '') throw this.notJson(response, target);
+		if (typeof body === 'string' && body.trim() !== '') throw notJson(this.ctx, response, target);
 		const record = unwrapSingle(body, resourceKey);
-		if (Object.keys(record).length === 0) throw this.notJson(response, target, `no ${resourceKey}`);
+		if (Object.keys(record).length === 0)
+			throw notJson(this.ctx, response, target, `no ${resourceKey}`);
 		return record;
 	}
 
@@ -256,7 +262,7 @@ export class StorefrontClient {
 			target,
 		);
 		const items = unwrapList(response.body, resourceKey);
-		if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
+		if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
 		const meta = paginationMeta(response.body);
 		const total = typeof meta.total === 'number' ? meta.total : undefined;
 		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };
@@ -291,7 +297,7 @@ export class StorefrontClient {
 				target,
 			);
 			const items = unwrapList(response.body, resourceKey);
-			if (!items) throw this.notJson(response, target, `no "${resourceKey}" list`);
+			if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
 			if (items.length === 0) break;
 			const signature = pageSignature(items, resourceKey);
 			if (signature === previous) break;
@@ -333,105 +339,5 @@ export class StorefrontClient {
 		const at = Math.max(now, this.nextPacedAt);
 		this.nextPacedAt = at + 60_000 / rpm;
 		if (at > now) await sleep(at - now);
-	}
-
-	/** A request that waited for the rate limit as long as its budget allows: not sent (again). */
-	private waitedTooLong(
-		error: RateLimitWaitError,
-		waitedMs: number,
-		refusals: number,
-		target: RequestTarget,
-	): NodeApiError {
-		const refused =
-			refusals > 0 ? `, refused ${refusals} time${refusals === 1 ? '' : 's'} with 429,` : '';
-		const more = error.stillToWaitMs
-			? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
-			: '';
-		const budget = duration(this.settings.rateLimitWaitMs);
-		return nodeApiError(
-			this.ctx,
-			{ message: `Waited ${duration(waitedMs)} for the rate limit`, httpCode: '429' },
-			{
-				message: `Storefront rate limit: this request waited ${duration(waitedMs)}${refused} and was not sent, the "Max Wait for Rate Limit" of ${budget} being used up. The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${more}`,
-				description:
-					"Many runs are sharing this API key's rate limit. Raise \"Max Wait for Rate Limit\" in the node's options, let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
-				httpCode: '429',
-				itemIndex: target.itemIndex,
-			},
-		);
-	}
-
-	// Errors are built from plain, sanitised objects: the helper's own error carries the request options,
-	// Authorization header included, and must never reach the output.
-	private apiError(status: number, response: FullResponse, target: RequestTarget): NodeApiError {
-		const { message: said, code } = serviceMessage(response.body);
-		const service = said || `HTTP ${status}`;
-		let message: string;
-		let description: string | undefined;
-		if (status === 401 || status === 403) {
-			message = `Storefront rejected the API key (${status}): ${service}`;
-			description = 'Check the API key (and Base URL) in the Storefront API credentials.';
-		} else if (status === 404 && target.resourceLabel && target.id !== undefined) {
-			message = `${target.resourceLabel} "${target.id}" was not found: ${service}`;
-			description = `Check the ${target.resourceLabel.toLowerCase()} ID; it may have been deleted.`;
-		} else {
-			// n8n's UX guidelines: say what happened without "error" or "failure" in the node's own words; the service's
-			// words follow. No description here: a continue-on-fail item would gain a `details` key it never had.
-			message = `Storefront ${status >= 500 ? 'could not complete' : 'did not accept'} the request (${status}): ${service}`;
-		}
-		return nodeApiError(
-			this.ctx,
-			{ message: service, httpCode: String(status), ...(code ? { code } : {}) },
-			{ message, description, httpCode: String(status), itemIndex: target.itemIndex },
-		);
-	}
-
-	private notJson(response: FullResponse, target: RequestTarget, what = 'not JSON'): NodeApiError {
-		const empty =
-			response.body === undefined ||
-			response.body === null ||
-			(typeof response.body === 'string' && response.body.trim() === '');
-		const text = empty
-			? 'empty body'
-			: typeof response.body === 'string'
-				? firstLine(response.body)
-				: JSON.stringify(response.body).slice(0, 200);
-		return nodeApiError(
-			this.ctx,
-			{ message: text, httpCode: String(response.statusCode) },
-			{
-				message: `Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} and an unexpected body (${what}): ${text}`,
-				httpCode: String(response.statusCode),
-				itemIndex: target.itemIndex,
-			},
-		);
-	}
-
-	private connectionError(
-		method: string,
-		url: string,
-		code: string | undefined,
-		error: unknown,
-		target: RequestTarget,
-	): NodeApiError {
-		// Axios names its own time-out ECONNABORTED; ETIMEDOUT is the system's.
-		const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
-		const said =
-			isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
-		const reason = timedOut
-			? `no answer within ${duration(this.settings.timeoutMs)} (${code})`
-			: (code ?? said);
-		return nodeApiError(
-			this.ctx,
-			{ message: `Could not reach the Storefront API: ${reason}` },
-			{
-				message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
-				description:
-					timedOut && method === 'POST'
-						? 'The request may have reached the service before the time-out: check whether it took effect before running it again.'
-						: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
-				itemIndex: target.itemIndex,
-			},
-		);
 	}
 }

@@ -1,5 +1,5 @@
 // The transport of the Storefront node: the client (client.ts), JSON envelopes (envelope.ts), pagination rules
-// (pagination.ts), error bodies (errors.ts) and a record's id (identity.ts).
+// (pagination.ts), error bodies (errors.ts), a request's errors (requestErrors.ts) and a record's id (identity.ts).
 export * from './client';
 export * from './waits';
 export { isObject, unwrapList, unwrapSingle } from './envelope';

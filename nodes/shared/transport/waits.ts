@@ -1,6 +1,6 @@
 // Waits as the client reckons them: a Retry-After header read, a retry's backoff, a wait as a user reads it.
 /** Longest backoff between two tries of a temporary fault. */
-export const MAX_WAIT_MS = 60_000;
+export const MAX_BACKOFF_MS = 60_000;
 
 /** Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date. */
 export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
@@ -14,7 +14,7 @@ export function retryAfterMs(value: unknown, now = Date.now()): number | undefin
 
 /** Exponential backoff with full jitter in [delay/2, delay], capped. */
 export function backoffMs(attempt: number, baseMs: number): number {
-	const delay = Math.min(MAX_WAIT_MS, baseMs * 2 ** attempt);
+	const delay = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** attempt);
 	return Math.round(delay / 2 + (Math.random() * delay) / 2);
 }
 

@@ -5,10 +5,10 @@
 // has none), runs in one process still take turns (./catalog).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { sharedStore } from '../../../../shared/claims/n8nStore';
 import {
 	claimShared,
 	releaseShared,
-	sharedStore,
 	type SharedStore,
 } from '../../../../shared/claims/sharedClaims';
 
