@@ -77,10 +77,17 @@ const credentials = {
 	apiKey: 'sf_test_demo',
 	webhookSecret: SECRET,
 };
-const parameters = { events: ['order.created', 'payment.completed'], options: {} };
+// No duplicate check: every round sends the same event, and what is timed is the signature check and the item.
+const parameters = {
+	events: ['order.created', 'payment.completed'],
+	options: { dropDuplicates: false },
+};
 const staticData = {};
 const context = {
 	getCredentials: async () => credentials,
+	getMode: () => 'webhook',
+	getNode: () => ({ id: 'bench', name: 'Storefront Trigger', typeVersion: 2 }),
+	getWorkflow: () => ({ id: 'wf', name: 'bench' }),
 	getRequestObject: () => request,
 	getBodyData: () => request.body,
 	getHeaderData: () => request.headers,
