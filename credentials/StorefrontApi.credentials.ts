@@ -25,7 +25,8 @@ export class StorefrontApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://api.example.com/v1',
 			description:
-				'The full API base address including the version segment, e.g. https://api.example.com/v1. A trailing slash is ignored.',
+				'The full API base address including the version segment, e.g. https://api.example.com/v1. A trailing slash ' +
+				'is ignored.',
 		},
 		{
 			displayName: 'API Key',
@@ -43,7 +44,8 @@ export class StorefrontApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the Storefront dashboard. The trigger rejects every delivery while it is empty.',
+				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the Storefront ' +
+				'dashboard. The trigger rejects every delivery while it is empty.',
 		},
 		{
 			displayName: 'Previous Webhook Secret',
@@ -52,7 +54,8 @@ export class StorefrontApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'Only while rotating the webhook secret: the old secret. Deliveries signed with either secret are accepted until this is cleared. Leave empty otherwise.',
+				'Only while rotating the webhook secret: the old secret. Deliveries signed with either secret are accepted ' +
+				'until this is cleared. Leave empty otherwise.',
 		},
 	];
 
@@ -87,7 +90,8 @@ export class StorefrontApi implements ICredentialType {
 				properties: {
 					value: 401,
 					message:
-						'Storefront refused the API key (401 Unauthorized): check the API Key, or create a new one in the Storefront dashboard',
+						'Storefront refused the API key (401 Unauthorized): check the API Key, or create a new one in the ' +
+						'Storefront dashboard',
 				},
 			},
 			{
@@ -95,7 +99,8 @@ export class StorefrontApi implements ICredentialType {
 				properties: {
 					value: 404,
 					message:
-						'No Storefront API at this Base URL (404 Not Found): use the API base including its version, e.g. https://api.example.com/v1',
+						'No Storefront API at this Base URL (404 Not Found): use the API base including its version, e.g. ' +
+						'https://api.example.com/v1',
 				},
 			},
 		],

@@ -46,7 +46,9 @@ export const BASELINE_PAGES = 5;
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
-/** The static data objects of the polls in progress in this n8n process (one per trigger node of an active workflow). */
+/**
+ * The static data objects of the polls in progress in this n8n process (one per trigger node of an active workflow).
+ */
 const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
@@ -157,7 +159,8 @@ export class StorefrontPollingTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
 		description:
-			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no public URL or webhook needed',
+			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no ' +
+			'public URL or webhook needed',
 		defaults: {
 			name: 'Storefront Polling Trigger',
 		},
@@ -167,7 +170,8 @@ export class StorefrontPollingTrigger implements INodeType {
 		credentials: [{ name: 'storefrontApi', required: true }],
 		properties: [
 			setupNotice(
-				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first activation notes where the shop is; every later change is reported once, in order.',
+				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first ' +
+					'activation notes where the shop is; every later change is reported once, in order.',
 			),
 			eventsParameter('The changes that start the workflow, one item each'),
 			{
@@ -184,7 +188,8 @@ export class StorefrontPollingTrigger implements INodeType {
 						typeOptions: { minValue: 0, numberPrecision: 0 },
 						default: 5,
 						description:
-							"For Inventory Low: reported when a product changes and its stock is at or below this number (once, until it is seen above it again). Default 5, the sandbox's and the webhook event's threshold.",
+							'For Inventory Low: reported when a product changes and its stock is at or below this number (once, ' +
+							"until it is seen above it again). Default 5, the sandbox's and the webhook event's threshold.",
 					},
 				],
 			},
@@ -311,16 +316,23 @@ function checkRecords(
 	]
 		.filter(Boolean)
 		.join(' and ');
-	const message = `Storefront Polling Trigger: ${missing} among the ${resource} read, so their changes cannot be reported`;
+	const message =
+		`Storefront Polling Trigger: ${missing} among the ${resource} read, ` +
+		'so their changes cannot be reported';
 	if (baseline) {
 		throw new NodeOperationError(context.getNode(), message, {
-			description: `The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) and a time ("updated_at" or "created_at"). Ask the service which fields hold them.`,
+			description:
+				`The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) ` +
+				'and a time ("updated_at" or "created_at"). Ask the service which fields hold them.',
 		});
 	}
 	context.logger.warn(`${message}; they are skipped`);
 }
 
-/** A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when first seen. */
+/**
+ * A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when first
+ * seen.
+ */
 function warnUnsorted(
 	context: IPollFunctions,
 	resource: Resource,
@@ -333,6 +345,7 @@ function warnUnsorted(
 		? `does not list ${resource} most recently changed first`
 		: `gives ${resource} no "updated_at", so a change is found by comparing with the last poll`;
 	context.logger.warn(
-		`Storefront Polling Trigger: the service ${why}, and every poll reads the whole list (one request per 100 ${resource})`,
+		`Storefront Polling Trigger: the service ${why}, and every poll reads the whole list (one request per 100 ` +
+			`${resource})`,
 	);
 }

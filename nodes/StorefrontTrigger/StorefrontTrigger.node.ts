@@ -60,7 +60,8 @@ export class StorefrontTrigger implements INodeType {
 		],
 		properties: [
 			setupNotice(
-				"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook settings, or the <b>Test URL</b> while you listen for a test event.",
+				"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook " +
+					'settings, or the <b>Test URL</b> while you listen for a test event.',
 			),
 			eventsParameter(
 				'The event types that start the workflow. Other verified events are acknowledged and ignored.',
@@ -85,7 +86,9 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from the order and product lists at activation and start',
+							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from ' +
+							'the ' +
+							'order and product lists at activation and start',
 						displayOptions: { hide: { dropDuplicates: [false] } },
 					},
 					{
@@ -95,7 +98,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
 						default: DEFAULT_RECONCILE_MINUTES,
 						description:
-							'How often, while the workflow is active, to look for changes whose event never arrived and run them (0: never)',
+							'How often, while the workflow is active, to look for changes whose event never arrived and run them ' +
+							'(0: never)',
 						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 					},
 					{
@@ -104,7 +108,8 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, across restarts and queue mode',
+							'Whether to acknowledge a redelivered event without running the workflow again, across restarts and ' +
+							'queue mode',
 					},
 					{
 						displayName: 'Include Headers',
@@ -112,7 +117,8 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to add the request headers to each item under "headers" (without the signature, cookie and authorization headers)',
+							'Whether to add the request headers to each item under "headers" (without the signature, cookie and ' +
+							'authorization headers)',
 					},
 					{
 						displayName: 'Leave Out Superseded Changes',
@@ -120,7 +126,8 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description:
-							'Whether to drop a late status change whose order has another status by now (the service retried it after an outage). Off: it runs, marked "superseded" with the "current_status".',
+							'Whether to drop a late status change whose order has another status by now (the service retried it ' +
+							'after an outage). Off: it runs, marked "superseded" with the "current_status".',
 						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 					},
 					{
@@ -130,7 +137,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 15,
 						description:
-							"Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. Careful: the service's late retries after an outage are refused too.",
+							'Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. ' +
+							"Careful: the service's late retries after an outage are refused too.",
 					},
 					{
 						displayName: 'Remember Events For (Hours)',
@@ -139,7 +147,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
 						default: DEFAULT_REMEMBER_HOURS,
 						description:
-							"How long an event that ran is remembered, so that the service's late retries of it are dropped. At least as long as the service retries a delivery.",
+							"How long an event that ran is remembered, so that the service's late retries of it are dropped. At " +
+							'least as long as the service retries a delivery.',
 						displayOptions: { hide: { dropDuplicates: [false] } },
 					},
 				],

@@ -12,7 +12,8 @@ async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 			'The Storefront credentials have no Webhook Secret, so no delivery could be verified',
 			{
 				description:
-					'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials. The trigger never accepts unsigned deliveries.',
+					'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook ' +
+					'Secret" field of the credentials. The trigger never accepts unsigned deliveries.',
 			},
 		);
 	}

@@ -2,7 +2,8 @@
 // lost when n8n is down longer than the service keeps retrying, or when n8n's own start-up answer ("n8n is starting
 // up", 200) acknowledges it before any node runs. Every change the webhooks report is also in the order and product
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists
-// from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and starts
+// from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
+// starts
 // one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first runs
 // it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (../shared/claims).
 import type { IDataObject } from 'n8n-workflow';
@@ -32,7 +33,8 @@ const LAST_RUN_STEP_MS = 60_000;
 const LAST_RUN_KEY = 'lastRunChange';
 /**
  * Node static data: per event kind, its baseline, just after the newest change of its list when the trigger first read
- * it: nothing older is ever caught up for that kind. A kind added to Events later gets its own, so widening Events never
+ * it: nothing older is ever caught up for that kind. A kind added to Events later gets its own, so widening Events
+ * never
  * runs old records.
  */
 const BASELINES_KEY = 'catchUpBaselines';
@@ -306,7 +308,8 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const before = new Map(memory.statuses);
 		for (const e of detected.events) {
 			if (e.at < (baselines[e.event.type] as number)) continue;
-			// Found by comparing statuses (no updated_at): dated when a reading first found it, so that it outgrows the grace.
+			// Found by comparing statuses (no updated_at): dated when a reading first found it, so that it outgrows the
+			// grace.
 			const compared = e.compared
 				? `${String(e.event.data.order_id)}/${String(e.event.data.status)}`
 				: undefined;

@@ -109,7 +109,8 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 				context,
 				400,
 				'event_outside_window',
-				`The event was created at ${event.created_at}, outside the accepted window of ${options.rejectOlderThanMinutes} minutes`,
+				`The event was created at ${event.created_at}, outside the accepted window of ` +
+					`${options.rejectOlderThanMinutes} minutes`,
 			);
 		}
 	}
@@ -166,7 +167,8 @@ function reject(
 		const more =
 			report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
 		context.logger.warn(
-			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node "${node.name}") with ${status} ${code}: ${message}${more}`,
+			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node ` +
+				`"${node.name}") with ${status} ${code}: ${message}${more}`,
 		);
 	}
 	if (!(test || report.execution)) return { noWebhookResponse: true };

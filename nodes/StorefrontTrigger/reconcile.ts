@@ -93,7 +93,8 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 			reconciler.stop();
 			throw new NodeOperationError(ctx.getNode(), error, {
 				description:
-					'The trigger reads the order and product lists to run the changes no delivery brought. Check the credentials, or turn off "Catch Up After Downtime".',
+					'The trigger reads the order and product lists to run the changes no delivery brought. Check the ' +
+					'credentials, or turn off "Catch Up After Downtime".',
 			});
 		}
 	}
@@ -168,7 +169,8 @@ class Reconciler {
 
 	/**
 	 * Called in trigger(), before it returns: n8n 2.x lends a node its expression engine only until then, and reading
-	 * the credentials (like the node's parameters) may need it. Its requests need none (see the credentials' authenticate).
+	 * the credentials (like the node's parameters) may need it. Its requests need none (see the credentials'
+	 * authenticate).
 	 */
 	static async create(ctx: ITriggerFunctions, options: ReadingOptions): Promise<Reconciler> {
 		// No retries of its own: a failed reading is tried again whole, with the backoff below.
@@ -221,7 +223,8 @@ class Reconciler {
 				const wait = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
 				if (!this.stopped) {
 					this.ctx.logger.warn(
-						`Storefront Trigger: could not read the Storefront lists for ${this.options.about}; trying again in ${Math.round(wait / 1000)} s (the changes made meanwhile run then, once): ${(error as Error).message}`,
+						`Storefront Trigger: could not read the Storefront lists for ${this.options.about}; trying again in ` +
+							`${Math.round(wait / 1000)} s (the changes made meanwhile run then, once): ${(error as Error).message}`,
 					);
 				}
 				await this.wait(wait);
@@ -264,7 +267,8 @@ class Reconciler {
 		if (this.stopped) return 0;
 		if (found.baselined.length) {
 			this.ctx.logger.info(
-				`Storefront Trigger: catch-up baseline for ${about} (${found.baselined.join(', ')}) in ${found.requests} requests; changes from now on are caught up after downtime`,
+				`Storefront Trigger: catch-up baseline for ${about} (${found.baselined.join(', ')}) in ${found.requests} ` +
+					`requests; changes from now on are caught up after downtime`,
 			);
 		}
 		if (found.events.length) {
@@ -283,7 +287,9 @@ class Reconciler {
 		const log = found.events.length ? this.ctx.logger.info : this.ctx.logger.debug;
 		log.call(
 			this.ctx.logger,
-			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ${found.events.length} changes this n8n has not run${found.events.length ? ', one run started for them' : ''}`,
+			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
+				`${found.events.length} ` +
+				`changes this n8n has not run${found.events.length ? ', one run started for them' : ''}`,
 		);
 		return found.young;
 	}

@@ -34,15 +34,18 @@ export const REFUSED_KEY = 'storefrontRefused';
 /** What a user can do about each refusal, said in the failed execution it becomes. */
 const REFUSAL_ADVICE: Record<string, string> = {
 	invalid_signature:
-		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials, then deactivate and activate the workflow.',
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" ' +
+		'field of the credentials, then deactivate and activate the workflow.',
 	webhook_secret_missing:
-		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" field of the credentials.',
+		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" ' +
+		'field of the credentials.',
 	invalid_event:
 		'The sender is not the Storefront service, or it sends something other than events to this URL.',
 	invalid_created_at:
 		'The sender sends events without a valid created_at: check the URL set in the Storefront dashboard.',
 	event_outside_window:
-		'The event is older than "Reject Events Older Than" allows (a late retry, or a clock that is off). Raise the option or remove it; Catch Up After Downtime runs such a change.',
+		'The event is older than "Reject Events Older Than" allows (a late retry, or a clock that is off). Raise the ' +
+		'option or remove it; Catch Up After Downtime runs such a change.',
 };
 
 /**

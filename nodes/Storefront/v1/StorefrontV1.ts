@@ -36,7 +36,9 @@ function subtitleOf(properties: INodeProperties[]) {
 			}
 		}
 	}
-	return `={{ ${JSON.stringify(labels)}[$parameter["resource"] + ":" + $parameter["operation"]] || $parameter["operation"] + ": " + $parameter["resource"] }}`;
+	const key = '$parameter["resource"] + ":" + $parameter["operation"]';
+	const fallback = '$parameter["operation"] + ": " + $parameter["resource"]';
+	return `={{ ${JSON.stringify(labels)}[${key}] || ${fallback} }}`;
 }
 
 export class StorefrontV1 implements INodeType {
@@ -136,7 +138,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 1, numberPrecision: 0 },
 						default: DEFAULT_CONCURRENCY,
 						description:
-							'How many items of this run are sent at once. Items naming the same product or order always go one after another, in input order. 1 sends every item after the previous one.',
+							'How many items of this run are sent at once. Items naming the same product or order always go one ' +
+							'after another, in input order. 1 sends every item after the previous one.',
 					},
 					{
 						displayName: 'Max Requests per Minute',
@@ -145,7 +148,9 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							"Cap on this node's own pace below the plan's limit, e.g. to leave room for other workflows on the same key. 0: no cap (runs on one key already keep to the service's limit).",
+							"Cap on this node's own pace below the plan's limit, e.g. to leave room for other workflows on the " +
+							'same ' +
+							"key. 0: no cap (runs on one key already keep to the service's limit).",
 					},
 					{
 						displayName: 'Max Retries',
@@ -163,7 +168,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_RATE_LIMIT_WAIT_S,
 						description:
-							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or after a 429) before it fails. 15 minutes lets a Starter key work through about 1,500 requests.",
+							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or after a " +
+							'429) before it fails. 15 minutes lets a Starter key work through about 1,500 requests.',
 					},
 					{
 						displayName: 'Retry Delay (Ms)',
@@ -172,7 +178,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 1000,
 						description:
-							'First wait before a retry when the service does not say how long to wait; doubles on each further retry, with jitter',
+							'First wait before a retry when the service does not say how long to wait; doubles on each further ' +
+							'retry, with jitter',
 					},
 					{
 						displayName: 'Timeout (Seconds)',
@@ -181,7 +188,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: DEFAULT_TIMEOUT_S,
 						description:
-							'How long one try waits for an answer. Then it counts as a broken connection: tried again, except a Create, which may have reached the service.',
+							'How long one try waits for an answer. Then it counts as a broken connection: tried again, except a ' +
+							'Create, which may have reached the service.',
 					},
 				],
 			},

@@ -30,7 +30,9 @@ export interface PolledEvent extends IDataObject {
 interface Timed {
 	at: number;
 	event: PolledEvent;
-	/** Found by comparing with the remembered status or stock (no updated_at): that memory, not the cursor, keeps it once. */
+	/**
+	 * Found by comparing with the remembered status or stock (no updated_at): that memory, not the cursor, keeps it once.
+	 */
 	compared?: boolean;
 }
 
@@ -115,7 +117,10 @@ export interface Detected {
 	all: Timed[];
 }
 
-/** Moves the cursor to `newest`: keeps the events not already emitted at the old one, and remembers the ids at (or after) the new one. */
+/**
+ * Moves the cursor to `newest`: keeps the events not already emitted at the old one, and remembers the ids at (or
+ * after) the new one.
+ */
 function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 	found: Timed[],
 	state: S,

@@ -6,7 +6,10 @@
 // lock, so a lock never stops events (docs/trigger.md, Drop Duplicate Events: Why a lock).
 import { realClock, type Clock } from '../clock';
 
-/** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the node's. */
+/**
+ * One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the
+ * node's.
+ */
 export interface StoreRow {
 	/** How many values the row holds; 0 when there is no row. A read: it writes nothing. */
 	count(): Promise<number>;

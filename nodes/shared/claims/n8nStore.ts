@@ -56,7 +56,9 @@ function helperRow(
 	};
 }
 
-/** The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without. */
+/**
+ * The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without.
+ */
 const unlockedWarnings = new Throttle(60_000);
 /** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
 const toldSharedRow = new Set<string>();
@@ -146,12 +148,17 @@ export function sharedStore(
 				if (toldSharedRow.has(scope)) return;
 				toldSharedRow.add(scope);
 				return context.logger.warn(
-					`${words.node}: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database row the claim lock is made of, so ${words.node} leaves that row to it and claims ${words.claims} without the lock: exact within one n8n process; across processes (queue mode) ${words.risk} (${words.doc})`,
+					`${words.node}: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database ` +
+						`row ` +
+						`the claim lock is made of, so ${words.node} leaves that row to it and claims ${words.claims} without ` +
+						`the ` +
+						`lock: exact within one n8n process; across processes (queue mode) ${words.risk} (${words.doc})`,
 				);
 			}
 			if (!unlockedWarnings.note(scope, Date.now())) return;
 			context.logger.warn(
-				`${words.node}: claimed ${words.claims} in n8n's database without the claim lock (${why}, after ${waitedMs} ms), so ${words.risk} (${words.doc})`,
+				`${words.node}: claimed ${words.claims} in n8n's database without the claim lock (${why}, after ${waitedMs} ` +
+					`ms), so ${words.risk} (${words.doc})`,
 			);
 		},
 	});

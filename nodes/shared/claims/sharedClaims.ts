@@ -234,7 +234,9 @@ function batched(
 	});
 }
 
-/** The claims' store over `access`; `scope` names the node in this process (its calls are batched one after the other). */
+/**
+ * The claims' store over `access`; `scope` names the node in this process (its calls are batched one after the other).
+ */
 export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<void> | undefined;

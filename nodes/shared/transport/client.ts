@@ -319,7 +319,10 @@ export class StorefrontClient {
 		return collected;
 	}
 
-	/** The governor's slot for one request, the time it waited counted in `waitedForLimitMs` when it was for a limit the service has shown. */
+	/**
+	 * The governor's slot for one request, the time it waited counted in `waitedForLimitMs` when it was for a limit the
+	 * service has shown.
+	 */
 	private async slot(deadline: number, seq: number | undefined): Promise<Ticket> {
 		if (this.waiting.count++ === 0) this.waiting.since = Date.now();
 		try {

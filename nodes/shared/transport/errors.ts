@@ -12,7 +12,10 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { isObject } from './envelope';
 
-/** Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's catch-up. */
+/**
+ * Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's
+ * catch-up.
+ */
 export type Context =
 	| IExecuteFunctions
 	| ILoadOptionsFunctions

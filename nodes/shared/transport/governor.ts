@@ -186,7 +186,8 @@ export class Governor {
 		if (this.limit !== undefined)
 			return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
 		if (this.learned !== undefined) {
-			return `about ${requests(this.learned)} per ${Math.round(this.learnedWindowMs / 1000)} s, learned from the service's 429 answers`;
+			const seconds = Math.round(this.learnedWindowMs / 1000);
+			return `about ${requests(this.learned)} per ${seconds} s, learned from the service's 429 answers`;
 		}
 		return 'not announced by the service';
 	}

@@ -45,9 +45,13 @@ export function waitedTooLong(
 		ctx,
 		{ message: `Waited ${duration(waitedMs)} for the rate limit`, httpCode: '429' },
 		{
-			message: `Storefront rate limit: this request waited ${duration(waitedMs)}${refused} and was not sent, the "Max Wait for Rate Limit" of ${budget} being used up. The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
+			message:
+				`Storefront rate limit: this request waited ${duration(waitedMs)}${refused} and was not sent, ` +
+				`the "Max Wait for Rate Limit" of ${budget} being used up. ` +
+				`The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
 			description:
-				"Many runs are sharing this API key's rate limit. Raise \"Max Wait for Rate Limit\" in the node's options, let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
+				'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, ' +
+				"let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
 			httpCode: '429',
 			itemIndex: target.itemIndex,
 		},
@@ -73,7 +77,8 @@ export function apiError(
 	} else {
 		// n8n's UX guidelines: say what happened without "error" or "failure" in the node's own words; the service's
 		// words follow. No description here: a continue-on-fail item would gain a `details` key it never had.
-		message = `Storefront ${status >= 500 ? 'could not complete' : 'did not accept'} the request (${status}): ${service}`;
+		const outcome = status >= 500 ? 'could not complete' : 'did not accept';
+		message = `Storefront ${outcome} the request (${status}): ${service}`;
 	}
 	return nodeApiError(
 		ctx,
@@ -101,7 +106,9 @@ export function notJson(
 		ctx,
 		{ message: text, httpCode: String(response.statusCode) },
 		{
-			message: `Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} and an unexpected body (${what}): ${text}`,
+			message:
+				`Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} ` +
+				`and an unexpected body (${what}): ${text}`,
 			httpCode: String(response.statusCode),
 			itemIndex: target.itemIndex,
 		},
@@ -129,7 +136,8 @@ export function connectionError(
 			message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
 			description:
 				timedOut && method === 'POST'
-					? 'The request may have reached the service before the time-out: check whether it took effect before running it again.'
+					? 'The request may have reached the service before the time-out: ' +
+						'check whether it took effect before running it again.'
 					: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
 			itemIndex: target.itemIndex,
 		},

@@ -102,7 +102,9 @@ async function runItems(
 	return outcomes;
 }
 
-/** How the node's settings ask failures to be handled; `continueOnFail` is `this.continueOnFail()`, read in execute(). */
+/**
+ * How the node's settings ask failures to be handled; `continueOnFail` is `this.continueOnFail()`, read in execute().
+ */
 export interface RouterOptions {
 	continueOnFail: boolean;
 }
@@ -188,7 +190,8 @@ export async function router(
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
 		const outcome = outcomes[itemIndex];
-		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index stops the node.
+		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index
+		// stops the node.
 		if (!outcome) continue;
 		// Both error constructors hand back an error of their own class unchanged (item index included).
 		if (!outcome.ok) throw asNodeError(this, outcome.error, itemIndex);
@@ -209,7 +212,9 @@ function rateLimitHint(client: StorefrontClient): string[] {
 	return waited >= 1000 ? [`Waited ${duration(waited)} for Storefront's rate limit`] : [];
 }
 
-/** Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions). */
+/**
+ * Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions).
+ */
 function addHints(ctx: IExecuteFunctions, messages: string[]): void {
 	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
 	ctx.addExecutionHints(

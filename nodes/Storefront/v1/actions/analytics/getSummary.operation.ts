@@ -6,11 +6,14 @@ import { toolDescription } from '../common';
 
 const properties: INodeProperties[] = [
 	toolDescription(
-		'Get live totals of the Storefront shop; needs no input. Returns one object: products_count, active_products_count, low_stock_products_count, orders_count, orders_by_status (count per status), revenue, average_order_value, customers_count, currency and generated_at.',
+		'Get live totals of the Storefront shop; needs no input. Returns one object: products_count, ' +
+			'active_products_count, low_stock_products_count, orders_count, orders_by_status (count per status), revenue, ' +
+			'average_order_value, customers_count, currency and generated_at.',
 	),
 	{
 		displayName:
-			'Returns one item with product, order and customer counts, orders by status, revenue and average order value, computed live',
+			'Returns one item with product, order and customer counts, orders by status, revenue and average order value, ' +
+			'computed live',
 		name: 'summaryNotice',
 		type: 'notice',
 		default: '',

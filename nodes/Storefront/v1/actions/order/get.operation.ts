@@ -6,7 +6,11 @@ import { locatorId, orderLocator, toolDescription } from '../common';
 
 const properties: INodeProperties[] = [
 	toolDescription(
-		'Get one order of the Storefront shop by its id (like ord_00001). Returns the order: id, status (pending, processing, shipped, delivered, cancelled or refunded), total, currency, customer_id, items (product_id, name, quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns an error saying the order was not found.',
+		'Get one order of the Storefront shop by its id (like ord_00001). Returns the order: id, status (pending, ' +
+			'processing, shipped, delivered, cancelled or refunded), total, currency, customer_id, items (product_id, ' +
+			'name, ' +
+			'quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns an error ' +
+			'saying the order was not found.',
 	),
 	orderLocator,
 ];

@@ -7,7 +7,10 @@ import { getManyExecute, getManyProperties, pick, pickWithId } from '../common';
 
 const tool: ToolUse = {
 	description:
-		'List orders of the Storefront shop, optionally only those in one status (pending, processing, shipped, delivered, cancelled or refunded). Returns one entry per order: id (like ord_00001), status, total, currency, customer_id, item_count, created_at and paid_at (null until paid); at most Limit orders (default 50), so a full page may mean more exist.',
+		'List orders of the Storefront shop, optionally only those in one status (pending, processing, shipped, ' +
+		'delivered, cancelled or refunded). Returns one entry per order: id (like ord_00001), status, total, currency, ' +
+		'customer_id, item_count, created_at and paid_at (null until paid); at most Limit orders (default 50), so a full ' +
+		'page may mean more exist.',
 	fields: 'ID, status, total, currency, customer ID, item count, created and paid times',
 	simplify: (order) => ({
 		...pickWithId(order, 'order', ['status', 'total', 'currency', 'customer_id']),

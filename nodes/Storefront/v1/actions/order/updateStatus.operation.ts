@@ -8,7 +8,12 @@ import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../co
 const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
 	toolDescription(
-		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. Allowed moves only: ${ORDER_MOVES}. Setting the current status again changes nothing. Any other move is refused with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, status, total, currency, customer_id, items, timestamps).`,
+		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. ` +
+			`Allowed moves only: ${ORDER_MOVES}. Setting the current status again changes nothing. Any other move is ` +
+			`refused ` +
+			`with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, ` +
+			`status, ` +
+			`total, currency, customer_id, items, timestamps).`,
 	),
 	orderLocator,
 	{

@@ -6,7 +6,8 @@ import { toolDescription } from '../common';
 
 const properties: INodeProperties[] = [
 	toolDescription(
-		"Get the Storefront shop's own settings by its store id (like store_001). Returns the store: id, name, domain, currency, timezone and plan.",
+		"Get the Storefront shop's own settings by its store id (like store_001). Returns the store: id, name, domain, " +
+			'currency, timezone and plan.',
 	),
 	{
 		displayName: 'Store ID',
