@@ -18,8 +18,8 @@ import type { Claim } from '../shared/claims/sharedClaims';
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
  * one that failed while a later one got through is still being retried: if n8n goes down before its retry, only a
- * read from before it finds it. Ten times the contract's retry span (15 s); a restart with nothing missed then costs
- * one request per list while fewer than 100 records of it changed in these minutes (bench/catchup.js).
+ * read from before it finds it. Ten times the contract's retry span (15 s), and short enough that a restart with
+ * nothing missed costs about one request per list (docs/performance.md).
  */
 export const CATCH_UP_MARGIN_MS = 5 * 60_000;
 

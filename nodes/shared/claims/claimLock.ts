@@ -41,8 +41,8 @@ const NONCES_MAX = 8;
 const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
 /**
  * How long one count may stand before its holder is taken for dead. A holder keeps the lock for half a second at most
- * while its batches follow each other (./sharedClaims), plus the call in flight: in the reliability and queue suites
- * under load a run's whole claim took well under a second (p95). A lease is far above that; each waiter adds up to
+ * while its batches follow each other (./sharedClaims), plus the call in flight; a run's whole claim takes well
+ * under a second under load (docs/performance.md). A lease is far above that; each waiter adds up to
  * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment. It is also how long claims wait
  * after a process was killed while holding the lock (under load it nearly always holds it), so it is not longer.
  */

@@ -18,7 +18,7 @@ const LOOK_BACK = 6;
 const BITS = 21;
 /**
  * Values the row keeps at most, whatever their age (n8n drops the oldest past it): the bound of a row whose periods
- * are never turned, as when every claim goes without the lock. About 8 MB.
+ * are never turned, as when every claim goes without the lock (docs/performance.md gives its size).
  */
 export const MAX_ROW_VALUES = 300_000;
 

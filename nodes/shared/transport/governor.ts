@@ -279,8 +279,8 @@ export class Governor {
 	 * time to look again. Alone on the key, every request the window has room for goes. Sharing it (seen in the last
 	 * minute), each process sends half the window at once and, from the window's middle, one request at a time while
 	 * the answers leave room: the other process's requests in flight are counted by the service before any answer
-	 * here can show them, so a process that took what its answers said was left would send the window twice over
-	 * (10 of 20 refused a window with two workers). At worst the one request after the half is refused, once a window.
+	 * here can show them, so a process that took what its answers said was left would send the window twice over.
+	 * At worst the one request after the half is refused, once a window.
 	 */
 	private shareOfWindow(now: number): number {
 		if (now >= this.sharedUntil) return 0;
