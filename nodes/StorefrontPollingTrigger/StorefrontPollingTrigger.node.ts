@@ -38,7 +38,7 @@ import {
 	type PollState,
 	type ProductState,
 } from '../shared/changes/state';
-import { eventsParameter, setupNotice } from '../shared/triggerParameters';
+import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
 export const BASELINE_PAGES = 5;
@@ -157,7 +157,7 @@ export class StorefrontPollingTrigger implements INodeType {
 		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		subtitle: eventsSubtitle(),
 		description:
 			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no ' +
 			'public URL or webhook needed',

@@ -18,15 +18,21 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
-import { eventsParameter, setupNotice } from '../shared/triggerParameters';
+import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_RECONCILE_MINUTES } from './options';
 import { receive } from './receive';
 import { startReading } from './reconcile';
 
-/** The Events parameter in the subtitle's expression. */
-const EVENTS = '($parameter["events"] || [])';
+/** Offered before the event kinds in Events. */
+const ALL_EVENTS = [
+	{
+		name: 'All Events',
+		value: '*',
+		description: 'Any event type, including ones Storefront adds later',
+	},
+];
 
 export class StorefrontTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -37,7 +43,7 @@ export class StorefrontTrigger implements INodeType {
 		// One version for the first publish. Not 1: n8n handles a webhook start node of version 1 as its own legacy
 		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery.
 		version: 2,
-		subtitle: `={{ ${EVENTS}.includes("*") ? "All Events" : ${EVENTS}.join(", ") }}`,
+		subtitle: eventsSubtitle(ALL_EVENTS),
 		description:
 			'Starts the workflow when the Storefront shop reports an event: an order placed or updated, ' +
 			'a payment completed, a product created or its stock running low',
@@ -65,13 +71,7 @@ export class StorefrontTrigger implements INodeType {
 			),
 			eventsParameter(
 				'The event types that start the workflow. Other verified events are acknowledged and ignored.',
-				[
-					{
-						name: 'All Events',
-						value: '*',
-						description: 'Any event type, including ones Storefront adds later',
-					},
-				],
+				ALL_EVENTS,
 			),
 			{
 				displayName: 'Options',

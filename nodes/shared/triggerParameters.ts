@@ -11,6 +11,15 @@ export const setupNotice = (text: string): INodeProperties => ({
 	default: '',
 });
 
+/**
+ * The subtitle under a trigger on the canvas: its events by the names the Events list shows ("Order Created, Payment
+ * Completed"), not their values.
+ */
+export const eventsSubtitle = (first: INodePropertyOptions[] = []) => {
+	const names = Object.fromEntries([...first, ...EVENT_OPTIONS].map((o) => [o.value, o.name]));
+	return `={{ ($parameter["events"] || []).map((e) => (${JSON.stringify(names)})[e] || e).join(", ") }}`;
+};
+
 /** Events: the kinds that start the workflow (`first`: options offered before them). */
 export const eventsParameter = (
 	description: string,

@@ -1,8 +1,14 @@
 // The Storefront Trigger's webhook() and lifecycle run through n8n-core's real WebhookContext / HookContext
 // (test/helpers/webhook.ts) with real raw-body Buffers. Signatures are computed here with node:crypto directly.
 import { createHmac } from 'crypto';
-import type { DeduplicationScope, IExecuteFunctions, INode, INodeType } from 'n8n-workflow';
-import { NodeConnectionTypes, sleep } from 'n8n-workflow';
+import type {
+	DeduplicationScope,
+	IExecuteFunctions,
+	INode,
+	INodeProperties,
+	INodeType,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeHelpers, sleep, Workflow } from 'n8n-workflow';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import {
@@ -166,6 +172,67 @@ describe('description', () => {
 		const events = description.properties.find((property) => property.name === 'events')!;
 		const values = (events.options as Array<{ value: string }>).map((option) => option.value);
 		expect(values.sort()).toEqual(['*', ...ALL_KINDS].sort());
+	});
+
+	it('its canvas subtitle names the events as the Events list does, All Events for "*"', () => {
+		const subtitle = (events: string[]) => {
+			const node: INode = {
+				id: 'n',
+				name: 'Storefront Trigger',
+				type: 'n8n-nodes-storefront.storefrontTrigger',
+				typeVersion: 2,
+				position: [0, 0],
+				parameters: { events },
+			};
+			const nodeType = new StorefrontTrigger();
+			const workflow = new Workflow({
+				nodes: [node],
+				connections: {},
+				active: false,
+				nodeTypes: {
+					getByName: () => nodeType,
+					getByNameAndVersion: () => nodeType,
+					getKnownTypes: () => ({}),
+				},
+			});
+			return workflow.expression.getSimpleParameterValue(
+				node,
+				description.subtitle as string,
+				'internal',
+				{},
+			);
+		};
+		expect(subtitle(['*'])).toBe('All Events');
+		expect(subtitle(['order.created', 'payment.completed'])).toBe(
+			'Order Created, Payment Completed',
+		);
+		expect(subtitle([])).toBe('');
+	});
+
+	it('shows an option only while what it needs is on: the editor hides it, the text does not say "Needs"', () => {
+		const options = description.properties.find((property) => property.name === 'options')!
+			.options as INodeProperties[];
+		const node = { typeVersion: 2, parameters: {} } as unknown as INode;
+		const shown = (values: Record<string, boolean>) =>
+			options
+				.filter((option) =>
+					NodeHelpers.displayParameter(values, option, node, description, { options: values }),
+				)
+				.map((option) => option.displayName);
+		const dependent = [
+			'Catch Up After Downtime',
+			'Check for Missed Events Every (Minutes)',
+			'Leave Out Superseded Changes',
+			'Remember Events For (Hours)',
+		];
+		expect(shown({})).toEqual(expect.arrayContaining(dependent));
+		expect(shown({ dropDuplicates: false })).toEqual(expect.not.arrayContaining([dependent[0]]));
+		expect(shown({ dropDuplicates: false }).filter((name) => dependent.includes(name))).toEqual([]);
+		expect(shown({ catchUp: false }).filter((name) => dependent.includes(name))).toEqual([
+			'Catch Up After Downtime',
+			'Remember Events For (Hours)',
+		]);
+		for (const option of options) expect(String(option.description)).not.toMatch(/\bNeeds\b/);
 	});
 
 	it('explains which URL to paste into the dashboard', () => {
