@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Storefront Trigger, Reconcile Every (issue 41): what the reconciliation costs a quiet shop, by shop size and by how
+// Storefront Trigger, Check for Missed Events (issue 41): what the reconciliation costs a quiet shop, by shop size and by how
 // the service reads the spec (sandbox profiles: the contract's lists, most recently changed first with updated_at; the
 // spec-literal ones, oldest first without updated_at, read whole). trigger() runs through n8n-core's TriggerContext
 // (test/helpers/webhook.ts) against the in-process sandbox over real HTTP, every event of the catch-up's kinds

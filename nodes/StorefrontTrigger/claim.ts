@@ -27,7 +27,7 @@ const CLAIM_WORDS = {
 	node: 'Storefront Trigger',
 	claims: 'events',
 	risk: 'two n8n processes could both run a redelivered event',
-	doc: 'docs/trigger.md, Drop Duplicate Events',
+	doc: 'docs/trigger.md, How the trigger remembers',
 };
 
 export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,4 +1,4 @@
-// The reading behind Catch Up After Downtime and Reconcile Every (docs/trigger.md): started by trigger() when n8n
+// The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md): started by trigger() when n8n
 // activates the workflow or starts with it active, then on n8n's own schedule (the Schedule Trigger's registerCron,
 // which n8n stops on deactivation) while the workflow stays active. It never holds n8n up: trigger() waits for the
 // first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every

@@ -3,7 +3,7 @@
 // releases it; a waiter only reads (counts the row's values) until it is gone, so waiting never writes. A count that
 // does not change for a whole lease means the holder died holding it; a row that is not this lock's (more values, no
 // marker: a Remove Duplicates node's) is left alone, and then, or after LOCK_WAIT_MS, the claim goes on without the
-// lock, so a lock never stops events (docs/trigger.md, Drop Duplicate Events: Why a lock).
+// lock, so a lock never stops events (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
 
 /**

@@ -4,7 +4,7 @@
 // the period a full retention back, then marks where the new period starts: a marker value, its position and the
 // number of values it dropped, each written as bits (one value per bit that is set), since a hashed value cannot be
 // read back, only found. A marker's position then is where it was written less what later periods dropped. A claim is
-// kept between the full time and a third more (docs/trigger.md, Drop Duplicate Events: Retention). Only a process that
+// kept between the full time and a third more (docs/maintainers.md, Claims in n8n's database). Only a process that
 // holds the lock does this, so no other write moves the row meanwhile; each n8n process that claims pays four calls
 // for it once a period.
 import type { StoreRow } from './claimLock';

@@ -4,7 +4,7 @@
 // helper of its Remove Duplicates node. That helper reads a row and writes it back whole without a lock, so
 // overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
 // across processes (./claimLock), where one call decides it exactly; without the lock, claimShared's slower protocol
-// never loses an event (docs/trigger.md, Drop Duplicate Events).
+// never loses an event (docs/maintainers.md, Claims in n8n's database).
 import { turnPeriod } from './retention';
 import {
 	acquireLock,
@@ -18,8 +18,8 @@ import {
 
 /**
  * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
- * (its read-back and its run marker), each a read and a write; more buy almost nothing (docs/trigger.md, Drop
- * Duplicate Events).
+ * (its read-back and its run marker), each a read and a write; more buy almost nothing (docs/maintainers.md,
+ * Claims in n8n's database).
  */
 const HEAD_START_READS = 6;
 
