@@ -59,9 +59,9 @@ export class StorefrontApi implements ICredentialType {
 		},
 	];
 
-	// A function, not n8n's generic block: n8n resolves a generic block's `={{…}}` with the workflow's expression
-	// engine, which n8n 2.x only lends inside a node's own call (execute(), poll(), trigger() until it returns). The
-	// Storefront Trigger's reconciliation sends requests later, on n8n's schedule (docs/trigger.md, Check for Missed Events).
+	// A function, not n8n's generic block: n8n resolves a generic block's `={{…}}` with the workflow's expression engine,
+	// which n8n 2.x only lends inside a node's own call (execute(), poll(), trigger() until it returns). The Storefront
+	// Trigger's reconciliation sends requests later, on n8n's schedule (docs/trigger.md, Check for Missed Events).
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,

@@ -1,11 +1,11 @@
 // "Catch Up After Downtime" (docs/trigger.md): what the Storefront Trigger runs that no delivery brought. A delivery is
 // lost when n8n is down longer than the service keeps retrying, or when n8n's own start-up answer ("n8n is starting
 // up", 200) acknowledges it before any node runs. Every change the webhooks report is also in the order and product
-// lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists
-// from shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
-// starts
-// one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first runs
-// it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock (../shared/claims).
+// lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists from
+// shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
+// starts one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first
+// runs it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock
+// (../shared/claims).
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
@@ -34,8 +34,7 @@ const LAST_RUN_KEY = 'lastRunChange';
 /**
  * Node static data: per event kind, its baseline, just after the newest change of its list when the trigger first read
  * it: nothing older is ever caught up for that kind. A kind added to Events later gets its own, so widening Events
- * never
- * runs old records.
+ * never runs old records.
  */
 const BASELINES_KEY = 'catchUpBaselines';
 

@@ -1,11 +1,11 @@
-// The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md): started by trigger() when n8n
-// activates the workflow or starts with it active, then on n8n's own schedule (the Schedule Trigger's registerCron,
+// The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md): started by trigger() when
+// n8n activates the workflow or starts with it active, then on n8n's own schedule (the Schedule Trigger's registerCron,
 // which n8n stops on deactivation) while the workflow stays active. It never holds n8n up: trigger() waits for the
 // first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every
-// request has a time-out, and a reading that fails is tried again with backoff until the service answers, however
-// long, so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys).
-// What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
-// its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
+// request has a time-out, and a reading that fails is tried again with backoff until the service answers, however long,
+// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys). What runs
+// after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during its own
+// calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import { randomUUID } from 'crypto';
 import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
