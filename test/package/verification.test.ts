@@ -215,6 +215,25 @@ test("UX: every description, hint and notice the editor shows is one or two shor
 	).not.toHaveLength(0);
 	expect(shown.length).toBeGreaterThan(100);
 	expect(shown.filter(({ text }) => text.length > 200)).toEqual([]);
+	// In a no-code user's words: no node version, no figure of CI, no n8n internal; a dependency between options is
+	// shown by the editor (displayOptions), not written out.
+	const names = (options: unknown[]): string[] =>
+		(options as Array<Record<string, unknown>>).flatMap((option) => [
+			String(option.displayName ?? option.name),
+			...['options', 'values'].flatMap((nested) =>
+				Array.isArray(option[nested]) ? names(option[nested] as unknown[]) : [],
+			),
+		]);
+	const words = [
+		...shown.map(({ text }) => text),
+		...descriptions.flatMap((description) => [
+			String(description.subtitle ?? ''),
+			...names(description.properties),
+		]),
+	];
+	const unknownToUsers =
+		/\bversion \d|\bv\d+\.\d|\bCI\b|\bsuite\b|static data|isolate|WorkflowRunner|N8N_[A-Z_]+|processed.data|expression engine|\bNeeds [A-Z]/;
+	expect(words.filter((text) => unknownToUsers.test(text))).toEqual([]);
 });
 
 test("UX: a JSON parameter at the top level is required (n8n's open-ended-node-fields); optional JSON lives in a collection", () => {
