@@ -291,7 +291,7 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
-it('Create or Update in the editor: Map Automatically matches on sku; a step run creates the new SKU, updates the changed price and says so in the output panel', async () => {
+it("Create or Update in the editor: the fields under Create's and Update's names; Map Automatically matches on SKU; a step run outputs the products and its hints say what it did (created the new SKU, updated the changed price)", async () => {
 	const existing = [...env.sandbox.state.products.values()].find((p) => p.status === 'active')!;
 	const newPrice = Number((Number(existing.price) + 1).toFixed(2));
 	const freshSku = `BROWSER-${Date.now().toString(36).toUpperCase()}`;
@@ -313,6 +313,14 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 	const ndv = await openNode('Sync Products');
 	const mapper = ndv.getByTestId('resource-mapper-container');
+	// Map Each Column Below (the default) lists the fields as Create and Update name them.
+	await mapper.getByText('Inventory Quantity', { exact: true }).first().waitFor();
+	const listed = await mapper.innerText();
+	for (const name of ['SKU', 'Name', 'Price', 'Inventory Quantity', 'Image URLs'])
+		expect({ name, listed: listed.includes(name) }).toEqual({ name, listed: true });
+	expect(listed).not.toMatch(/\bstock\b/);
+	await expectNoNodeError(ndv);
+	await shot('08-create-or-update-fields');
 	await mapper.getByTestId('mapping-mode-select').click();
 	await page
 		.locator('.el-select-dropdown__item:visible')
@@ -322,22 +330,36 @@ it('Create or Update in the editor: Map Automatically matches on sku; a step run
 	await expect(
 		mapper.getByTestId('mapping-mode-select').locator('input').inputValue(),
 	).resolves.toBe('Map Automatically');
-	// The product fields come from the node (getProductFields); sku is the one to match on unless the user picks another.
-	await expect(
-		mapper.getByTestId('matching-column-select').locator('input').first().inputValue(),
-	).resolves.toBe('sku');
+	// The product fields come from the node (getProductFields); SKU is the one to match on unless the user picks another.
+	// n8n's select shows the chosen field's id in its box (its options carry no label) and the names in its list.
+	const matchOn = mapper.getByTestId('matching-column-select');
+	await expect(matchOn.locator('input').first().inputValue()).resolves.toBe('sku');
+	await matchOn.locator('input').first().click();
+	const options = page
+		.locator('[data-test-id^="matching-column-option-"]')
+		.filter({ visible: true });
+	await options.first().waitFor();
+	expect((await options.allInnerTexts()).map((text) => text.trim())).toEqual([
+		'SKU',
+		'Name',
+		'Product ID',
+	]);
+	await page.keyboard.press('Escape');
+	await options.first().waitFor({ state: 'hidden' });
 	await expect(mapper.innerText()).resolves.toContain('with none, one is created');
 	await expectNoNodeError(ndv);
 	await shot('08-create-or-update-map-automatically');
 
 	await ndv.getByTestId('node-execute-button').click();
 	const output = ndv.getByTestId('output-panel');
-	await output.getByText('created', { exact: true }).first().waitFor();
-	await expect(output.innerText()).resolves.toContain('updated');
-	// Each hint of the run is one node-hint: what it did, and how it found the products (the lookups here).
+	// The output items are the two products, as Create and Update output them.
+	await output.getByText(freshSku, { exact: true }).first().waitFor();
+	await expect(output.innerText()).resolves.toContain(existing.sku);
+	// Each hint of the run is one node-hint: what it did, which fields it wrote, and how it found the products.
 	const hints = (await output.getByTestId('node-hint').allInnerTexts()).join('\n');
-	expect(hints).toContain('Created 1, updated 1, unchanged 0');
-	expect(hints).toMatch(/Found the products by (looking up each sku|reading the catalog)/);
+	expect(hints).toContain('Created 1, updated 1, left 0 unchanged');
+	expect(hints).toContain('Updated Price on 1 product');
+	expect(hints).toMatch(/Found the products by (looking up each SKU|reading the catalog)/);
 	await shot('09-create-or-update-run');
 	const withSku = (sku: string) =>
 		[...env.sandbox.state.products.values()].filter((p) => p.sku === sku);

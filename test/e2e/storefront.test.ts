@@ -404,6 +404,7 @@ beyondInstall('the other examples', () => {
 			});
 		// What the rows should do, from the shop as the earlier tests left it.
 		const expected = { created: 0, updated: 0, unchanged: 0 };
+		const toUpdate = new Set<string>();
 		for (const row of rows) {
 			const [product] = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
 			if (!product) expected.created++;
@@ -411,9 +412,10 @@ beyondInstall('the other examples', () => {
 				product.name !== row.name ||
 				Number(product.price) !== row.price ||
 				Number(product.stock) !== row.stock
-			)
+			) {
 				expected.updated++;
-			else expected.unchanged++;
+				toUpdate.add(`/v1/products/${product.id}`);
+			} else expected.unchanged++;
 		}
 		expect(expected.created).toBeGreaterThan(0);
 
@@ -436,26 +438,26 @@ beyondInstall('the other examples', () => {
 			const log = ((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) =>
 				r.path.startsWith('/v1/products'),
 			);
+			// Each output item is its row's product, as Create and Update output it.
 			return {
-				actions: runOfNode.data.main[0].map((item: any) => item.json.action),
+				skus: runOfNode.data.main[0].map((item: any) => item.json.sku),
 				hints: (runOfNode.hints ?? []).map((hint: any) => hint.message),
 				writes: log.filter((r) => r.method !== 'GET').map((r) => r.method),
+				updated: log.filter((r) => r.method === 'PUT').map((r) => r.path),
 			};
 		};
-		const count = (actions: string[], action: string) => actions.filter((a) => a === action).length;
 
+		// What was done, from the service's side: a POST per new SKU, a PUT to each product whose row differs, no
+		// write to the others; the run's hint says the same.
 		const first = await submit();
-		expect({
-			created: count(first.actions, 'created'),
-			updated: count(first.actions, 'updated'),
-			unchanged: count(first.actions, 'unchanged'),
-		}).toEqual(expected);
+		expect(first.skus).toEqual(rows.map((row) => row.sku));
 		expect(first.writes.sort()).toEqual([
 			...Array(expected.created).fill('POST'),
 			...Array(expected.updated).fill('PUT'),
 		]);
+		expect(first.updated.sort()).toEqual([...toUpdate].sort());
 		expect(first.hints).toContain(
-			`Created ${expected.created}, updated ${expected.updated}, unchanged ${expected.unchanged}`,
+			`Created ${expected.created}, updated ${expected.updated}, left ${expected.unchanged} unchanged`,
 		);
 		for (const row of rows) {
 			const withSku = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
@@ -470,9 +472,9 @@ beyondInstall('the other examples', () => {
 		}
 
 		const again = await submit();
-		expect(again.actions).toEqual(rows.map(() => 'unchanged'));
+		expect(again.skus).toEqual(rows.map((row) => row.sku));
 		expect(again.writes).toEqual([]);
-		expect(again.hints).toContain(`Created 0, updated 0, unchanged ${rows.length}`);
+		expect(again.hints).toContain(`Created 0, updated 0, left ${rows.length} unchanged`);
 		await instance.deactivate(env.client, sync.id);
 	});
 
