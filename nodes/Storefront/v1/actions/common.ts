@@ -35,15 +35,21 @@ export function toolDescription(text: string): INodeProperties {
 		typeOptions: { rows: 4 },
 		default: text,
 		description:
-			'What the AI model is told about this tool: what it does, what it needs and what it returns. The default is written for this operation; edit it to fit your agent.',
+			'What the AI model is told about this tool: what it does, what it needs and what it returns. The default is ' +
+			'written for this operation; edit it to fit your agent.',
 		displayOptions: { show: { '@tool': [true] } },
 	};
 }
 
-/** A warning on the tool variant of an operation that changes the store (docs/ai-agent.md, "Write operations: what to watch"). */
+/**
+ * A warning on the tool variant of an operation that changes the store (docs/ai-agent.md, "Write operations: what to
+ * watch").
+ */
 export function writeToolNotice(what: string): INodeProperties {
 	return {
-		displayName: `This tool lets the AI model ${what}. Connect it only to an agent that needs it; to approve each call, put n8n's human review before it (n8n 2.x).`,
+		displayName:
+			`This tool lets the AI model ${what}. Connect it only to an agent that needs it; ` +
+			"to approve each call, put n8n's human review before it (n8n 2.x).",
 		name: 'writeToolNotice',
 		type: 'notice',
 		default: '',
@@ -60,7 +66,9 @@ const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
 	name: 'simplify',
 	type: 'boolean',
 	default: true,
-	description: `Whether to return only the fields of each ${noun} an AI model needs (${fields}) instead of the full record`,
+	description:
+		`Whether to return only the fields of each ${noun} an AI model needs (${fields}) ` +
+		'instead of the full record',
 	displayOptions: { show: { '@tool': [true] } },
 });
 
@@ -120,7 +128,8 @@ export const orderLocator: INodeProperties = {
 	default: { mode: 'list', value: '' },
 	required: true,
 	description:
-		'The order to act on: pick it from the list (type a status such as "pending" to list only those orders, or part of an ID) or enter its ID',
+		'The order to act on: pick it from the list (type a status such as "pending" to list only those orders, or part ' +
+		'of an ID) or enter its ID',
 	hint: 'Order IDs look like ord_00001',
 	modes: [
 		{
@@ -139,7 +148,9 @@ export const orderLocator: INodeProperties = {
 	],
 };
 
-/** An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged. */
+/**
+ * An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged.
+ */
 export function asNodeError(
 	ctx: IExecuteFunctions,
 	error: unknown,
@@ -204,7 +215,10 @@ export function pick(record: IDataObject, keys: string[]): IDataObject {
 	return picked;
 }
 
-/** A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named fields. */
+/**
+ * A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named
+ * fields.
+ */
 export function pickWithId(record: IDataObject, resource: string, keys: string[]): IDataObject {
 	const id = recordId(record, resource);
 	return { ...(id === undefined ? {} : { id }), ...pick(record, keys) };

@@ -7,7 +7,8 @@ import { locatorId, productLocator, toolDescription, writeToolNotice } from '../
 const properties: INodeProperties[] = [
 	writeToolNotice('delete products from your store, for good'),
 	toolDescription(
-		'Delete one product of the Storefront shop by its id (like prod_00001), permanently. Returns {deleted: true, id}. An unknown id returns an error saying the product was not found.',
+		'Delete one product of the Storefront shop by its id (like prod_00001), permanently. Returns {deleted: true, ' +
+			'id}. An unknown id returns an error saying the product was not found.',
 	),
 	productLocator,
 ];

@@ -6,7 +6,10 @@ import { getManyExecute, getManyProperties, pickWithId } from '../common';
 
 const tool: ToolUse = {
 	description:
-		'List products of the Storefront shop, optionally only one category or those whose name, SKU or description contains a search text. Returns one entry per product: id (like prod_00001), name, sku, category, price, currency, stock (units in stock) and status (active, draft or archived); at most Limit products (default 50), so a full page may mean more exist.',
+		'List products of the Storefront shop, optionally only one category or those whose name, SKU or description ' +
+		'contains a search text. Returns one entry per product: id (like prod_00001), name, sku, category, price, ' +
+		'currency, stock (units in stock) and status (active, draft or archived); at most Limit products (default 50), ' +
+		'so a full page may mean more exist.',
 	fields: 'ID, name, SKU, category, price, currency, stock, status',
 	simplify: (product) =>
 		pickWithId(product, 'product', [
@@ -42,14 +45,16 @@ const properties: INodeProperties[] = getManyProperties(
 	tool,
 ).concat(
 	// n8n's UX guidelines: an endpoint whose records have more than 10 fields (a product has 13) gets a Simplify
-	// switch that keeps at most 10. Off by default in every version of this node, so no saved workflow's output
-	// changes; turning it on by default is for a new node version. The tool variant has its own (getManyProperties).
+	// switch that keeps at most 10. Off by default: a listed product goes on into Update, Create or Update or a
+	// spreadsheet, which want every field. The tool variant has its own, on by default (getManyProperties).
 	{
 		displayName: 'Simplify',
 		name: 'simplify',
 		type: 'boolean',
 		default: false,
-		description: `Whether to return a simplified version of the response instead of the raw data: ${tool.fields} of each product`,
+		description:
+			'Whether to return a simplified version of the response instead of the raw data: ' +
+			`${tool.fields} of each product`,
 		displayOptions: { show: { '@tool': [false] } },
 	},
 );
