@@ -237,12 +237,34 @@ it('renders the Storefront node: resource and operation selectors and the order 
 	await ndv.getByTestId('ndv-close-button').click();
 });
 
-it('renders the Storefront Trigger: production webhook URL, the dashboard notice and the events', async () => {
+it('renders the Storefront Trigger: production webhook URL, the dashboard notice, the events and its options by what they do', async () => {
 	const ndv = await openNode('On Order Created');
 	await expect(ndv.innerText()).resolves.toContain('Storefront has no API to register webhooks');
 	await expect(ndv.getByTestId('parameter-input-events').innerText()).resolves.toContain(
 		'Order Created',
 	);
+	// The collection's "Add option": a select (placeholder) or a dropdown button, by n8n line.
+	const addOption = ndv
+		.getByPlaceholder('Add option')
+		.or(ndv.getByRole('button', { name: 'Add option' }))
+		.first();
+	await addOption.click();
+	const offered = page.locator('.el-select-dropdown__item:visible');
+	await offered.filter({ hasText: 'Drop Duplicate Events' }).first().waitFor();
+	const names = (await offered.allTextContents()).map((text) => text.trim()).filter(Boolean);
+	expect(names).toEqual(
+		expect.arrayContaining([
+			'Catch Up After Downtime',
+			'Check for Missed Events Every (Minutes)',
+			'Drop Duplicate Events',
+			'Remember Events For (Hours)',
+		]),
+	);
+	expect(names.filter((name) => /Reconcile/.test(name))).toEqual([]);
+	await shot('05-storefront-trigger-options');
+	await picture(page, 'trigger-options');
+	await addOption.click();
+	await offered.first().waitFor({ state: 'hidden' });
 
 	await ndv.getByText('Webhook URLs').click();
 	await ndv.getByText('Production URL', { exact: true }).click();
@@ -252,6 +274,11 @@ it('renders the Storefront Trigger: production webhook URL, the dashboard notice
 	await shot('05-storefront-trigger');
 	await picture(page, 'trigger-panel');
 	await ndv.getByTestId('ndv-close-button').click();
+	// On the canvas, under the node's name, its events by the names the panel shows.
+	const onCanvas = page.locator('[data-test-id="canvas-node"][data-node-name="On Order Created"]');
+	const lines = (await onCanvas.innerText()).split('\n').map((line) => line.trim());
+	expect(lines).toEqual(expect.arrayContaining(['On Order Created', 'Order Created']));
+	expect(lines).not.toContain('order.created');
 });
 
 it('runs a Storefront node in the editor: order picked from the list, output items beside the parameters', async () => {

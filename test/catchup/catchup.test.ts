@@ -306,8 +306,8 @@ try {
 }
 
 // First in the file: on a service without updated_at every reading reads the whole order list, a page per 100 orders,
-// and a scheduled one sends 2 requests at once and each further one 6 s after the last (docs/trigger.md, Reconcile
-// Every). While the shop is small (the seed's 150 orders) a reading takes a second; after the suite's 400 more it takes
+// and a scheduled one sends 2 requests at once and each further one 6 s after the last (docs/trigger.md, Check for Missed
+// Events). While the shop is small (the seed's 150 orders) a reading takes a second; after the suite's 400 more it takes
 // 24 s, and a change found by comparing needs two readings.
 describe('while n8n keeps running, on a service without updated_at (Check for Missed Events Every)', () => {
 	specLiteralCellOnly(
