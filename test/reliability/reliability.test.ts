@@ -835,8 +835,9 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 		await env.sandbox.admin('DELETE', '/deliveries');
 		const eventsBefore = (await env.sandbox.admin<any[]>('GET', '/events')).body.length;
 		for (const fault of [
-			{ status: 429, retry_after: 0, count: 12, path: '/orders/' },
+			// Without Retry-After first: a request refused again and again backs off from Retry Delay, doubling.
 			{ status: 429, retry_after: null, count: 12, path: '/orders/' },
+			{ status: 429, retry_after: 0, count: 12, path: '/orders/' },
 			{ status: 503, count: 12, path: '/orders/' },
 			{ type: 'drop', count: 12, path: '/orders/' },
 		]) {
@@ -882,7 +883,7 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 						operation: 'updateStatus',
 						orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
 						status: 'processing',
-						options: { maxRetries: 3, retryDelay: 20 },
+						options: { maxRetries: 3, retryDelay: 1 },
 					},
 					credentials: { storefrontApi: { id: env.credential.id, name: env.credential.name } },
 				},
