@@ -69,7 +69,7 @@ const toldSharedRow = new Set<string>();
 // lock deletes them (updates of orders it had passed got through), its first insert can collide with
 // the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
 // connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
-// node never overlap), the small window of docs/trigger.md across processes. Every Storefront Trigger of a workflow
+// node never overlap), the small window of docs/maintainers.md across processes. Every Storefront Trigger of a workflow
 // takes the lock the same way, so they share it as one lock; their claims are each in its own node's row.
 const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
 const WORKFLOW_ROW_OPERATIONS = [
