@@ -24,6 +24,8 @@ export class MemoryRow implements StoreRow {
 	private readonly plain = new Map<string, string>();
 	/** Every call made, in order, with the values it was given. */
 	readonly calls: Array<{ operation: Operation; values: string[] }> = [];
+	/** How many first inserts failed on the key (another insert won). */
+	collisions = 0;
 	/**
 	 * Awaited at each call's start (the read) and, for writing calls, between its read and its write (the round trip):
 	 * a test delays a call, fails it (by throwing) or lets another process's call go in between.
@@ -66,6 +68,11 @@ export class MemoryRow implements StoreRow {
 		return this.calls.filter(({ operation }) => operation !== 'count');
 	}
 
+	/** What another process's calls leave in the row (not counted in `calls`); undefined deletes it. */
+	replace(values: string[] | undefined): void {
+		this.data = values?.map((value) => this.hashOf(value));
+	}
+
 	/** What n8n's cap does to a row written with a smaller maxEntries: the oldest values go until `keep` remain. */
 	trimTo(keep: number): void {
 		this.data?.splice(0, Math.max(0, this.data.length - keep));
@@ -93,6 +100,7 @@ export class MemoryRow implements StoreRow {
 			// n8n's first insert: every value is new, nothing is looked up.
 			if (maxEntries) hashes.splice(0, hashes.length - maxEntries);
 			if (this.data !== undefined) {
+				this.collisions++;
 				throw Object.assign(
 					new Error('duplicate key value violates unique constraint "PK_processed_data"'),
 					{ code: '23505' },
