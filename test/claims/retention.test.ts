@@ -42,7 +42,7 @@ const olds = (n: number) => Array.from({ length: n }, (_, i) => `old-${i + 1}`);
 
 let cases = 0;
 
-/** Plays the steps on a row that held `before` old values; `found` names the old values left before the last step. */
+/** Plays the steps on a row that held `before` old values; `oldLeft`: those of them still there before the last step. */
 async function play(before: number, steps: string[]) {
 	const row = new MemoryRow(olds(before), MAX_ROW_VALUES);
 	// The periods a process marked are remembered per scope: a scope of its own per process of each case.
@@ -81,6 +81,13 @@ describe('claims are kept for the retention, and no longer than a third more', (
 			case: 'a claim older than the retention and a third goes at the first claim of the new period',
 			before: 0,
 			steps: ['a at 0.5', 'b at 1.5', 'c at 2.5', 'd at 3.5', 'now at 4.5'],
+			found: 'b c d now',
+			gone: 'a',
+		},
+		{
+			case: 'a claim made as its period began is gone once older than the retention and a third',
+			before: 0,
+			steps: ['a at 0', 'b at 1.5', 'c at 2.5', 'd at 3.5', 'now at 4.4'],
 			found: 'b c d now',
 			gone: 'a',
 		},
@@ -201,22 +208,22 @@ describe('the period marker is written once a period, by the first claim under t
 	test.each([
 		{
 			case: 'the first claim of a period counts, looks, takes its look back and marks the period',
-			steps: ['a at 0.5'],
+			steps: ['a at 0.1'],
 			calls: 'count record remove record',
 		},
 		{
 			case: 'the next claims of the period by the same process make no call',
-			steps: ['a at 0.5', 'b at 0.9'],
+			steps: ['a at 0.1', 'b at 0.2'],
 			calls: '',
 		},
 		{
 			case: 'a process new in a period already marked (a restart) looks, and writes no marker',
-			steps: ['a at 0.5', 'b at 0.9 by B'],
+			steps: ['a at 0.1', 'b at 0.2 by B'],
 			calls: 'count record remove',
 		},
 		{
 			case: 'the first claim of the next period marks it',
-			steps: ['a at 0.5', 'b at 0.9', 'c at 1.1'],
+			steps: ['a at 0.1', 'b at 0.2', 'c at 1.6'],
 			calls: 'count record remove record',
 		},
 	])('$case', async ({ steps, calls }) => {
@@ -231,9 +238,10 @@ describe('the period marker is written once a period, by the first claim under t
 		// The calls of the last claim's turn (its own record is the last call).
 		const made = row.calls.slice(before, -1).map(({ operation }) => operation);
 		expect(made.join(' ')).toBe(calls);
-		// The row holds the claims and, for each period, one marker; the look's values were all taken back.
+		// The row holds the claims and, for each period, one marker (its values named period:<n>…, read back here in
+		// plain words); the look's values were all taken back.
 		const periods = [
-			...new Set(steps.map(parse).map(({ hour }) => periodOf(hour * HOUR, HOUR * 3))),
+			...new Set(steps.map(parse).map(({ hour }) => periodOf(hour * HOUR, RETENTION_HOURS * HOUR))),
 		];
 		const values = row.values() ?? [];
 		const markers = values.filter((value) => /^period:-?\d+$/.test(value));
