@@ -114,9 +114,6 @@ export class Governor {
 	private nextSeq = 0;
 	private wakeAt = Number.POSITIVE_INFINITY;
 
-	/** Counts for tests and benchmarks. */
-	readonly stats = { released: 0, refused: 0, pauses: 0, timedOut: 0 };
-
 	constructor(private readonly clock: Clock = realClock) {
 		this.windowStart = clock.now();
 	}
@@ -225,10 +222,8 @@ export class Governor {
 	}
 
 	private refused(info: RateHeaders | undefined, waitMs: number, now: number): void {
-		this.stats.refused++;
 		if (!this.paused) {
 			this.paused = true;
-			this.stats.pauses++;
 			if (info) this.used = info.limit;
 			else {
 				// The window's successes are the limit (or what other users of the key left of it); its length is
@@ -307,7 +302,6 @@ export class Governor {
 		this.inFlight++;
 		this.used++;
 		this.released++;
-		this.stats.released++;
 		return { seq, window: this.window, at: this.clock.now() };
 	}
 
@@ -319,7 +313,6 @@ export class Governor {
 			const stillToWait = this.pausedUntil - now;
 			if (waiter.deadline <= now || waiter.deadline < this.pausedUntil) {
 				this.queue.splice(i--, 1);
-				this.stats.timedOut++;
 				waiter.reject(
 					new RateLimitWaitError(
 						now - waiter.since,
