@@ -345,6 +345,10 @@ export class Governor {
 	}
 }
 
+/**
+ * The governors of this n8n process, by account. Bound: one per API key and Base URL used since the process started,
+ * never dropped (a governor is a few numbers and its queue, empty once its requests are gone).
+ */
 const governors = new Map<string, Governor>();
 
 /**
@@ -360,10 +364,7 @@ export function accountOf(baseUrl: string, apiKey: unknown): string {
 /** The governor of one API key at one base URL, one per n8n instance (module scope). */
 export function governorFor(baseUrl: string, apiKey: unknown): Governor {
 	const id = accountOf(baseUrl, apiKey);
-	let governor = governors.get(id);
-	if (!governor) {
-		governor = new Governor();
-		governors.set(id, governor);
-	}
+	const governor = governors.get(id) ?? new Governor();
+	governors.set(id, governor);
 	return governor;
 }
