@@ -184,7 +184,7 @@ export class Governor {
 			return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
 		if (this.learned !== undefined) {
 			const seconds = Math.round(this.learnedWindowMs / 1000);
-			return `about ${requests(this.learned)} per ${seconds} s, learned from the service's 429 answers`;
+			return `about ${requests(this.learned)} per ${seconds} s, learned from the requests the service turned away`;
 		}
 		return 'not announced by the service';
 	}
