@@ -160,25 +160,17 @@ export class StorefrontClient {
 		const { maxRetries, retryDelayMs, rateLimitWaitMs, timeoutMs } = this.settings;
 		this.calls++;
 		const started = Date.now();
+		const deadline = started + rateLimitWaitMs;
 		let seq: number | undefined;
-		let refusals = 0;
-		let lastRefusal: FullResponse | undefined;
+		const refused: { count: number; last?: FullResponse } = { count: 0 };
 		for (let attempt = 0; ; ) {
 			// A POST may have reached the service before the connection broke or the service failed: never sent twice.
 			const mayRetry = method !== 'POST' && attempt < maxRetries;
 			await this.pace();
 			// The governor's only refusal: the time budget ran out while waiting for the rate limit.
-			const ticket = await this.slot(started + rateLimitWaitMs, seq).catch(
-				(error: RateLimitWaitError) => {
-					const waited = {
-						budgetMs: rateLimitWaitMs,
-						ms: Date.now() - started,
-						refusals,
-						lastRefusal,
-					};
-					throw waitedTooLong(this.ctx, error, waited, target);
-				},
-			);
+			const ticket = await this.slot(deadline, seq).catch((error: RateLimitWaitError) => {
+				throw waitedTooLong(this.ctx, error, rateLimitWaitMs, started, refused, target);
+			});
 			seq = ticket.seq;
 			let response: FullResponse;
 			try {
@@ -210,10 +202,10 @@ export class StorefrontClient {
 			if (statusCode === 429) {
 				// Refused and not processed, so even a POST may be sent again. Every caller of the key pauses for
 				// Retry-After (or this request's backoff); this one keeps its place in the queue.
-				const wait = retryAfterMs(headers['retry-after']) ?? backoffMs(refusals, retryDelayMs);
+				const wait = retryAfterMs(headers['retry-after']) ?? backoffMs(refused.count, retryDelayMs);
 				this.governor.settle(ticket, statusCode, headers, wait);
-				refusals++;
-				lastRefusal = response;
+				refused.count++;
+				refused.last = response;
 				continue;
 			}
 			this.governor.settle(ticket, statusCode, headers);
@@ -278,15 +270,10 @@ export class StorefrontClient {
 		let page: number | undefined = after ? after.nextPage : 1;
 		let firstPageCount = after ? after.items.length : 0;
 		let previous: string | undefined = after ? pageSignature(after.items, resourceKey) : undefined;
+		const read = async (page: number) =>
+			await this.listPage(segments, resourceKey, filters, page, size, target);
 		while (page !== undefined && collected.length < wanted) {
-			const { items, meta } = await this.listPage(
-				segments,
-				resourceKey,
-				filters,
-				page,
-				size,
-				target,
-			);
+			const { items, meta } = await read(page);
 			const signature = pageSignature(items, resourceKey);
 			if (items.length === 0 || signature === previous) break;
 			previous = signature;
@@ -306,12 +293,8 @@ export class StorefrontClient {
 		size: number,
 		target: RequestTarget,
 	): Promise<{ items: IDataObject[]; meta: IDataObject }> {
-		const response = await this.request(
-			'GET',
-			segments,
-			{ qs: { ...qs, page, limit: size } },
-			target,
-		);
+		const query = { qs: { ...qs, page, limit: size } };
+		const response = await this.request('GET', segments, query, target);
 		const items = unwrapList(response.body, resourceKey);
 		if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
 		return { items, meta: paginationMeta(response.body) };

@@ -167,30 +167,34 @@ export interface FullResponse {
 	endpoint?: string;
 }
 
-/** A request that waited for the rate limit as long as its budget allows: not sent (again). */
+/**
+ * A request that waited for the rate limit as long as its budget allows: not sent (again). `refused`: the times the
+ * service turned it away, and its last answer.
+ */
 export function waitedTooLong(
 	ctx: Context,
 	error: RateLimitWaitError,
-	waited: { budgetMs: number; ms: number; refusals: number; lastRefusal?: FullResponse },
+	budgetMs: number,
+	started: number,
+	refused: { count: number; last?: FullResponse },
 	target: RequestTarget,
 ): NodeApiError {
-	const { refusals, lastRefusal } = waited;
-	const refused =
-		refusals > 0
-			? `, turned away ${refusals} time${refusals === 1 ? '' : 's'} by the rate limit,`
-			: '';
-	const said = lastRefusal ? serviceMessage(lastRefusal.body).message : '';
+	const waited = duration(Date.now() - started);
+	const times = refused.count === 1 ? 'time' : 'times';
+	const turnedAway =
+		refused.count > 0 ? `, turned away ${refused.count} ${times} by the rate limit,` : '';
+	const said = refused.last ? serviceMessage(refused.last.body).message : '';
 	const saidText = said ? ` The service's last answer: ${said}.` : '';
 	const more = error.stillToWaitMs
 		? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
 		: '';
 	return nodeApiError(
 		ctx,
-		{ message: `Waited ${duration(waited.ms)} for the rate limit`, httpCode: '429' },
+		{ message: `Waited ${waited} for the rate limit`, httpCode: '429' },
 		{
 			message:
-				`Storefront rate limit: this request waited ${duration(waited.ms)}${refused} and was not sent, ` +
-				`the "Max Wait for Rate Limit" of ${duration(waited.budgetMs)} being used up. ` +
+				`Storefront rate limit: this request waited ${waited}${turnedAway} and was not sent, ` +
+				`the "Max Wait for Rate Limit" of ${duration(budgetMs)} being used up. ` +
 				`The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
 			description:
 				'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, ' +
