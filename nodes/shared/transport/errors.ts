@@ -25,13 +25,7 @@ export type Context =
 	| IPollFunctions
 	| ITriggerFunctions;
 
-const HTML_ENTITIES: Record<string, string> = {
-	'&amp;': '&',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&quot;': '"',
-	'&#39;': "'",
-};
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 
 /** Readable text of a non-JSON body: its first line, or for an HTML page its first two distinct text lines. */
 function firstLine(text: string): string {
@@ -49,7 +43,10 @@ function firstLine(text: string): string {
 	];
 	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
 	const decoded = isHtml
-		? line.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity)
+		? line.replace(
+				/&(amp|lt|gt|quot|#39);/g,
+				(entity, name: string) => HTML_ENTITIES[name] ?? entity,
+			)
 		: line;
 	return decoded.slice(0, 300);
 }
