@@ -25,8 +25,8 @@ export class StorefrontApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://api.example.com/v1',
 			description:
-				'The full API base address including the version segment, e.g. https://api.example.com/v1. A trailing slash ' +
-				'is ignored.',
+				'The address of the Storefront API, including its version at the end, for example ' +
+				'https://api.example.com/v1',
 		},
 		{
 			displayName: 'API Key',
@@ -35,7 +35,7 @@ export class StorefrontApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The API key from the Storefront dashboard; sent as a Bearer token',
+			description: 'The API key shown in the Storefront dashboard',
 		},
 		{
 			displayName: 'Webhook Secret',
@@ -44,8 +44,8 @@ export class StorefrontApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the Storefront ' +
-				'dashboard. The trigger rejects every delivery while it is empty.',
+				'Only needed by the Storefront Trigger: the signing secret shown next to the webhook URL in the ' +
+				'Storefront dashboard. While it is empty, the trigger turns every event away.',
 		},
 		{
 			displayName: 'Previous Webhook Secret',

@@ -41,13 +41,14 @@ import {
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
-export const BASELINE_PAGES = 5;
+const BASELINE_PAGES = 5;
 
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
 /**
- * The static data objects of the polls in progress in this n8n process (one per trigger node of an active workflow).
+ * The static data objects of the polls in progress in this n8n process. Bound: one per polling trigger node of an
+ * active workflow, while its poll runs (a WeakSet, so it keeps nothing of a workflow that was deactivated).
  */
 const running = new WeakSet<IDataObject>();
 
@@ -93,6 +94,34 @@ function baselineProducts(read: ChangeRead, threshold: number, now: number): Pro
 	return state;
 }
 
+/** Fetch Test Event's sample of each kind: the record that shows it, when its event happened, its data. */
+const SAMPLES: Record<
+	EventKind,
+	{
+		time: string;
+		shows?: (record: IDataObject, threshold: number) => boolean;
+		data: (record: IDataObject, threshold: number) => IDataObject;
+	}
+> = {
+	// As a poll reports it: every order is created pending (docs/polling-trigger.md), whatever its status now.
+	'order.created': { time: 'created_at', data: (order) => orderData(order, INITIAL_STATUS) },
+	'order.updated': {
+		time: 'updated_at',
+		data: (order) => ({ ...orderData(order), previous_status: null }),
+	},
+	'payment.completed': {
+		time: 'paid_at',
+		shows: (order) => typeof order.paid_at === 'string',
+		data: paymentData,
+	},
+	'product.created': { time: 'created_at', data: productData },
+	'inventory.low': {
+		time: 'updated_at',
+		shows: (product, threshold) => typeof product.stock === 'number' && product.stock <= threshold,
+		data: lowStockData,
+	},
+};
+
 /** Fetch Test Event: the newest record that shows the first chosen kind, as that event; the state is not touched. */
 async function sampleEvent(
 	client: StorefrontClient,
@@ -100,52 +129,23 @@ async function sampleEvent(
 	threshold: number,
 ): Promise<PolledEvent | undefined> {
 	const lists: Partial<Record<Resource, IDataObject[]>> = {};
-	// Most recently changed first: page 1 of a list in contract row 21's order, else the whole list, read once.
-	const newest = async (resource: Resource) =>
-		(lists[resource] ??= [
+	for (const kind of kinds) {
+		const resource = resourceOf(kind);
+		// Most recently changed first: page 1 of a list in contract row 21's order, else the whole list, read once.
+		const changed = (lists[resource] ??= [
 			...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values(),
 		].sort((a, b) => changedAt(b) - changedAt(a)));
-	const at = (record: IDataObject, field = 'updated_at') =>
-		String(record[field] ?? record.created_at ?? '');
-	const wrap = (
-		type: EventKind,
-		id: string,
-		created_at: string,
-		data: IDataObject,
-	): PolledEvent => ({
-		id: `poll_${type}_${id}_sample`,
-		type,
-		created_at,
-		data,
-	});
-	for (const kind of kinds) {
-		const changed = await newest(resourceOf(kind));
 		// A creation's sample is the newest record created (a creation is a change: among those read); the other
 		// kinds' the most recently changed record that shows them.
 		const records = kind.endsWith('.created')
 			? [...changed].sort((a, b) => timeOf(b.created_at) - timeOf(a.created_at))
 			: changed;
-		const pick = records.find((r) =>
-			kind === 'payment.completed'
-				? typeof r.paid_at === 'string'
-				: kind === 'inventory.low'
-					? typeof r.stock === 'number' && r.stock <= threshold
-					: true,
-		);
-		const id = pick && recordId(pick, resourceOf(kind));
+		const { time, shows = () => true, data } = SAMPLES[kind];
+		const pick = records.find((record) => shows(record, threshold));
+		const id = pick && recordId(pick, resource);
 		if (!pick || id === undefined) continue;
-		// As a poll reports it: every order is created pending (docs/polling-trigger.md), whatever its status now.
-		if (kind === 'order.created')
-			return wrap(kind, id, at(pick, 'created_at'), orderData(pick, INITIAL_STATUS));
-		if (kind === 'order.updated')
-			return wrap(kind, id, at(pick), {
-				...orderData(pick),
-				previous_status: null,
-			});
-		if (kind === 'payment.completed') return wrap(kind, id, at(pick, 'paid_at'), paymentData(pick));
-		if (kind === 'product.created')
-			return wrap(kind, id, at(pick, 'created_at'), productData(pick));
-		return wrap(kind, id, at(pick), lowStockData(pick, threshold));
+		const created_at = String(pick[time] ?? pick.created_at ?? '');
+		return { id: `poll_${kind}_${id}_sample`, type: kind, created_at, data: data(pick, threshold) };
 	}
 	return undefined;
 }
@@ -159,8 +159,8 @@ export class StorefrontPollingTrigger implements INodeType {
 		version: 1,
 		subtitle: eventsSubtitle(),
 		description:
-			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule: no ' +
-			'public URL or webhook needed',
+			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule, ' +
+			'with no public URL or webhook needed',
 		defaults: {
 			name: 'Storefront Polling Trigger',
 		},
@@ -170,8 +170,8 @@ export class StorefrontPollingTrigger implements INodeType {
 		credentials: [{ name: 'storefrontApi', required: true }],
 		properties: [
 			setupNotice(
-				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. The first ' +
-					'activation notes where the shop is; every later change is reported once, in order.',
+				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. ' +
+					'The first activation notes where the shop is; every later change is reported once, in order.',
 			),
 			eventsParameter('The changes that start the workflow, one item each'),
 			{
@@ -186,10 +186,10 @@ export class StorefrontPollingTrigger implements INodeType {
 						name: 'lowStockThreshold',
 						type: 'number',
 						typeOptions: { minValue: 0, numberPrecision: 0 },
-						default: 5,
+						default: DEFAULT_THRESHOLD,
 						description:
-							'For Inventory Low: reported when a product changes and its stock is at or below this number (once, ' +
-							"until it is seen above it again). Default 5, the sandbox's and the webhook event's threshold.",
+							'For Inventory Low: reported when a product changes and its stock is at or below this number ' +
+							'(once, until it is seen above it again). The default, 5, is the threshold the webhook trigger uses.',
 					},
 				],
 			},
@@ -210,21 +210,15 @@ export class StorefrontPollingTrigger implements INodeType {
 				`Unknown event in "Events": ${unknown.join(', ')}`,
 			);
 		}
-		const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } = this.getNodeParameter(
-			'options',
-			{},
-		) as {
-			lowStockThreshold?: number;
-		};
+		const options = this.getNodeParameter('options', {}) as { lowStockThreshold?: number };
+		const { lowStockThreshold: threshold = DEFAULT_THRESHOLD } = options;
 		if (!Number.isInteger(threshold) || threshold < 0) {
 			throw new NodeOperationError(
 				this.getNode(),
 				'Option "Low Stock Threshold" must be a whole number of 0 or more',
 			);
 		}
-		const client = await StorefrontClient.create(this, {
-			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
-		});
+		const client = await StorefrontClient.create(this, { rateLimitWaitMs: RATE_LIMIT_WAIT_MS });
 
 		if (this.getMode() === 'manual') {
 			const sample = await sampleEvent(client, kinds, threshold);
@@ -258,36 +252,28 @@ async function pollOnce(
 	const events: Parameters<typeof byTime>[0][] = [];
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
-		const read = await readChanges(
-			reader(client, 'orders'),
-			'orders',
-			state.orders?.cursor,
-			BASELINE_PAGES,
-		);
-		checkRecords(context, 'orders', read, state.orders === undefined);
-		warnUnsorted(context, 'orders', state.orders, read);
+		const read = await readResource(context, client, 'orders', state.orders);
 		if (!state.orders) state.orders = baselineOrders(read, now);
-		else
-			events.push(
-				...orderEvents(read.records.values(), state.orders, read.newest, wanted, now).events,
-			);
+		else {
+			const found = orderEvents(read.records.values(), state.orders, read.newest, wanted, now);
+			events.push(...found.events);
+		}
 		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
-		const read = await readChanges(
-			reader(client, 'products'),
-			'products',
-			state.products?.cursor,
-			BASELINE_PAGES,
-		);
-		checkRecords(context, 'products', read, state.products === undefined);
-		warnUnsorted(context, 'products', state.products, read);
+		const read = await readResource(context, client, 'products', state.products);
 		if (!state.products) state.products = baselineProducts(read, threshold, now);
-		else
-			events.push(
-				...productEvents(read.records.values(), state.products, read.newest, wanted, threshold, now)
-					.events,
+		else {
+			const found = productEvents(
+				read.records.values(),
+				state.products,
+				read.newest,
+				wanted,
+				threshold,
+				now,
 			);
+			events.push(...found.events);
+		}
 		state.products.sorted = read.sorted && read.stamped;
 	}
 	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
@@ -298,49 +284,42 @@ async function pollOnce(
 }
 
 /**
- * Records the trigger cannot key (no id under any accepted name) or date (no updated_at or created_at) would be
- * reported as nothing, silently: at the first activation (the baseline) that fails the activation with the missing
- * field named; a later poll skips them and says so in n8n's log.
+ * One list's changes since its cursor (every record at the first activation, the baseline), read with what is wrong
+ * with them said:
+ * - Records the trigger cannot key (no id under any accepted name) or date (no updated_at or created_at) would be
+ *   reported as nothing, silently: at the baseline that fails the activation with the missing field named; a later
+ *   poll skips them and says so in n8n's log.
+ * - A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when
+ *   first seen.
  */
-function checkRecords(
+async function readResource(
 	context: IPollFunctions,
+	client: StorefrontClient,
 	resource: Resource,
-	read: ChangeRead,
-	baseline: boolean,
-): void {
+	state: { cursor: number; sorted: boolean } | undefined,
+): Promise<ChangeRead> {
+	const read = await readChanges(reader(client, resource), resource, state?.cursor, BASELINE_PAGES);
 	const { noId, noTime } = read.skipped;
-	if (noId === 0 && noTime === 0) return;
-	const missing = [
-		noId ? `${noId} without an id (${idFieldNames(resource)})` : '',
-		noTime ? `${noTime} without a time field ("updated_at" or "created_at")` : '',
-	]
-		.filter(Boolean)
-		.join(' and ');
-	const message =
-		`Storefront Polling Trigger: ${missing} among the ${resource} read, ` +
-		'so their changes cannot be reported';
-	if (baseline) {
-		throw new NodeOperationError(context.getNode(), message, {
-			description:
-				`The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) ` +
-				'and a time ("updated_at" or "created_at"). Ask the service which fields hold them.',
-		});
+	if (noId > 0 || noTime > 0) {
+		const missing = [
+			noId ? `${noId} without an id (${idFieldNames(resource)})` : '',
+			noTime ? `${noTime} without a time field ("updated_at" or "created_at")` : '',
+		]
+			.filter(Boolean)
+			.join(' and ');
+		const message =
+			`Storefront Polling Trigger: ${missing} among the ${resource} read, ` +
+			'so their changes cannot be reported';
+		if (!state) {
+			throw new NodeOperationError(context.getNode(), message, {
+				description:
+					`The trigger needs each of the ${resource} to carry its id (${idFieldNames(resource)}) ` +
+					'and a time ("updated_at" or "created_at"). Ask the service which fields hold them.',
+			});
+		}
+		context.logger.warn(`${message}; they are skipped`);
 	}
-	context.logger.warn(`${message}; they are skipped`);
-}
-
-/**
- * A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when first
- * seen.
- */
-function warnUnsorted(
-	context: IPollFunctions,
-	resource: Resource,
-	state: { sorted: boolean } | undefined,
-	read: ChangeRead,
-): void {
-	if (read.sorted && read.stamped) return;
-	if (!(state?.sorted ?? true)) return;
+	if ((read.sorted && read.stamped) || !(state?.sorted ?? true)) return read;
 	const why = read.stamped
 		? `does not list ${resource} most recently changed first`
 		: `gives ${resource} no "updated_at", so a change is found by comparing with the last poll`;
@@ -348,4 +327,5 @@ function warnUnsorted(
 		`Storefront Polling Trigger: the service ${why}, and every poll reads the whole list (one request per 100 ` +
 			`${resource})`,
 	);
+	return read;
 }

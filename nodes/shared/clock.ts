@@ -11,7 +11,8 @@ export const realClock: Clock = { now: () => Date.now(), sleep: async (ms) => aw
 
 /**
  * Something said at most once per `everyMs` for each key (a warning in n8n's log, a failed execution): a flood of
- * causes says it once, with their number.
+ * causes says it once, with their number. Bound: one entry per key ever noted, kept for the life of the process (its
+ * callers key by trigger node: one per trigger node that refused a delivery or warned since n8n started).
  */
 export class Throttle {
 	private readonly last = new Map<string, { at: number; count: number }>();

@@ -1,31 +1,36 @@
 // The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
 // n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules,
-// error bodies, the errors a request ends in (requestErrors.ts) and the per-key rate governor have their own files.
+// the errors a request ends in (errors.ts) and the per-key rate governor have their own files.
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
 	IDataObject,
 	IHttpRequestMethods,
-	IHttpRequestOptions,
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../constants';
 import { unwrapList, unwrapSingle } from './envelope';
-import { networkCode, type Context } from './errors';
-import { accountOf, governorFor, RateLimitWaitError, type Governor, type Ticket } from './governor';
-import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 import {
 	apiError,
 	connectionError,
+	networkCode,
 	notJson,
 	waitedTooLong,
+	type Context,
 	type FullResponse,
 	type RequestTarget,
-} from './requestErrors';
-import { backoffMs, retryAfterMs } from './waits';
+} from './errors';
+import {
+	accountOf,
+	governorFor,
+	type Governor,
+	type RateLimitWaitError,
+	type Ticket,
+} from './governor';
+import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
-export type { RequestTarget } from './requestErrors';
+export type { RequestTarget } from './errors';
 
 export interface ClientSettings {
 	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
@@ -53,7 +58,7 @@ export const DEFAULT_RATE_LIMIT_WAIT_S = 900;
 /** How long one try waits for an answer by default: "Timeout (Seconds)". */
 export const DEFAULT_TIMEOUT_S = 60;
 
-export const DEFAULT_SETTINGS: ClientSettings = {
+const DEFAULT_SETTINGS: ClientSettings = {
 	maxRetries: 5,
 	retryDelayMs: 1000,
 	maxRequestsPerMinute: 0,
@@ -70,6 +75,26 @@ const RETRYABLE_NETWORK_CODES = [
 	'ECONNREFUSED',
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ];
+
+// Waits as the client reckons them: a Retry-After header read, a retry's backoff.
+/** Longest backoff between two tries of a temporary fault. */
+const MAX_BACKOFF_MS = 60_000;
+
+/** Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date. */
+export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const text = String(Array.isArray(value) ? value[0] : value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Exponential backoff with full jitter in [delay/2, delay], capped. */
+export function backoffMs(attempt: number, baseMs: number): number {
+	const delay = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** attempt);
+	return Math.round(delay / 2 + (Math.random() * delay) / 2);
+}
 
 export class StorefrontClient {
 	/** When this run's own pace cap (Max Requests per Minute) lets the next request go. */
@@ -119,10 +144,6 @@ export class StorefrontClient {
 		return new StorefrontClient(ctx, baseUrl, data, { ...DEFAULT_SETTINGS, ...settings });
 	}
 
-	url(segments: string[]): string {
-		return `${this.baseUrl}/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
-	}
-
 	/**
 	 * One API call; resolves only for 2xx. It waits for a slot of the key's governor first; a 429 sends it back to
 	 * its place in the governor's queue until the time budget runs out. Other temporary faults are retried here
@@ -134,96 +155,65 @@ export class StorefrontClient {
 		{ qs, body }: { qs?: IDataObject; body?: IDataObject } = {},
 		target: RequestTarget = {},
 	): Promise<FullResponse> {
-		const url = this.url(segments);
+		const path = segments.map((segment) => encodeURIComponent(segment)).join('/');
+		const url = `${this.baseUrl}/${path}`;
+		const { maxRetries, retryDelayMs, rateLimitWaitMs, timeoutMs } = this.settings;
 		this.calls++;
 		const started = Date.now();
-		const deadline = started + this.settings.rateLimitWaitMs;
+		const deadline = started + rateLimitWaitMs;
 		let seq: number | undefined;
-		let refusals = 0;
-		let lastRefusal: FullResponse | undefined;
+		const refused: { count: number; last?: FullResponse } = { count: 0 };
 		for (let attempt = 0; ; ) {
+			// A POST may have reached the service before the connection broke or the service failed: never sent twice.
+			const mayRetry = method !== 'POST' && attempt < maxRetries;
 			await this.pace();
-			let ticket: Ticket;
-			try {
-				ticket = await this.slot(deadline, seq);
-			} catch (error) {
-				if (error instanceof RateLimitWaitError)
-					throw waitedTooLong(
-						this.ctx,
-						this.settings.rateLimitWaitMs,
-						error,
-						Date.now() - started,
-						refusals,
-						target,
-						lastRefusal,
-					);
-				throw new NodeOperationError(this.ctx.getNode(), error as Error, {
-					itemIndex: target.itemIndex,
-				});
-			}
+			// The governor's only refusal: the time budget ran out while waiting for the rate limit.
+			const ticket = await this.slot(deadline, seq).catch((error: RateLimitWaitError) => {
+				throw waitedTooLong(this.ctx, error, rateLimitWaitMs, started, refused, target);
+			});
 			seq = ticket.seq;
-			const options: IHttpRequestOptions = {
-				method,
-				url,
-				qs,
-				body,
-				json: true,
-				headers: { Accept: 'application/json' },
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				timeout: this.settings.timeoutMs,
-			};
 			let response: FullResponse;
 			try {
 				response = (await this.ctx.helpers.httpRequestWithAuthentication.call(
 					this.ctx,
 					'storefrontApi',
-					options,
+					{
+						method,
+						url,
+						qs,
+						body,
+						json: true,
+						headers: { Accept: 'application/json' },
+						returnFullResponse: true,
+						ignoreHttpStatusErrors: true,
+						timeout: timeoutMs,
+					},
 					{ credentialsDecrypted: this.credentials },
 				)) as FullResponse;
 			} catch (error) {
 				this.governor.settle(ticket, undefined);
 				const code = networkCode(error);
-				// A POST may have reached the service before the connection broke: never send it twice.
-				if (
-					code &&
-					RETRYABLE_NETWORK_CODES.includes(code) &&
-					method !== 'POST' &&
-					attempt < this.settings.maxRetries
-				) {
-					await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
-					continue;
-				}
-				throw connectionError(this.ctx, this.settings.timeoutMs, method, url, code, error, target);
+				if (!mayRetry || !code || !RETRYABLE_NETWORK_CODES.includes(code))
+					throw connectionError(this.ctx, timeoutMs, method, url, code, error, target);
+				await sleep(backoffMs(attempt++, retryDelayMs));
+				continue;
 			}
-			const { statusCode } = response;
+			const { statusCode, headers } = response;
 			if (statusCode === 429) {
 				// Refused and not processed, so even a POST may be sent again. Every caller of the key pauses for
 				// Retry-After (or this request's backoff); this one keeps its place in the queue.
-				const wait =
-					retryAfterMs(response.headers['retry-after']) ??
-					backoffMs(refusals, this.settings.retryDelayMs);
-				this.governor.settle(ticket, statusCode, response.headers, wait);
-				refusals++;
-				lastRefusal = response;
+				const wait = retryAfterMs(headers['retry-after']) ?? backoffMs(refused.count, retryDelayMs);
+				this.governor.settle(ticket, statusCode, headers, wait);
+				refused.count++;
+				refused.last = response;
 				continue;
 			}
-			this.governor.settle(ticket, statusCode, response.headers);
-			if (statusCode >= 200 && statusCode < 300) {
-				return {
-					...response,
-					endpoint: `${method} /${segments.map((s) => encodeURIComponent(s)).join('/')}`,
-				};
-			}
-			if (
-				RETRYABLE_STATUSES.includes(statusCode) &&
-				method !== 'POST' &&
-				attempt < this.settings.maxRetries
-			) {
-				await sleep(backoffMs(attempt++, this.settings.retryDelayMs));
-				continue;
-			}
-			throw apiError(this.ctx, statusCode, response, target);
+			this.governor.settle(ticket, statusCode, headers);
+			if (statusCode >= 200 && statusCode < 300)
+				return { ...response, endpoint: `${method} /${path}` };
+			if (!mayRetry || !RETRYABLE_STATUSES.includes(statusCode))
+				throw apiError(this.ctx, statusCode, response, target);
+			await sleep(backoffMs(attempt++, retryDelayMs));
 		}
 	}
 
@@ -255,15 +245,7 @@ export class StorefrontClient {
 		size: number,
 		target: RequestTarget = {},
 	): Promise<Page> {
-		const response = await this.request(
-			'GET',
-			segments,
-			{ qs: { ...qs, page, limit: size } },
-			target,
-		);
-		const items = unwrapList(response.body, resourceKey);
-		if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
-		const meta = paginationMeta(response.body);
+		const { items, meta } = await this.listPage(segments, resourceKey, qs, page, size, target);
 		const total = typeof meta.total === 'number' ? meta.total : undefined;
 		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };
 	}
@@ -288,35 +270,34 @@ export class StorefrontClient {
 		let page: number | undefined = after ? after.nextPage : 1;
 		let firstPageCount = after ? after.items.length : 0;
 		let previous: string | undefined = after ? pageSignature(after.items, resourceKey) : undefined;
-		if (collected.length >= wanted) page = undefined;
-		while (page !== undefined) {
-			const response = await this.request(
-				'GET',
-				segments,
-				{ qs: { ...filters, page, limit: size } },
-				target,
-			);
-			const items = unwrapList(response.body, resourceKey);
-			if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
-			if (items.length === 0) break;
+		const read = async (page: number) =>
+			await this.listPage(segments, resourceKey, filters, page, size, target);
+		while (page !== undefined && collected.length < wanted) {
+			const { items, meta } = await read(page);
 			const signature = pageSignature(items, resourceKey);
-			if (signature === previous) break;
+			if (items.length === 0 || signature === previous) break;
 			previous = signature;
 			if (page === 1) firstPageCount = items.length;
-			for (const item of items) {
-				if (collected.length >= wanted) break;
-				collected.push(item);
-			}
-			if (collected.length >= wanted) break;
-			page = nextPageNumber(
-				paginationMeta(response.body),
-				page,
-				items.length,
-				firstPageCount,
-				collected.length,
-			);
+			collected.push(...items.slice(0, wanted - collected.length));
+			page = nextPageNumber(meta, page, items.length, firstPageCount, collected.length);
 		}
 		return collected;
+	}
+
+	/** The items and pagination fields of page `page` of a list; a body without the list is an error. */
+	private async listPage(
+		segments: string[],
+		resourceKey: string,
+		qs: IDataObject,
+		page: number,
+		size: number,
+		target: RequestTarget,
+	): Promise<{ items: IDataObject[]; meta: IDataObject }> {
+		const query = { qs: { ...qs, page, limit: size } };
+		const response = await this.request('GET', segments, query, target);
+		const items = unwrapList(response.body, resourceKey);
+		if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
+		return { items, meta: paginationMeta(response.body) };
 	}
 
 	/**

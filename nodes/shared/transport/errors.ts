@@ -1,5 +1,6 @@
-// Error bodies (docs/api-contract.md row 10) and the errors the node raises from them: the service's own words,
-// never the request options (which carry the Authorization header).
+// The errors a request to the Storefront API ends in, as a user reads them in n8n: the service's own words from its
+// error body (docs/api-contract.md row 10), built from plain, sanitised objects, never from the helper's own error or
+// the request options (which carry the Authorization header).
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -10,7 +11,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { RATE_LIMIT_PLANS } from '../constants';
 import { isObject } from './envelope';
+import type { RateLimitWaitError } from './governor';
 
 /**
  * Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's
@@ -22,16 +25,10 @@ export type Context =
 	| IPollFunctions
 	| ITriggerFunctions;
 
-const HTML_ENTITIES: Record<string, string> = {
-	'&amp;': '&',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&quot;': '"',
-	'&#39;': "'",
-};
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 
 /** Readable text of a non-JSON body: its first line, or for an HTML page its first two distinct text lines. */
-export function firstLine(text: string): string {
+function firstLine(text: string): string {
 	const isHtml = /<(html|body|head|title|p|h1)\b/i.test(text);
 	const stripped = isHtml
 		? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n')
@@ -46,7 +43,10 @@ export function firstLine(text: string): string {
 	];
 	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
 	const decoded = isHtml
-		? line.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity)
+		? line.replace(
+				/&(amp|lt|gt|quot|#39);/g,
+				(entity, name: string) => HTML_ENTITIES[name] ?? entity,
+			)
 		: line;
 	return decoded.slice(0, 300);
 }
@@ -131,7 +131,7 @@ export function networkCode(error: unknown): string | undefined {
  * A NodeApiError keeping our message as written: NodeApiError swaps any message that mentions a network code
  * (ECONNRESET, EPERM…) for a generic sentence, which would hide the service's own words.
  */
-export function nodeApiError(
+function nodeApiError(
 	ctx: Context,
 	response: IDataObject,
 	options: { message: string; description?: string; httpCode?: string; itemIndex?: number },
@@ -147,4 +147,149 @@ export function nodeApiError(
  */
 export function gotNoAnswer(error: unknown): boolean {
 	return error instanceof NodeApiError && !error.httpCode;
+}
+
+export interface RequestTarget {
+	/** Shown in 404 messages, e.g. "Product". */
+	resourceLabel?: string;
+	id?: string;
+	itemIndex?: number;
+}
+
+export interface FullResponse {
+	body: unknown;
+	headers: IDataObject;
+	statusCode: number;
+	/** "GET /orders/ord_00001": named in errors about the body. */
+	endpoint?: string;
+}
+
+/**
+ * A request that waited for the rate limit as long as its budget allows: not sent (again). `refused`: the times the
+ * service turned it away, and its last answer.
+ */
+export function waitedTooLong(
+	ctx: Context,
+	error: RateLimitWaitError,
+	budgetMs: number,
+	started: number,
+	refused: { count: number; last?: FullResponse },
+	target: RequestTarget,
+): NodeApiError {
+	const waited = duration(Date.now() - started);
+	const times = refused.count === 1 ? 'time' : 'times';
+	const turnedAway =
+		refused.count > 0 ? `, turned away ${refused.count} ${times} by the rate limit,` : '';
+	const said = refused.last ? serviceMessage(refused.last.body).message : '';
+	const saidText = said ? ` The service's last answer: ${said}.` : '';
+	const more = error.stillToWaitMs
+		? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
+		: '';
+	return nodeApiError(
+		ctx,
+		{ message: `Waited ${waited} for the rate limit`, httpCode: '429' },
+		{
+			message:
+				`Storefront rate limit: this request waited ${waited}${turnedAway} and was not sent, ` +
+				`the "Max Wait for Rate Limit" of ${duration(budgetMs)} being used up. ` +
+				`The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
+			description:
+				'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, ' +
+				"let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
+			httpCode: '429',
+			itemIndex: target.itemIndex,
+		},
+	);
+}
+
+export function apiError(
+	ctx: Context,
+	status: number,
+	response: FullResponse,
+	target: RequestTarget,
+): NodeApiError {
+	const { message: said, code } = serviceMessage(response.body);
+	const service = said || `HTTP ${status}`;
+	let message: string;
+	let description: string | undefined;
+	if (status === 401 || status === 403) {
+		message = `Storefront rejected the API key (${status}): ${service}`;
+		description = 'Check the API key (and Base URL) in the Storefront API credentials.';
+	} else if (status === 404 && target.resourceLabel && target.id !== undefined) {
+		message = `${target.resourceLabel} "${target.id}" was not found: ${service}`;
+		description = `Check the ${target.resourceLabel.toLowerCase()} ID; it may have been deleted.`;
+	} else {
+		// n8n's UX guidelines: say what happened without "error" or "failure" in the node's own words; the service's
+		// words follow. No description here: a continue-on-fail item would gain a `details` key it never had.
+		const outcome = status >= 500 ? 'could not complete' : 'did not accept';
+		message = `Storefront ${outcome} the request (${status}): ${service}`;
+	}
+	return nodeApiError(
+		ctx,
+		{ message: service, httpCode: String(status), ...(code ? { code } : {}) },
+		{ message, description, httpCode: String(status), itemIndex: target.itemIndex },
+	);
+}
+
+export function notJson(
+	ctx: Context,
+	response: FullResponse,
+	target: RequestTarget,
+	what = 'not JSON',
+): NodeApiError {
+	const empty =
+		response.body === undefined ||
+		response.body === null ||
+		(typeof response.body === 'string' && response.body.trim() === '');
+	const text = empty
+		? 'empty body'
+		: typeof response.body === 'string'
+			? firstLine(response.body)
+			: JSON.stringify(response.body).slice(0, 200);
+	return nodeApiError(
+		ctx,
+		{ message: text, httpCode: String(response.statusCode) },
+		{
+			message:
+				`Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} ` +
+				`and an unexpected body (${what}): ${text}`,
+			httpCode: String(response.statusCode),
+			itemIndex: target.itemIndex,
+		},
+	);
+}
+
+export function connectionError(
+	ctx: Context,
+	timeoutMs: number,
+	method: string,
+	url: string,
+	code: string | undefined,
+	error: unknown,
+	target: RequestTarget,
+): NodeApiError {
+	// Axios names its own time-out ECONNABORTED; ETIMEDOUT is the system's.
+	const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+	const said =
+		isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
+	const reason = timedOut ? `no answer within ${duration(timeoutMs)} (${code})` : (code ?? said);
+	return nodeApiError(
+		ctx,
+		{ message: `Could not reach the Storefront API: ${reason}` },
+		{
+			message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
+			description:
+				timedOut && method === 'POST'
+					? 'The request may have reached the service before the time-out: ' +
+						'check whether it took effect before running it again.'
+					: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
+			itemIndex: target.itemIndex,
+		},
+	);
+}
+
+/** "15 min 0 s", "42 s": a wait as a user reads it. */
+export function duration(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	return seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
 }

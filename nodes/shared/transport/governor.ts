@@ -114,9 +114,6 @@ export class Governor {
 	private nextSeq = 0;
 	private wakeAt = Number.POSITIVE_INFINITY;
 
-	/** Counts for tests and benchmarks. */
-	readonly stats = { released: 0, refused: 0, pauses: 0, timedOut: 0 };
-
 	constructor(private readonly clock: Clock = realClock) {
 		this.windowStart = clock.now();
 	}
@@ -187,7 +184,7 @@ export class Governor {
 			return `${requests(this.limit)} per window, as the service's X-RateLimit-Limit says`;
 		if (this.learned !== undefined) {
 			const seconds = Math.round(this.learnedWindowMs / 1000);
-			return `about ${requests(this.learned)} per ${seconds} s, learned from the service's 429 answers`;
+			return `about ${requests(this.learned)} per ${seconds} s, learned from the requests the service turned away`;
 		}
 		return 'not announced by the service';
 	}
@@ -225,10 +222,8 @@ export class Governor {
 	}
 
 	private refused(info: RateHeaders | undefined, waitMs: number, now: number): void {
-		this.stats.refused++;
 		if (!this.paused) {
 			this.paused = true;
-			this.stats.pauses++;
 			if (info) this.used = info.limit;
 			else {
 				// The window's successes are the limit (or what other users of the key left of it); its length is
@@ -307,7 +302,6 @@ export class Governor {
 		this.inFlight++;
 		this.used++;
 		this.released++;
-		this.stats.released++;
 		return { seq, window: this.window, at: this.clock.now() };
 	}
 
@@ -319,7 +313,6 @@ export class Governor {
 			const stillToWait = this.pausedUntil - now;
 			if (waiter.deadline <= now || waiter.deadline < this.pausedUntil) {
 				this.queue.splice(i--, 1);
-				this.stats.timedOut++;
 				waiter.reject(
 					new RateLimitWaitError(
 						now - waiter.since,
@@ -352,6 +345,10 @@ export class Governor {
 	}
 }
 
+/**
+ * The governors of this n8n process, by account. Bound: one per API key and Base URL used since the process started,
+ * never dropped (a governor is a few numbers and its queue, empty once its requests are gone).
+ */
 const governors = new Map<string, Governor>();
 
 /**
@@ -367,10 +364,7 @@ export function accountOf(baseUrl: string, apiKey: unknown): string {
 /** The governor of one API key at one base URL, one per n8n instance (module scope). */
 export function governorFor(baseUrl: string, apiKey: unknown): Governor {
 	const id = accountOf(baseUrl, apiKey);
-	let governor = governors.get(id);
-	if (!governor) {
-		governor = new Governor();
-		governors.set(id, governor);
-	}
+	const governor = governors.get(id) ?? new Governor();
+	governors.set(id, governor);
 	return governor;
 }

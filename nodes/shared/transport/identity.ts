@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 const singular = (resource: string) => (resource.endsWith('s') ? resource.slice(0, -1) : resource);
 
 /** Where a record's id may be, in the order they are tried: `id`, then the resource's own `<resource>_id`. */
-export function idFields(resource: string): string[] {
+function idFields(resource: string): string[] {
 	return ['id', `${singular(resource)}_id`];
 }
 

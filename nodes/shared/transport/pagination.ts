@@ -38,16 +38,9 @@ export function nextPageNumber(
 	if (meta.has_more === false) return undefined;
 	if (typeof meta.total === 'number' && collected >= meta.total) return undefined;
 	if ('next_page' in meta) {
+		// null, absent or not a later page (Number(null) is 0): the end.
 		const next = Number(meta.next_page);
-		if (
-			meta.next_page === null ||
-			meta.next_page === undefined ||
-			!Number.isInteger(next) ||
-			next <= page
-		) {
-			return undefined;
-		}
-		return next;
+		return Number.isInteger(next) && next > page ? next : undefined;
 	}
 	if (typeof meta.total_pages === 'number') return page >= meta.total_pages ? undefined : page + 1;
 	if (meta.has_more === true) return page + 1;
