@@ -1,10 +1,17 @@
 // Parameters and input checks shared by several operations. Every check runs before any request and names
 // the parameter, so a bad value never costs an API call.
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { recordId, type StorefrontClient } from '../../../shared/transport';
+import { eachItem } from './eachItem';
 
 /**
  * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
@@ -13,12 +20,20 @@ import { recordId, type StorefrontClient } from '../../../shared/transport';
  */
 export const DEFAULT_CONCURRENCY = 50;
 
-/** What every operation file exports as `execute`. */
+/** What the router hands every operation with its items. */
+export interface RunSettings {
+	/** The run's one client: credentials read once, one pace cap over every item. */
+	client: StorefrontClient;
+	/** "On Error: Continue": a failed item becomes an `{ error }` item instead of failing the node. */
+	continueOnFail: boolean;
+}
+
+/** What every operation file exports as `execute`: its output items, each paired with its input item. */
 export type OperationExecute = (
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-) => Promise<IDataObject | IDataObject[]>;
+	items: INodeExecutionData[],
+	run: RunSettings,
+) => Promise<INodeExecutionData[]>;
 
 /**
  * What the AI model is told about the tool variant of this operation (shown only there: n8n names the variant
@@ -72,7 +87,7 @@ const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
 	displayOptions: { show: { '@tool': [true] } },
 });
 
-export function returnAllAndLimit(noun: string): INodeProperties[] {
+function returnAllAndLimit(noun: string): INodeProperties[] {
 	return [
 		{
 			displayName: 'Return All',
@@ -161,13 +176,31 @@ export function asNodeError(
 		: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-function fail(
+/** An item's failure, with its message as written. */
+export function itemError(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	message: string,
 	description?: string,
-): never {
-	throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+): NodeOperationError {
+	const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	// n8n swaps a message that mentions a network code (ECONNRESET) for a generic sentence.
+	error.message = message;
+	return error;
+}
+
+/**
+ * Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions).
+ */
+export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
+	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
+	ctx.addExecutionHints(
+		...messages.map((message) => ({
+			message,
+			type: 'info' as const,
+			location: 'outputPane' as const,
+		})),
+	);
 }
 
 /** The id in a resource locator, checked non-empty. */
@@ -180,18 +213,17 @@ export function locatorId(
 	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	const id =
 		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-	if (!id)
-		fail(
-			ctx,
-			itemIndex,
-			`The parameter "${label}" (${name}) is empty`,
-			`Select a ${label.toLowerCase()} or enter its ID.`,
-		);
-	return id;
+	if (id) return id;
+	throw itemError(
+		ctx,
+		itemIndex,
+		`The parameter "${label}" (${name}) is empty`,
+		`Select a ${label.toLowerCase()} or enter its ID.`,
+	);
 }
 
 /** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */
-export function cleanFilters(filters: IDataObject): IDataObject {
+function cleanFilters(filters: IDataObject): IDataObject {
 	const qs: IDataObject = {};
 	for (const [key, value] of Object.entries(filters)) {
 		if (value !== '' && value !== undefined && value !== null)
@@ -254,34 +286,23 @@ export function getManyProperties(
  * (tool variant only; off wherever it is not shown) projects each record.
  */
 export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
-	return async function (this: IExecuteFunctions, client: StorefrontClient, itemIndex: number) {
-		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		const records = await getManyItems(this, client, resourceKey, filters, itemIndex);
-		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-		return simplify ? records.map((record) => tool.simplify(record)) : records;
+	return async function (this: IExecuteFunctions, items: INodeExecutionData[], run: RunSettings) {
+		return await eachItem.call(this, items, run, async (itemIndex) => {
+			const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+			const limit = returnAll ? undefined : this.getNodeParameter('limit', itemIndex, 50);
+			if (
+				limit !== undefined &&
+				(typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1)
+			) {
+				const message = `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`;
+				throw itemError(this, itemIndex, message);
+			}
+			const target = { itemIndex };
+			const qs = cleanFilters(filters);
+			const records = await run.client.getMany([resourceKey], resourceKey, qs, limit, target);
+			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+			return simplify ? records.map((record) => tool.simplify(record)) : records;
+		});
 	};
-}
-
-export async function getManyItems(
-	ctx: IExecuteFunctions,
-	client: StorefrontClient,
-	resourceKey: string,
-	filters: IDataObject,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	let limit: number | undefined;
-	if (!returnAll) {
-		limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
-		if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) {
-			fail(
-				ctx,
-				itemIndex,
-				`The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`,
-			);
-		}
-	}
-	return await client.getMany([resourceKey], resourceKey, cleanFilters(filters), limit, {
-		itemIndex,
-	});
 }

@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
+import type { RunSettings } from '../common';
 import { toolDescription } from '../common';
+import { eachItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -27,8 +28,10 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(this, items, run, async (itemIndex) => {
+		return await run.client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
+	});
 }

@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
+import type { RunSettings } from '../common';
 import { locatorId, orderLocator, toolDescription } from '../common';
+import { eachItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -20,14 +21,24 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'orderId';
-
+/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const id = locatorId(this, 'orderId', 'Order', itemIndex);
-	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(
+		this,
+		items,
+		run,
+		async (itemIndex) => {
+			const id = locatorId(this, 'orderId', 'Order', itemIndex);
+			return await run.client.getOne(['orders', id], 'order', {
+				resourceLabel: 'Order',
+				id,
+				itemIndex,
+			});
+		},
+		'orderId',
+	);
 }

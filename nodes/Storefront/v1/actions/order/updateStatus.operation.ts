@@ -1,9 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
-import type { StorefrontClient } from '../../../../shared/transport';
+import type { RunSettings } from '../common';
 import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
+import { eachItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
@@ -34,28 +35,34 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'orderId';
-
+/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const id = locatorId(this, 'orderId', 'Order', itemIndex);
-	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
-	if (!status) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
-			itemIndex,
-		});
-	}
-	const target = { resourceLabel: 'Order', id, itemIndex };
-	// Idempotent by contract (row 3), so the transport may safely retry this PUT.
-	const response = await client.request(
-		'PUT',
-		['orders', id, 'status'],
-		{ body: { status } },
-		target,
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(
+		this,
+		items,
+		run,
+		async (itemIndex) => {
+			const id = locatorId(this, 'orderId', 'Order', itemIndex);
+			const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
+			if (!status) {
+				throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
+					itemIndex,
+				});
+			}
+			const target = { resourceLabel: 'Order', id, itemIndex };
+			// Idempotent by contract (row 3), so the transport may safely retry this PUT.
+			const response = await run.client.request(
+				'PUT',
+				['orders', id, 'status'],
+				{ body: { status } },
+				target,
+			);
+			return run.client.single(response, 'order', target);
+		},
+		'orderId',
 	);
-	return client.single(response, 'order', target);
 }

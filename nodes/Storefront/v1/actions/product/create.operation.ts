@@ -1,10 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
-import { toolDescription, writeToolNotice } from '../common';
+import type { RunSettings } from '../common';
+import { itemError, toolDescription, writeToolNotice } from '../common';
+import { eachItem } from '../eachItem';
 import { productFieldOptions } from './editorFields';
-import { PRODUCT_FIELDS, productBody } from './fields';
+import { missingToCreate, PRODUCT_FIELDS, productBody } from './fields';
+
+/** A field of Create, as an item's failure names it: Name and Price are parameters of their own. */
+const parameter = (key: string) =>
+	`The parameter "${PRODUCT_FIELDS[key].label}" (${key === 'name' || key === 'price' ? key : `additionalFields.${key}`})`;
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
@@ -51,25 +61,32 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const values = {
-		name: this.getNodeParameter('name', itemIndex, ''),
-		price: this.getNodeParameter('price', itemIndex, 0),
-	};
-	const required = productBody(this, values, '', itemIndex);
-	for (const key of ['name', 'price'] as const) {
-		if (required[key] === undefined) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The parameter "${PRODUCT_FIELDS[key].label}" (${key}) must not be empty`,
-				{ itemIndex },
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(this, items, run, async (itemIndex) => {
+		const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+		const values = {
+			...fields,
+			name: this.getNodeParameter('name', itemIndex, ''),
+			price: this.getNodeParameter('price', itemIndex, 0),
+		};
+		const body = productBody(
+			this,
+			itemIndex,
+			values,
+			{ ...fields, collection: 'additionalFields' },
+			parameter,
+		);
+		const [missing] = missingToCreate(body);
+		if (missing !== undefined) {
+			throw itemError(
+				this,
+				itemIndex,
+				`The parameter "${PRODUCT_FIELDS[missing].label}" (${missing}) must not be empty`,
 			);
 		}
-	}
-	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const body = { ...productBody(this, fields, 'additionalFields', itemIndex), ...required };
-	const response = await client.request('POST', ['products'], { body }, { itemIndex });
-	return client.single(response, 'product', { itemIndex });
+		const response = await run.client.request('POST', ['products'], { body }, { itemIndex });
+		return run.client.single(response, 'product', { itemIndex });
+	});
 }

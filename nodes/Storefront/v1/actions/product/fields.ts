@@ -4,10 +4,11 @@
 // value that cannot be sent fails its item, naming the field, before any request. The rules: docs/storefront-node.md,
 // "Product fields".
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { jsonParse, NodeOperationError } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
 import { isObject } from '../../../../shared/transport';
+import { itemError } from '../common';
 
 /** A field's value as it is sent. */
 export type FieldValue = string | number | string[];
@@ -160,13 +161,13 @@ export function isEmpty(value: unknown): boolean {
 }
 
 /** Fails the item, saying which field and why, in the words of the operation that reads it. */
-export type Refuse = (key: string, reason: string) => never;
+type Refuse = (key: string, reason: string) => never;
 
 /**
  * The one reader of product fields: the fields of `values` that are set, each read by its rule, in the order of
  * PRODUCT_FIELDS; keys that are no product field are left out.
  */
-export function readFields(values: IDataObject, refuse: Refuse): IDataObject {
+function readFields(values: IDataObject, refuse: Refuse): IDataObject {
 	const fields: IDataObject = {};
 	for (const [key, field] of Object.entries(PRODUCT_FIELDS)) {
 		if (isEmpty(values[key])) continue;
@@ -180,7 +181,7 @@ export function readFields(values: IDataObject, refuse: Refuse): IDataObject {
 }
 
 /** Extra Fields (JSON): an object, or its JSON text, of fields the node does not list; sent unchanged. */
-export function readExtraFields(value: unknown, refuse: (reason: string) => never): IDataObject {
+function readExtraFields(value: unknown, refuse: (reason: string) => never): IDataObject {
 	if (value === undefined || value === null || value === '') return {};
 	let extra = value;
 	if (typeof value === 'string') {
@@ -193,30 +194,36 @@ export function readExtraFields(value: unknown, refuse: (reason: string) => neve
 	return isObject(extra) ? extra : refuse('must be a JSON object');
 }
 
+/** The fields a product needs to be created; Create asks for them, Create or Update fails an item without them. */
+const REQUIRED_TO_CREATE = ['name', 'price'];
+
+/** The fields of `fields` a create needs and does not have. */
+export const missingToCreate = (fields: IDataObject) =>
+	REQUIRED_TO_CREATE.filter((key) => fields[key] === undefined);
+
 /**
- * The product fields of a Create or Update parameter set (`param`: the collection, or '' for the node's own
- * parameters) and its Extra Fields (JSON) underneath. A value that cannot be sent fails the item naming the parameter.
+ * The one product body reader of Create, Update and Create or Update: Extra Fields (JSON) (`extraFields`, a parameter
+ * of the collection `collection`) under the product fields of `values`. A value that cannot be sent fails the item
+ * before any request, named as `where` says ("The parameter "Price" (price)", "The input field "price"").
  */
 export function productBody(
 	ctx: IExecuteFunctions,
-	values: IDataObject,
-	param: string,
 	itemIndex: number,
+	values: IDataObject,
+	extra: { extraFields?: unknown; collection: string },
+	where: (key: string) => string,
 ): IDataObject {
-	const path = (key: string) => (param ? `${param}.${key}` : key);
 	const fail = (message: string, description?: string): never => {
-		throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+		throw itemError(ctx, itemIndex, message, description);
 	};
-	const extra = readExtraFields(values.extraFields, (reason) =>
+	const parameter = `"${EXTRA_FIELDS_LABEL}" (${extra.collection}.extraFields)`;
+	const fields = readExtraFields(extra.extraFields, (reason) =>
 		fail(
-			`The parameter "${EXTRA_FIELDS_LABEL}" (${path('extraFields')}) ${reason}`,
+			`The parameter ${parameter} ${reason}`,
 			'Enter a JSON object such as {"weight_grams": 250}.',
 		),
 	);
-	const fields = readFields(values, (key, reason) =>
-		fail(`The parameter "${PRODUCT_FIELDS[key].label}" (${path(key)}) ${reason}`),
-	);
-	return { ...extra, ...fields };
+	return { ...fields, ...readFields(values, (key, reason) => fail(`${where(key)} ${reason}`)) };
 }
 
 /** JSON with object keys sorted: two values of an extra field are the same when this is. */

@@ -48,6 +48,38 @@ const onlyIn = (product: IDataObject, field: string, value: string) =>
 const shows = (product: IDataObject, value: string) =>
 	Object.values(product).some((inner) => holds(inner, value));
 
+/** What the choice of a way is made from: nothing but what is known before the next request. */
+export interface LookupAsk {
+	findBy: FindBy;
+	field: MatchField;
+	/** The run's distinct match values. */
+	values: number;
+	/** The catalog's pages, where known (learnt by an earlier run, or from its first page). */
+	pages: number | undefined;
+	/** Whether this run has read the catalog's first page. */
+	firstRead: boolean;
+}
+
+/**
+ * How to find a run's products: read the whole catalog, look each value up, or first read the catalog's first page to
+ * learn its size. Looking up costs a request a value and perhaps one more to prove the search; the catalog, a request
+ * a page: Automatic takes the fewer.
+ */
+export function lookupChoice({
+	findBy,
+	field,
+	values,
+	pages,
+	firstRead,
+}: LookupAsk): 'catalog' | 'lookup' | 'first page' {
+	// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
+	if (findBy === 'catalog' || values === 0 || field === 'id') return 'catalog';
+	if (findBy === 'lookup') return 'lookup';
+	if (pages === undefined) return firstRead ? 'catalog' : 'first page';
+	const toRead = pages - (firstRead ? 1 : 0);
+	return values + 1 >= toRead ? 'catalog' : 'lookup';
+}
+
 export class Finder {
 	private readonly memory: Learnt;
 
@@ -69,21 +101,21 @@ export class Finder {
 	 * lookups in flight (Max Concurrent Requests, as the run's items).
 	 */
 	async find(values: string[], findBy: FindBy, atOnce: number): Promise<Found> {
-		// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
-		if (findBy === 'catalog' || values.length === 0 || this.field === 'id')
-			return await this.readAll();
+		const ask = { findBy, field: this.field, values: values.length, firstRead: false };
+		let choice = lookupChoice({ ...ask, pages: this.memory.pages });
 		let first: Page | undefined;
-		let pages = this.memory.pages;
-		if (findBy === 'auto' && pages === undefined) {
+		if (choice === 'first page') {
 			first = await this.firstPage();
-			if (first.nextPage === undefined)
-				return this.found(new Catalog(this.field, first.items), 'catalog', 1);
-			pages = first.total === undefined ? undefined : Math.ceil(first.total / MAX_PAGE_SIZE);
+			const { nextPage, total } = first;
+			const pages =
+				nextPage === undefined
+					? 1
+					: total === undefined
+						? undefined
+						: Math.ceil(total / MAX_PAGE_SIZE);
+			choice = lookupChoice({ ...ask, pages, firstRead: true });
 		}
-		// A lookup a value, and perhaps one more to prove the search, against the pages still to read.
-		const toRead = pages === undefined ? undefined : pages - (first ? 1 : 0);
-		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead))
-			return await this.readAll(first);
+		if (choice !== 'lookup') return await this.readAll(first);
 		const results: IDataObject[][] = [];
 		let next = 0;
 		const lookups = async () => {

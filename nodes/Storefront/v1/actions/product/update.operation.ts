@@ -1,10 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
-import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import type { RunSettings } from '../common';
+import { itemError, locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import { eachItem } from '../eachItem';
 import { productFieldOptions } from './editorFields';
-import { productBody } from './fields';
+import { PRODUCT_FIELDS, productBody } from './fields';
+
+/** A field of Update Fields, as an item's failure names it. */
+const parameter = (key: string) =>
+	`The parameter "${PRODUCT_FIELDS[key].label}" (updateFields.${key})`;
 
 const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
@@ -32,28 +42,38 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'productId';
-
+/** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const id = locatorId(this, 'productId', 'Product', itemIndex);
-	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-	const body = productBody(this, fields, 'updateFields', itemIndex);
-	if (Object.keys(body).length === 0) {
-		throw new NodeOperationError(
-			this.getNode(),
-			'The parameter "Update Fields" (updateFields) sets no field to change',
-			{
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(
+		this,
+		items,
+		run,
+		async (itemIndex) => {
+			const id = locatorId(this, 'productId', 'Product', itemIndex);
+			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+			const body = productBody(
+				this,
 				itemIndex,
-				description: 'Add at least one field with a value; an empty field keeps its current value.',
-			},
-		);
-	}
-	const target = { resourceLabel: 'Product', id, itemIndex };
-	const response = await client.request('PUT', ['products', id], { body }, target);
-	return client.single(response, 'product', target);
+				fields,
+				{ ...fields, collection: 'updateFields' },
+				parameter,
+			);
+			if (Object.keys(body).length === 0) {
+				throw itemError(
+					this,
+					itemIndex,
+					'The parameter "Update Fields" (updateFields) sets no field to change',
+					'Add at least one field with a value; an empty field keeps its current value.',
+				);
+			}
+			const target = { resourceLabel: 'Product', id, itemIndex };
+			const response = await run.client.request('PUT', ['products', id], { body }, target);
+			return run.client.single(response, 'product', target);
+		},
+		'productId',
+	);
 }

@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
+import type { RunSettings } from '../common';
 import { toolDescription } from '../common';
+import { eachItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -29,18 +30,20 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
-	const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
-	if (!storeId) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
+	items: INodeExecutionData[],
+	run: RunSettings,
+): Promise<INodeExecutionData[]> {
+	return await eachItem.call(this, items, run, async (itemIndex) => {
+		const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
+		if (!storeId) {
+			throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
+				itemIndex,
+			});
+		}
+		return await run.client.getOne(['stores', storeId], 'store', {
+			resourceLabel: 'Store',
+			id: storeId,
 			itemIndex,
 		});
-	}
-	return await client.getOne(['stores', storeId], 'store', {
-		resourceLabel: 'Store',
-		id: storeId,
-		itemIndex,
 	});
 }
