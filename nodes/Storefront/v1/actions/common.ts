@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { recordId, type StorefrontClient } from '../../../shared/transport';
-import { eachItem } from './eachItem';
+import { perItem } from './eachItem';
 
 /**
  * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
@@ -110,58 +110,48 @@ function returnAllAndLimit(noun: string): INodeProperties[] {
 	];
 }
 
-export const productLocator: INodeProperties = {
-	displayName: 'Product',
-	name: 'productId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The product to act on: pick it from the list (searchable by name, SKU or description) or enter its ID',
-	hint: 'Product IDs look like prod_00001',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a product...',
-			typeOptions: { searchListMethod: 'searchProducts', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. prod_00001',
-		},
-	],
-};
+/** A record picked from a list (`searchListMethod`) or entered by its ID. */
+function locator(
+	noun: string,
+	example: string,
+	searchListMethod: string,
+	pick: string,
+): INodeProperties {
+	const name = `${noun.toLowerCase()}Id`;
+	return {
+		displayName: noun,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: `The ${noun.toLowerCase()} to act on: pick it from the list (${pick}) or enter its ID`,
+		hint: `${noun} IDs look like ${example}`,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select ${noun === 'Order' ? 'an' : 'a'} ${noun.toLowerCase()}...`,
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: `e.g. ${example}` },
+		],
+	};
+}
 
-export const orderLocator: INodeProperties = {
-	displayName: 'Order',
-	name: 'orderId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The order to act on: pick it from the list (type a status such as "pending" to list only those orders, or part ' +
-		'of an ID) or enter its ID',
-	hint: 'Order IDs look like ord_00001',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select an order...',
-			typeOptions: { searchListMethod: 'searchOrders', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. ord_00001',
-		},
-	],
-};
+export const productLocator = locator(
+	'Product',
+	'prod_00001',
+	'searchProducts',
+	'searchable by name, SKU or description',
+);
+
+export const orderLocator = locator(
+	'Order',
+	'ord_00001',
+	'searchOrders',
+	'type a status such as "pending" to list only those orders, or part of an ID',
+);
 
 /**
  * An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged.
@@ -286,23 +276,20 @@ export function getManyProperties(
  * (tool variant only; off wherever it is not shown) projects each record.
  */
 export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
-	return async function (this: IExecuteFunctions, items: INodeExecutionData[], run: RunSettings) {
-		return await eachItem.call(this, items, run, async (itemIndex) => {
-			const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-			const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-			const limit = returnAll ? undefined : this.getNodeParameter('limit', itemIndex, 50);
-			if (
-				limit !== undefined &&
-				(typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1)
-			) {
-				const message = `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`;
-				throw itemError(this, itemIndex, message);
-			}
-			const target = { itemIndex };
-			const qs = cleanFilters(filters);
-			const records = await run.client.getMany([resourceKey], resourceKey, qs, limit, target);
-			const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-			return simplify ? records.map((record) => tool.simplify(record)) : records;
-		});
-	};
+	return perItem(async function (client, itemIndex) {
+		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+		const limit = returnAll ? undefined : this.getNodeParameter('limit', itemIndex, 50);
+		if (
+			limit !== undefined &&
+			(typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1)
+		) {
+			const message = `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`;
+			throw itemError(this, itemIndex, message);
+		}
+		const qs = cleanFilters(filters);
+		const records = await client.getMany([resourceKey], resourceKey, qs, limit, { itemIndex });
+		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+		return simplify ? records.map((record) => tool.simplify(record)) : records;
+	});
 }

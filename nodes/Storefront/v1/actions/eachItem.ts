@@ -3,7 +3,8 @@
 // handled as the node's settings say (the node fails, an `{ error }` item, or the AI model is told why).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { RunSettings } from './common';
+import type { StorefrontClient } from '../../../shared/transport';
+import type { OperationExecute, RunSettings } from './common';
 import { asNodeError, DEFAULT_CONCURRENCY } from './common';
 
 /** Items sent at once ("Max Concurrent Requests"). */
@@ -128,4 +129,29 @@ export async function eachItem(
 		for (const json of records) returnData.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return returnData;
+}
+
+/** What an operation whose items each make their own requests does for one item. */
+type ItemRun = (
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+) => Promise<IDataObject | IDataObject[]>;
+
+/** The execute of an operation whose items each make their own requests (`record`: as in eachItem). */
+export function perItem(run: ItemRun, record?: string): OperationExecute {
+	return async function (
+		this: IExecuteFunctions,
+		items: INodeExecutionData[],
+		settings: RunSettings,
+	) {
+		const { client } = settings;
+		return await eachItem.call(
+			this,
+			items,
+			settings,
+			async (i) => await run.call(this, client, i),
+			record,
+		);
+	};
 }

@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
 import { toolDescription } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -26,12 +25,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(this, items, run, async (itemIndex) => {
-		return await run.client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
-	});
-}
+export const execute = perItem(async function (client, itemIndex) {
+	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
+});

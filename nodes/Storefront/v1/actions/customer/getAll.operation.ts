@@ -7,9 +7,8 @@ import { getManyExecute, getManyProperties, pickWithId } from '../common';
 const tool: ToolUse = {
 	description:
 		'List customers of the Storefront shop, optionally only those whose name or email contains a search text. ' +
-		'Returns ' +
-		'one entry per customer: id (like cus_00001), name, email, orders_count and total_spent; at most Limit customers ' +
-		'(default 50), so a full page may mean more exist.',
+		'Returns one entry per customer: id (like cus_00001), name, email, orders_count and total_spent; at most ' +
+		'Limit customers (default 50), so a full page may mean more exist.',
 	fields: 'ID, name, email, order count, total spent',
 	simplify: (customer) =>
 		pickWithId(customer, 'customer', ['name', 'email', 'orders_count', 'total_spent']),

@@ -1,17 +1,15 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
 import { locatorId, orderLocator, toolDescription } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
 		'Get one order of the Storefront shop by its id (like ord_00001). Returns the order: id, status (pending, ' +
 			'processing, shipped, delivered, cancelled or refunded), total, currency, customer_id, items (product_id, ' +
-			'name, ' +
-			'quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns an error ' +
-			'saying the order was not found.',
+			'name, quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns ' +
+			'an error saying the order was not found.',
 	),
 	orderLocator,
 ];
@@ -22,23 +20,7 @@ export const description = updateDisplayOptions(
 );
 
 /** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(
-		this,
-		items,
-		run,
-		async (itemIndex) => {
-			const id = locatorId(this, 'orderId', 'Order', itemIndex);
-			return await run.client.getOne(['orders', id], 'order', {
-				resourceLabel: 'Order',
-				id,
-				itemIndex,
-			});
-		},
-		'orderId',
-	);
-}
+export const execute = perItem(async function (client, itemIndex) {
+	const id = locatorId(this, 'orderId', 'Order', itemIndex);
+	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });
+}, 'orderId');

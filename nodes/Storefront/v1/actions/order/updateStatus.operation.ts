@@ -1,20 +1,17 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
-import type { RunSettings } from '../common';
 import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
 	toolDescription(
 		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. ` +
 			`Allowed moves only: ${ORDER_MOVES}. Setting the current status again changes nothing. Any other move is ` +
-			`refused ` +
-			`with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, ` +
-			`status, ` +
-			`total, currency, customer_id, items, timestamps).`,
+			`refused with a 409 error naming the transition, and the order is left as it was. Returns the updated ` +
+			`order (id, status, total, currency, customer_id, items, timestamps).`,
 	),
 	orderLocator,
 	{
@@ -36,33 +33,21 @@ export const description = updateDisplayOptions(
 );
 
 /** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(
-		this,
-		items,
-		run,
-		async (itemIndex) => {
-			const id = locatorId(this, 'orderId', 'Order', itemIndex);
-			const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
-			if (!status) {
-				throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
-					itemIndex,
-				});
-			}
-			const target = { resourceLabel: 'Order', id, itemIndex };
-			// Idempotent by contract (row 3), so the transport may safely retry this PUT.
-			const response = await run.client.request(
-				'PUT',
-				['orders', id, 'status'],
-				{ body: { status } },
-				target,
-			);
-			return run.client.single(response, 'order', target);
-		},
-		'orderId',
+export const execute = perItem(async function (client, itemIndex) {
+	const id = locatorId(this, 'orderId', 'Order', itemIndex);
+	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
+	if (!status) {
+		throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
+			itemIndex,
+		});
+	}
+	const target = { resourceLabel: 'Order', id, itemIndex };
+	// Idempotent by contract (row 3), so the transport may safely retry this PUT.
+	const response = await client.request(
+		'PUT',
+		['orders', id, 'status'],
+		{ body: { status } },
+		target,
 	);
-}
+	return client.single(response, 'order', target);
+}, 'orderId');

@@ -9,8 +9,6 @@ import type { MatchField } from './fields';
 export class Catalog {
 	private readonly byKey = new Map<string, IDataObject[]>();
 
-	private readonly keyById = new Map<string, string>();
-
 	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
 	private readonly unsettled = new Set<string>();
 
@@ -32,22 +30,16 @@ export class Catalog {
 		return this.byKey.get(key) ?? [];
 	}
 
-	/** Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). */
+	/**
+	 * Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). A product's
+	 * key does not change: an item's fields hold its match value.
+	 */
 	put(product: IDataObject): void {
-		const id = recordId(product, 'product');
 		const key = this.keyOf(product);
-		if (id !== undefined) {
-			const previous = this.keyById.get(id);
-			if (previous !== undefined) {
-				const rest = this.find(previous).filter((p) => recordId(p, 'product') !== id);
-				if (rest.length) this.byKey.set(previous, rest);
-				else this.byKey.delete(previous);
-				this.keyById.delete(id);
-			}
-		}
 		if (key === undefined) return;
-		this.byKey.set(key, [...this.find(key), product]);
-		if (id !== undefined) this.keyById.set(id, key);
+		const id = recordId(product, 'product');
+		const others = this.find(key).filter((p) => id === undefined || recordId(p, 'product') !== id);
+		this.byKey.set(key, [...others, product]);
 	}
 
 	/** Products whose value is `key` with leading zeros (000123 for 123): what a number read from a sheet lost. */

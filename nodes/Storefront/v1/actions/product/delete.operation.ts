@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
 import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('delete products from your store, for good'),
@@ -20,31 +19,19 @@ export const description = updateDisplayOptions(
 );
 
 /** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(
-		this,
-		items,
-		run,
-		async (itemIndex) => {
-			const id = locatorId(this, 'productId', 'Product', itemIndex);
-			const target = { resourceLabel: 'Product', id, itemIndex };
-			const response = await run.client.request('DELETE', ['products', id], {}, target);
-			const { body } = response;
-			// The contract answers 204 without a body; a service that sends one has its body passed on.
-			if (
-				body === undefined ||
-				body === null ||
-				body === '' ||
-				(typeof body === 'object' && Object.keys(body).length === 0)
-			) {
-				return { deleted: true, id };
-			}
-			return run.client.single(response, 'product', target);
-		},
-		'productId',
-	);
-}
+export const execute = perItem(async function (client, itemIndex) {
+	const id = locatorId(this, 'productId', 'Product', itemIndex);
+	const target = { resourceLabel: 'Product', id, itemIndex };
+	const response = await client.request('DELETE', ['products', id], {}, target);
+	const { body } = response;
+	// The contract answers 204 without a body; a service that sends one has its body passed on.
+	if (
+		body === undefined ||
+		body === null ||
+		body === '' ||
+		(typeof body === 'object' && Object.keys(body).length === 0)
+	) {
+		return { deleted: true, id };
+	}
+	return client.single(response, 'product', target);
+}, 'productId');

@@ -31,6 +31,31 @@ export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): IN
 	};
 }
 
+/** Name and Price: parameters of Create's own, which a product needs; options of Update. */
+export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
+	return [
+		{
+			displayName: labelOf('name'),
+			name: 'name',
+			type: 'string',
+			default: '',
+			...(forUpdate ? {} : { required: true, placeholder: 'e.g. Linen Shirt' }),
+			description: `${forUpdate ? 'New product name' : 'Product name shown to shoppers'} (1–200 characters)`,
+		},
+		{
+			displayName: labelOf('price'),
+			name: 'price',
+			type: 'number',
+			...(forUpdate ? {} : { required: true }),
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description: forUpdate
+				? "New unit price, 0 or more, in the product's currency"
+				: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
+		},
+	];
+}
+
 /** Optional product fields, shared by Create (Additional Fields) and Update (Update Fields). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 	const fields: INodeProperties[] = [
@@ -94,23 +119,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 		},
 	];
 	if (forUpdate) {
-		fields.push(
-			{
-				displayName: labelOf('name'),
-				name: 'name',
-				type: 'string',
-				default: '',
-				description: 'New product name (1–200 characters)',
-			},
-			{
-				displayName: labelOf('price'),
-				name: 'price',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 2 },
-				default: 0,
-				description: 'New unit price (0 or more) in the product currency',
-			},
-		);
+		fields.push(...nameAndPrice(true));
 		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 	}
 	return fields;

@@ -1,14 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
 import { itemError, locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 import { productFieldOptions } from './editorFields';
 import { PRODUCT_FIELDS, productBody } from './fields';
 
@@ -43,37 +37,20 @@ export const description = updateDisplayOptions(
 );
 
 /** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(
-		this,
-		items,
-		run,
-		async (itemIndex) => {
-			const id = locatorId(this, 'productId', 'Product', itemIndex);
-			const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-			const body = productBody(
-				this,
-				itemIndex,
-				fields,
-				{ ...fields, collection: 'updateFields' },
-				parameter,
-			);
-			if (Object.keys(body).length === 0) {
-				throw itemError(
-					this,
-					itemIndex,
-					'The parameter "Update Fields" (updateFields) sets no field to change',
-					'Add at least one field with a value; an empty field keeps its current value.',
-				);
-			}
-			const target = { resourceLabel: 'Product', id, itemIndex };
-			const response = await run.client.request('PUT', ['products', id], { body }, target);
-			return run.client.single(response, 'product', target);
-		},
-		'productId',
-	);
-}
+export const execute = perItem(async function (client, itemIndex) {
+	const id = locatorId(this, 'productId', 'Product', itemIndex);
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const extra = { extraFields: fields.extraFields, collection: 'updateFields' };
+	const body = productBody(this, itemIndex, fields, extra, parameter);
+	if (Object.keys(body).length === 0) {
+		throw itemError(
+			this,
+			itemIndex,
+			'The parameter "Update Fields" (updateFields) sets no field to change',
+			'Add at least one field with a value; an empty field keeps its current value.',
+		);
+	}
+	const target = { resourceLabel: 'Product', id, itemIndex };
+	const response = await client.request('PUT', ['products', id], { body }, target);
+	return client.single(response, 'product', target);
+}, 'productId');

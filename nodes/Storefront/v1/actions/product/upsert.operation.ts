@@ -16,7 +16,7 @@ import {
 } from '../common';
 import { eachItem } from '../eachItem';
 import { writerTurn } from './catalog';
-import { CreateClaims } from './createClaims';
+import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import {
 	fieldOf,
@@ -26,7 +26,7 @@ import {
 	productBody,
 	type MatchField,
 } from './fields';
-import { Finder, type FindBy, type Found } from './finder';
+import { findProducts, type FindBy, type Found } from './finder';
 import { report, type Done } from './report';
 import { plan, write, type Row } from './upsertWrite';
 
@@ -193,11 +193,13 @@ export async function execute(
 			const atOnce = Number(
 				this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
 			);
-			const finder = new Finder(client, field, { itemIndex: firstRow });
-			found = await finder.find(values, findBy, atOnce).catch((error: unknown) => {
-				notFound = error;
-				return undefined;
-			});
+			const target = { itemIndex: firstRow };
+			found = await findProducts(client, field, { values, findBy, atOnce }, target).catch(
+				(error: unknown) => {
+					notFound = error;
+					return undefined;
+				},
+			);
 		}
 
 		// 3. Plan each item's write against the products as the run now knows them, and 4. write it. Items of one
@@ -207,7 +209,7 @@ export async function execute(
 			client,
 			field,
 			catalog: found.catalog,
-			claims: new CreateClaims(this, client.account, field),
+			claims: createClaims(this, client.account, field),
 		};
 		const done: Array<Done | undefined> = [];
 		const output = await eachItem.call(

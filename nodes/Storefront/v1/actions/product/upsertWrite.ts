@@ -47,15 +47,19 @@ export interface Shop {
 /** Waits before each look for a product another run claimed to create: that create may still be on its way. */
 const CREATED_ELSEWHERE_WAITS_MS = [500, 1_500, 3_000];
 
+const refuse = (message: string, description?: string): Plan => ({
+	write: 'refuse',
+	message,
+	description,
+});
+
 function ambiguous(noun: string, match: string, products: IDataObject[]): Plan {
 	const ids = products.map((product) => recordId(product, 'product') ?? '(no id)').join(', ');
-	return {
-		write: 'refuse',
-		message:
-			`${products.length} products have the ${noun} "${match}" (${ids}); Create or Update changed none ` +
+	return refuse(
+		`${products.length} products have the ${noun} "${match}" (${ids}); Create or Update changed none ` +
 			'of them',
-		description: `Give each product its own ${noun} (or delete the extra ones), or match on Product ID.`,
-	};
+		`Give each product its own ${noun} (or delete the extra ones), or match on Product ID.`,
+	);
 }
 
 /** The update of `product` to the row's fields: none where no field differs. */
@@ -64,8 +68,7 @@ function planUpdate(noun: string, product: IDataObject, row: Row): Plan {
 	if (compared.length === 0) return { write: 'none', product };
 	const id = recordId(product, 'product');
 	if (id === undefined) {
-		const message = `The product with ${noun} "${row.match}" has no id the node can update it by`;
-		return { write: 'refuse', message };
+		return refuse(`The product with ${noun} "${row.match}" has no id the node can update it by`);
 	}
 	return { write: 'update', product, id, changed: [...compared, ...unshown(row.fields, product)] };
 }
@@ -76,14 +79,11 @@ export function plan(catalog: Catalog, row: Row): Plan {
 	const { match } = row;
 	// 1. A product whose create got no answer and was not found: no later item may create it again.
 	if (catalog.isUnsettled(match)) {
-		return {
-			write: 'refuse',
-			message:
-				`An earlier item's create of the product with ${noun} "${match}" got no usable answer, and ` +
+		return refuse(
+			`An earlier item's create of the product with ${noun} "${match}" got no usable answer, and ` +
 				'the product was not found; this item was not sent',
-			description:
-				'Run the workflow again later: it then updates the product if it was created, or creates it.',
-		};
+			'Run the workflow again later: it then updates the product if it was created, or creates it.',
+		);
 	}
 	// 2. The product is there: updated where a field differs.
 	const found = catalog.find(match);
@@ -91,35 +91,28 @@ export function plan(catalog: Catalog, row: Row): Plan {
 	if (found.length === 1) return planUpdate(noun, found[0], row);
 	// 3. It is not: created, unless the value cannot name a new product.
 	if (catalog.field === 'id') {
-		return {
-			write: 'refuse',
-			message: `No product has the ID "${match}"`,
-			description:
-				'Matching on Product ID only updates products; match on SKU or Name to create the missing ones.',
-		};
+		return refuse(
+			`No product has the ID "${match}"`,
+			'Matching on Product ID only updates products; match on SKU or Name to create the missing ones.',
+		);
 	}
 	const [padded] = row.numeric ? catalog.withZeros(match) : [];
 	if (padded) {
 		const id = recordId(padded, 'product') ?? '';
-		return {
-			write: 'refuse',
-			message:
-				`The ${noun} came as the number ${match}, and product ${id} has the ${noun} ` +
+		return refuse(
+			`The ${noun} came as the number ${match}, and product ${id} has the ${noun} ` +
 				`"${catalog.keyOf(padded)}": no product was created`,
-			description:
-				'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), ' +
+			'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), ' +
 				'or write the value with its zeros.',
-		};
+		);
 	}
 	const missing = missingToCreate(row.fields);
 	if (missing.length) {
 		const names = missing.map((key) => `"${PRODUCT_FIELDS[key].label}"`).join(' and ');
-		return {
-			write: 'refuse',
-			message: `No product has the ${noun} "${match}", and creating one needs ${names} (Fields)`,
-			description:
-				'Map a name and a price, or leave out the rows of products that are not in the shop yet.',
-		};
+		return refuse(
+			`No product has the ${noun} "${match}", and creating one needs ${names} (Fields)`,
+			'Map a name and a price, or leave out the rows of products that are not in the shop yet.',
+		);
 	}
 	return { write: 'create' };
 }

@@ -1,9 +1,8 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
 import { toolDescription } from '../common';
-import { eachItem } from '../eachItem';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -19,7 +18,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. store_001',
 		description:
 			'ID of the store whose information (name, domain, currency, timezone, plan) to get',
-		hint: 'Shown in the Storefront dashboard under Settings; the sandbox store is store_001',
+		hint: 'Shown in the Storefront dashboard under Settings, e.g. store_001',
 	},
 ];
 
@@ -28,22 +27,16 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	items: INodeExecutionData[],
-	run: RunSettings,
-): Promise<INodeExecutionData[]> {
-	return await eachItem.call(this, items, run, async (itemIndex) => {
-		const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
-		if (!storeId) {
-			throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
-				itemIndex,
-			});
-		}
-		return await run.client.getOne(['stores', storeId], 'store', {
-			resourceLabel: 'Store',
-			id: storeId,
+export const execute = perItem(async function (client, itemIndex) {
+	const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
+	if (!storeId) {
+		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
 			itemIndex,
 		});
+	}
+	return await client.getOne(['stores', storeId], 'store', {
+		resourceLabel: 'Store',
+		id: storeId,
+		itemIndex,
 	});
-}
+});
