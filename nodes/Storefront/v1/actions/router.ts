@@ -37,7 +37,7 @@ function settingsFrom(options: IDataObject): Partial<ClientSettings> {
 /**
  * How the node's settings ask failures to be handled; `continueOnFail` is `this.continueOnFail()`, read in execute().
  */
-export interface RouterOptions {
+interface RouterOptions {
 	continueOnFail: boolean;
 }
 

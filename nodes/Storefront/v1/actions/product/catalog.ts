@@ -10,7 +10,7 @@ export class Catalog {
 	private readonly byKey = new Map<string, IDataObject[]>();
 
 	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
-	private readonly unsettled = new Set<string>();
+	readonly unsettled = new Set<string>();
 
 	constructor(
 		readonly field: MatchField,
@@ -47,14 +47,6 @@ export class Catalog {
 		const bare = (value: string) => value.replace(/^0+/, '');
 		const padded = [...this.byKey].filter(([other]) => other !== key && bare(other) === bare(key));
 		return padded.flatMap(([, products]) => products);
-	}
-
-	markUnsettled(key: string): void {
-		this.unsettled.add(key);
-	}
-
-	isUnsettled(key: string): boolean {
-		return this.unsettled.has(key);
 	}
 }
 

@@ -28,7 +28,7 @@ export interface Done {
 }
 
 /** What a run returns to its report. */
-export interface RunResult {
+interface RunResult {
 	field: MatchField;
 	/** Each item's result, by item index; none for an item that failed. */
 	done: Array<Done | undefined>;
@@ -37,7 +37,7 @@ export interface RunResult {
 	found?: Found;
 	/** Items whose match value came as a number. */
 	numeric: number;
-	/** How long the run waited for the account's earlier Create or Update run in this process. */
+	/** How long the run waited for the account's earlier Create or Update run here (one n8n process). */
 	turnWaitedMs: number;
 }
 

@@ -36,7 +36,7 @@ type Plan =
 	| { write: 'refuse'; message: string; description?: string };
 
 /** What a run's writes share: its client, the products it found, and its claims on creates. */
-export interface Shop {
+interface Shop {
 	ctx: IExecuteFunctions;
 	client: StorefrontClient;
 	field: MatchField;
@@ -78,7 +78,7 @@ export function plan(catalog: Catalog, row: Row): Plan {
 	const noun = MATCH_NOUNS[catalog.field];
 	const { match } = row;
 	// 1. A product whose create got no answer and was not found: no later item may create it again.
-	if (catalog.isUnsettled(match)) {
+	if (catalog.unsettled.has(match)) {
 		return refuse(
 			`An earlier item's create of the product with ${noun} "${match}" got no usable answer, and ` +
 				'the product was not found; this item was not sent',
@@ -211,12 +211,12 @@ async function recover(shop: Shop, row: Row, lost: Error, itemIndex: number): Pr
 	try {
 		matches = await search(shop, match, itemIndex);
 	} catch {
-		catalog.markUnsettled(match);
+		catalog.unsettled.add(match);
 		throw lost;
 	}
 	if (matches.length === 1)
 		return { outcome: 'created', product: matches[0], recovered: { match, lost } };
-	catalog.markUnsettled(match);
+	catalog.unsettled.add(match);
 	const noun = MATCH_NOUNS[shop.field];
 	if (matches.length > 1) return await write(shop, ambiguous(noun, match, matches), row, itemIndex);
 	throw itemError(
