@@ -202,8 +202,8 @@ export class StorefrontV1 implements INodeType {
 	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once)
-		// and turns a failed item into an `{ error }` item instead of failing the node when it is set.
+		// "On Error: Continue" is read here and handed through the router to the operation's item loop
+		// (actions/eachItem.ts), which turns a failed item into an `{ error }` item instead of failing the node.
 		return await router.call(this, { continueOnFail: this.continueOnFail() });
 	}
 }

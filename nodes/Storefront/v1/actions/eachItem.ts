@@ -92,20 +92,15 @@ export async function eachItem(
 		try {
 			return { ok: true, json: await run(itemIndex) };
 		} catch (error) {
+			if (!answersModel && !continueOnFail) return { ok: false, error };
 			const { message, description } = error as { message: string; description?: string };
-			// Details only where they add to the message (n8n's own tool wrapper does the same): a model pays per token.
-			if (answersModel) {
-				const details =
-					description && !message.includes(description) ? { details: description } : {};
-				return { ok: true, json: { error: message, ...details } };
-			}
-			if (continueOnFail) {
-				return {
-					ok: true,
-					json: description ? { error: message, details: description } : { error: message },
-				};
-			}
-			return { ok: false, error };
+			// Details only where they add to the message for a model (n8n's own tool wrapper does the same): it pays per
+			// token.
+			const details = description && !(answersModel && message.includes(description));
+			return {
+				ok: true,
+				json: details ? { error: message, details: description } : { error: message },
+			};
 		}
 	};
 	const concurrency = concurrencyOf(this);

@@ -90,15 +90,13 @@ export async function findProducts(
 	{ values, findBy, atOnce }: { values: string[]; findBy: FindBy; atOnce: number },
 	target: RequestTarget,
 ): Promise<Found> {
-	const memory = learnt.get(`${client.account}|${field}`) ?? {};
-	learnt.set(`${client.account}|${field}`, memory);
+	const key = `${client.account}|${field}`;
+	const memory = learnt.get(key) ?? {};
+	learnt.set(key, memory);
 	const startCalls = client.calls;
-	const found = (catalog: Catalog, how: Found['how'], pages = memory.pages): Found => ({
-		catalog,
-		how,
-		calls: client.calls - startCalls,
-		pages,
-	});
+	const found = (catalog: Catalog, how: Found['how']): Found => {
+		return { catalog, how, calls: client.calls - startCalls, pages: memory.pages };
+	};
 	const search = async (qs: IDataObject) =>
 		await client.getPage(['products'], 'products', qs, 1, MAX_PAGE_SIZE, target);
 	const firstPage = async () => {

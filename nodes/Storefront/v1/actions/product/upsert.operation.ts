@@ -60,8 +60,8 @@ const properties: INodeProperties[] = [
 				matchingFieldsLabels: {
 					title: 'Fields to Match On',
 					description:
-						'The field that finds the product to update: SKU, Name or Product ID. No product with the value: ' +
-						'one is created (not for Product ID).',
+						'The field that finds the product to update: SKU, Name or Product ID. Where no product has the ' +
+						'value, one is created (except when matching on Product ID).',
 					// Shown under the field; n8n's own default there ("Usually an ID") is wrong for a match on SKU.
 					hint: 'The product with this value is updated where a field differs; with none, one is created',
 				},
