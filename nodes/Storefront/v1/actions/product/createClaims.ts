@@ -39,10 +39,11 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 	const token = Math.random().toString(36).slice(2);
 	const key = (value: string) => `create:${account}:${field}:${value}`;
 	let store: SharedStore | undefined | null = null;
+	// n8n's store, opened by the first create that needs it.
 	const shared = () => {
+		if (store !== null) return store;
 		const scope = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
-		if (store === null) store = sharedStore(ctx, scope, CLAIM_MINUTES * 60_000, WORDS);
-		return store;
+		return (store = sharedStore(ctx, scope, CLAIM_MINUTES * 60_000, WORDS));
 	};
 	return {
 		async claim(value) {
