@@ -102,7 +102,8 @@ export class StorefrontV1 implements INodeType {
 				type: 'collection',
 				placeholder: 'Add Option',
 				default: {},
-				description: 'Request behaviour for this node: concurrency, rate limits and retries',
+				description:
+					'How this node sends its requests: how many at once, how fast, and how often it tries again',
 				options: [
 					{
 						displayName: 'Find Products By',
@@ -116,13 +117,15 @@ export class StorefrontV1 implements INodeType {
 								name: 'Automatic (Fewest Requests)',
 								value: 'auto',
 								description:
-									'Looks each value up when the items are few against the catalog, else reads the whole catalog',
+									'Looks each value up when the items are few against the catalog, and reads the whole catalog ' +
+									'otherwise',
 							},
 							{
 								name: 'Looking Each Up',
 								value: 'lookup',
 								description:
-									"Searches each value; reads the catalog where the service's search is not seen to find the field",
+									"Searches the shop for each value. Reads the whole catalog instead where the shop's search " +
+									'does not find products by that field.',
 							},
 							{
 								name: 'Reading the Whole Catalog',
@@ -148,9 +151,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							"Cap on this node's own pace below the plan's limit, e.g. to leave room for other workflows on the " +
-							'same ' +
-							"key. 0: no cap (runs on one key already keep to the service's limit).",
+							"A pace for this node below the plan's limit, e.g. to leave room for other workflows on the same API " +
+							"key. 0 sets no pace of its own: runs on one key already keep to the plan's limit.",
 					},
 					{
 						displayName: 'Max Retries',
@@ -159,7 +161,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 5,
 						description:
-							'How often to retry a request hit by a temporary fault (502/503/504, connection reset; never for Create)',
+							'How often to try a request again after a passing fault of the service or the connection. A create is ' +
+							'never tried again: it may have reached the service.',
 					},
 					{
 						displayName: 'Max Wait for Rate Limit (Seconds)',
@@ -178,8 +181,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 1000,
 						description:
-							'First wait before a retry when the service does not say how long to wait; doubles on each further ' +
-							'retry, with jitter',
+							'How long to wait before the first retry when the service does not say how long. The wait doubles on ' +
+							'each further retry.',
 					},
 					{
 						displayName: 'Timeout (Seconds)',
@@ -199,8 +202,8 @@ export class StorefrontV1 implements INodeType {
 	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		// "On Error: Continue" is read here and handed to the router, which runs the items (several at once)
-		// and turns a failed item into an `{ error }` item instead of failing the node when it is set.
+		// "On Error: Continue" is read here and handed through the router to the operation's item loop
+		// (actions/eachItem.ts), which turns a failed item into an `{ error }` item instead of failing the node.
 		return await router.call(this, { continueOnFail: this.continueOnFail() });
 	}
 }

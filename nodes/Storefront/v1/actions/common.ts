@@ -1,10 +1,14 @@
 // Parameters and input checks shared by several operations. Every check runs before any request and names
 // the parameter, so a bad value never costs an API call.
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../../../shared/constants';
-import { recordId, type StorefrontClient } from '../../../shared/transport';
+import type { StorefrontClient } from '../../../shared/transport';
 
 /**
  * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
@@ -13,12 +17,20 @@ import { recordId, type StorefrontClient } from '../../../shared/transport';
  */
 export const DEFAULT_CONCURRENCY = 50;
 
-/** What every operation file exports as `execute`. */
+/** What the router hands every operation with its items. */
+export interface RunSettings {
+	/** The run's one client: credentials read once, one pace cap over every item. */
+	client: StorefrontClient;
+	/** "On Error: Continue": a failed item becomes an `{ error }` item instead of failing the node. */
+	continueOnFail: boolean;
+}
+
+/** What every operation file exports as `execute`: its output items, each paired with its input item. */
 export type OperationExecute = (
 	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-) => Promise<IDataObject | IDataObject[]>;
+	items: INodeExecutionData[],
+	run: RunSettings,
+) => Promise<INodeExecutionData[]>;
 
 /**
  * What the AI model is told about the tool variant of this operation (shown only there: n8n names the variant
@@ -57,96 +69,48 @@ export function writeToolNotice(what: string): INodeProperties {
 	};
 }
 
-/**
- * Simplify on the tool variant of Get Many, on by default: a model's context is small and paid per token, and a list
- * of full records is mostly fields it does not need.
- */
-const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description:
-		`Whether to return only the fields of each ${noun} an AI model needs (${fields}) ` +
-		'instead of the full record',
-	displayOptions: { show: { '@tool': [true] } },
-});
-
-export function returnAllAndLimit(noun: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
-		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: 'Max number of results to return',
-			hint: 'Only as many pages as needed for this many results are fetched',
-			displayOptions: { show: { returnAll: [false] } },
-		},
-	];
+/** A record picked from a list (`searchListMethod`) or entered by its ID. */
+function locator(
+	noun: string,
+	example: string,
+	searchListMethod: string,
+	pick: string,
+): INodeProperties {
+	const name = `${noun.toLowerCase()}Id`;
+	return {
+		displayName: noun,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: `The ${noun.toLowerCase()} to act on: pick it from the list (${pick}) or enter its ID`,
+		hint: `${noun} IDs look like ${example}`,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: `Select ${noun === 'Order' ? 'an' : 'a'} ${noun.toLowerCase()}...`,
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: `e.g. ${example}` },
+		],
+	};
 }
 
-export const productLocator: INodeProperties = {
-	displayName: 'Product',
-	name: 'productId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The product to act on: pick it from the list (searchable by name, SKU or description) or enter its ID',
-	hint: 'Product IDs look like prod_00001',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select a product...',
-			typeOptions: { searchListMethod: 'searchProducts', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. prod_00001',
-		},
-	],
-};
+export const productLocator = locator(
+	'Product',
+	'prod_00001',
+	'searchProducts',
+	'searchable by name, SKU or description',
+);
 
-export const orderLocator: INodeProperties = {
-	displayName: 'Order',
-	name: 'orderId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description:
-		'The order to act on: pick it from the list (type a status such as "pending" to list only those orders, or part ' +
-		'of an ID) or enter its ID',
-	hint: 'Order IDs look like ord_00001',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select an order...',
-			typeOptions: { searchListMethod: 'searchOrders', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. ord_00001',
-		},
-	],
-};
+export const orderLocator = locator(
+	'Order',
+	'ord_00001',
+	'searchOrders',
+	'type a status such as "pending" to list only those orders, or part of an ID',
+);
 
 /**
  * An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged.
@@ -161,13 +125,31 @@ export function asNodeError(
 		: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-function fail(
+/** An item's failure, with its message as written. */
+export function itemError(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	message: string,
 	description?: string,
-): never {
-	throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+): NodeOperationError {
+	const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	// n8n swaps a message that mentions a network code (ECONNRESET) for a generic sentence.
+	error.message = message;
+	return error;
+}
+
+/**
+ * Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions).
+ */
+export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
+	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
+	ctx.addExecutionHints(
+		...messages.map((message) => ({
+			message,
+			type: 'info' as const,
+			location: 'outputPane' as const,
+		})),
+	);
 }
 
 /** The id in a resource locator, checked non-empty. */
@@ -180,108 +162,11 @@ export function locatorId(
 	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	const id =
 		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-	if (!id)
-		fail(
-			ctx,
-			itemIndex,
-			`The parameter "${label}" (${name}) is empty`,
-			`Select a ${label.toLowerCase()} or enter its ID.`,
-		);
-	return id;
-}
-
-/** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */
-export function cleanFilters(filters: IDataObject): IDataObject {
-	const qs: IDataObject = {};
-	for (const [key, value] of Object.entries(filters)) {
-		if (value !== '' && value !== undefined && value !== null)
-			qs[key] = typeof value === 'string' ? value.trim() : value;
-	}
-	return qs;
-}
-
-/** A Get Many operation's tool description and its Simplify projection (the fields a model needs). */
-export interface ToolUse {
-	description: string;
-	/** The simplified record's fields, as the Simplify option's description names them. */
-	fields: string;
-	simplify: (record: IDataObject) => IDataObject;
-}
-
-/** The named fields of a record that it has, in this order. */
-export function pick(record: IDataObject, keys: string[]): IDataObject {
-	const picked: IDataObject = {};
-	for (const key of keys) if (record[key] !== undefined) picked[key] = record[key];
-	return picked;
-}
-
-/**
- * A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named
- * fields.
- */
-export function pickWithId(record: IDataObject, resource: string, keys: string[]): IDataObject {
-	const id = recordId(record, resource);
-	return { ...(id === undefined ? {} : { id }), ...pick(record, keys) };
-}
-
-/**
- * Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options; on
- * the tool variant also its description and Simplify.
- */
-export function getManyProperties(
-	noun: string,
-	filters: INodeProperties[],
-	tool: ToolUse,
-): INodeProperties[] {
-	return [
-		toolDescription(tool.description),
-		...returnAllAndLimit(noun),
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			description: `Narrow the ${noun}s returned; filters apply on every page`,
-			options: filters,
-		},
-		simplifyProperty(noun, tool.fields),
-	];
-}
-
-/**
- * The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters; Simplify
- * (tool variant only; off wherever it is not shown) projects each record.
- */
-export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
-	return async function (this: IExecuteFunctions, client: StorefrontClient, itemIndex: number) {
-		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-		const records = await getManyItems(this, client, resourceKey, filters, itemIndex);
-		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
-		return simplify ? records.map((record) => tool.simplify(record)) : records;
-	};
-}
-
-export async function getManyItems(
-	ctx: IExecuteFunctions,
-	client: StorefrontClient,
-	resourceKey: string,
-	filters: IDataObject,
-	itemIndex: number,
-): Promise<IDataObject[]> {
-	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	let limit: number | undefined;
-	if (!returnAll) {
-		limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
-		if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) {
-			fail(
-				ctx,
-				itemIndex,
-				`The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`,
-			);
-		}
-	}
-	return await client.getMany([resourceKey], resourceKey, cleanFilters(filters), limit, {
+	if (id) return id;
+	throw itemError(
+		ctx,
 		itemIndex,
-	});
+		`The parameter "${label}" (${name}) is empty`,
+		`Select a ${label.toLowerCase()} or enter its ID.`,
+	);
 }

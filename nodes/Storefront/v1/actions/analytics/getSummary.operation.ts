@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
 import { toolDescription } from '../common';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -25,10 +25,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+export const execute = perItem(async function (client, itemIndex) {
 	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
-}
+});

@@ -1,16 +1,15 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, orderLocator, toolDescription } from '../common';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
 		'Get one order of the Storefront shop by its id (like ord_00001). Returns the order: id, status (pending, ' +
 			'processing, shipped, delivered, cancelled or refunded), total, currency, customer_id, items (product_id, ' +
-			'name, ' +
-			'quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns an error ' +
-			'saying the order was not found.',
+			'name, quantity, price each), created_at, updated_at and paid_at (null until paid). An unknown id returns ' +
+			'an error saying the order was not found.',
 	),
 	orderLocator,
 ];
@@ -20,14 +19,8 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'orderId';
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
+export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });
-}
+}, 'orderId');

@@ -2,8 +2,8 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../../shared/constants';
-import type { ToolUse } from '../common';
-import { getManyExecute, getManyProperties, pick, pickWithId } from '../common';
+import type { ToolUse } from '../getMany';
+import { getManyExecute, getManyProperties, pick, pickWithId } from '../getMany';
 
 const tool: ToolUse = {
 	description:

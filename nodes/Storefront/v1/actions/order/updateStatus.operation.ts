@@ -1,19 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
-import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
 	toolDescription(
 		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. ` +
 			`Allowed moves only: ${ORDER_MOVES}. Setting the current status again changes nothing. Any other move is ` +
-			`refused ` +
-			`with a 409 error naming the transition, and the order is left as it was. Returns the updated order (id, ` +
-			`status, ` +
-			`total, currency, customer_id, items, timestamps).`,
+			`refused with a 409 error naming the transition, and the order is left as it was. Returns the updated ` +
+			`order (id, status, total, currency, customer_id, items, timestamps).`,
 	),
 	orderLocator,
 	{
@@ -34,14 +32,8 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'orderId';
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
+export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
 	if (!status) {
@@ -58,4 +50,4 @@ export async function execute(
 		target,
 	);
 	return client.single(response, 'order', target);
-}
+}, 'orderId');

@@ -9,10 +9,8 @@ import type { MatchField } from './fields';
 export class Catalog {
 	private readonly byKey = new Map<string, IDataObject[]>();
 
-	private readonly keyById = new Map<string, string>();
-
 	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
-	private readonly unsettled = new Set<string>();
+	readonly unsettled = new Set<string>();
 
 	constructor(
 		readonly field: MatchField,
@@ -32,22 +30,16 @@ export class Catalog {
 		return this.byKey.get(key) ?? [];
 	}
 
-	/** Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). */
+	/**
+	 * Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). A product's
+	 * key does not change: an item's fields hold its match value.
+	 */
 	put(product: IDataObject): void {
-		const id = recordId(product, 'product');
 		const key = this.keyOf(product);
-		if (id !== undefined) {
-			const previous = this.keyById.get(id);
-			if (previous !== undefined) {
-				const rest = this.find(previous).filter((p) => recordId(p, 'product') !== id);
-				if (rest.length) this.byKey.set(previous, rest);
-				else this.byKey.delete(previous);
-				this.keyById.delete(id);
-			}
-		}
 		if (key === undefined) return;
-		this.byKey.set(key, [...this.find(key), product]);
-		if (id !== undefined) this.keyById.set(id, key);
+		const id = recordId(product, 'product');
+		const others = this.find(key).filter((p) => id === undefined || recordId(p, 'product') !== id);
+		this.byKey.set(key, [...others, product]);
 	}
 
 	/** Products whose value is `key` with leading zeros (000123 for 123): what a number read from a sheet lost. */
@@ -55,14 +47,6 @@ export class Catalog {
 		const bare = (value: string) => value.replace(/^0+/, '');
 		const padded = [...this.byKey].filter(([other]) => other !== key && bare(other) === bare(key));
 		return padded.flatMap(([, products]) => products);
-	}
-
-	markUnsettled(key: string): void {
-		this.unsettled.add(key);
-	}
-
-	isUnsettled(key: string): boolean {
-		return this.unsettled.has(key);
 	}
 }
 

@@ -1,10 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
-import { toolDescription, writeToolNotice } from '../common';
-import { productFieldOptions } from './editorFields';
-import { PRODUCT_FIELDS, productBody } from './fields';
+import { itemError, toolDescription, writeToolNotice } from '../common';
+import { perItem } from '../eachItem';
+import { nameAndPrice, productFieldOptions } from './editorFields';
+import { missingToCreate, PRODUCT_FIELDS, productBody } from './fields';
+
+/** A field of Create, as an item's failure names it: Name and Price are parameters of their own. */
+const parameter = (key: string) => {
+	const path = key === 'name' || key === 'price' ? key : `additionalFields.${key}`;
+	return `The parameter "${PRODUCT_FIELDS[key].label}" (${path})`;
+};
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
@@ -14,25 +20,7 @@ const properties: INodeProperties[] = [
 			'name, sku, category, price, currency, stock, status (active, draft or archived), images and ' +
 			'timestamps. Each call creates one more product: do not repeat a call that succeeded.',
 	),
-	{
-		displayName: PRODUCT_FIELDS.name.label,
-		name: 'name',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. Linen Shirt',
-		description: 'Product name shown to shoppers (1–200 characters)',
-	},
-	{
-		displayName: PRODUCT_FIELDS.price.label,
-		name: 'price',
-		type: 'number',
-		required: true,
-		typeOptions: { minValue: 0, numberPrecision: 2 },
-		default: 0,
-		description:
-			"Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
-	},
+	...nameAndPrice(false),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -49,27 +37,23 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+export const execute = perItem(async function (client, itemIndex) {
+	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const values = {
+		...fields,
 		name: this.getNodeParameter('name', itemIndex, ''),
 		price: this.getNodeParameter('price', itemIndex, 0),
 	};
-	const required = productBody(this, values, '', itemIndex);
-	for (const key of ['name', 'price'] as const) {
-		if (required[key] === undefined) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The parameter "${PRODUCT_FIELDS[key].label}" (${key}) must not be empty`,
-				{ itemIndex },
-			);
-		}
+	const extra = { extraFields: fields.extraFields, collection: 'additionalFields' };
+	const body = productBody(this, itemIndex, values, extra, parameter);
+	const [missing] = missingToCreate(body);
+	if (missing !== undefined) {
+		throw itemError(
+			this,
+			itemIndex,
+			`The parameter "${PRODUCT_FIELDS[missing].label}" (${missing}) must not be empty`,
+		);
 	}
-	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const body = { ...productBody(this, fields, 'additionalFields', itemIndex), ...required };
 	const response = await client.request('POST', ['products'], { body }, { itemIndex });
 	return client.single(response, 'product', { itemIndex });
-}
+});

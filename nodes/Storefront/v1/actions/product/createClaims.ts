@@ -26,50 +26,43 @@ const WORDS = {
 	doc: 'docs/storefront-node.md, Create or Update',
 };
 
-export class CreateClaims {
-	private store: SharedStore | undefined | null = null;
-
-	/** This run's own mark on its claims (a claim the lock does not cover is told apart by it). */
-	private readonly token = Math.random().toString(36).slice(2);
-
-	constructor(
-		private readonly ctx: IExecuteFunctions,
-		private readonly account: string,
-		private readonly field: string,
-	) {}
-
+/** A run's claims on creates: `claim` tells whether this run creates the product; `release` gives a claim up. */
+export interface CreateClaims {
 	/** true: this run creates the product; false: another run claimed its create; undefined: there is no store. */
-	async claim(value: string): Promise<boolean | undefined> {
-		const store = this.shared();
-		if (!store) return undefined;
-		try {
-			return await claimShared(store, this.key(value), this.token);
-		} catch (error) {
-			// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
-			const why = (error as Error).message;
-			this.ctx.logger.warn(
-				`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`,
-			);
-			return undefined;
-		}
-	}
-
+	claim(value: string): Promise<boolean | undefined>;
 	/** After a create the service refused: the claim is given up, so that a later run may create the product. */
-	async release(value: string, claimed: boolean | undefined): Promise<void> {
-		if (claimed !== true) return;
-		const store = this.shared();
-		if (store) await releaseShared(store, this.key(value), this.token).catch(() => false);
-	}
+	release(value: string, claimed: boolean | undefined): Promise<void>;
+}
 
-	private key(value: string): string {
-		return `create:${this.account}:${this.field}:${value}`;
-	}
-
-	private shared(): SharedStore | undefined {
-		if (this.store === null) {
-			const scope = `${this.ctx.getWorkflow().id ?? ''}:${this.ctx.getNode().id}`;
-			this.store = sharedStore(this.ctx, scope, CLAIM_MINUTES * 60_000, WORDS);
-		}
-		return this.store;
-	}
+export function createClaims(ctx: IExecuteFunctions, account: string, field: string): CreateClaims {
+	// This run's own mark on its claims (a claim the lock does not cover is told apart by it).
+	const token = Math.random().toString(36).slice(2);
+	const key = (value: string) => `create:${account}:${field}:${value}`;
+	let store: SharedStore | undefined | null = null;
+	// n8n's store, opened by the first create that needs it.
+	const shared = () => {
+		if (store !== null) return store;
+		const scope = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
+		return (store = sharedStore(ctx, scope, CLAIM_MINUTES * 60_000, WORDS));
+	};
+	return {
+		async claim(value) {
+			const claims = shared();
+			if (!claims) return undefined;
+			try {
+				return await claimShared(claims, key(value), token);
+			} catch (error) {
+				// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
+				const why = (error as Error).message;
+				ctx.logger.warn(
+					`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`,
+				);
+				return undefined;
+			}
+		},
+		async release(value, claimed) {
+			const claims = claimed === true ? shared() : undefined;
+			if (claims) await releaseShared(claims, key(value), token).catch(() => false);
+		},
+	};
 }

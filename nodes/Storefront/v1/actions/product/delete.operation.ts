@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
 import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	writeToolNotice('delete products from your store, for good'),
@@ -18,14 +18,8 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'productId';
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+/** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
+export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const target = { resourceLabel: 'Product', id, itemIndex };
 	const response = await client.request('DELETE', ['products', id], {}, target);
@@ -40,4 +34,4 @@ export async function execute(
 		return { deleted: true, id };
 	}
 	return client.single(response, 'product', target);
-}
+}, 'productId');

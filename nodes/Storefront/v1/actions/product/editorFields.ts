@@ -9,6 +9,53 @@ import { EXTRA_FIELDS_LABEL, ID_FIELD, PRODUCT_FIELDS, type ProductField } from 
 const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
 const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
 
+/**
+ * Extra Fields (JSON), the same option in Create's Additional Fields, Update's Update Fields and Create or Update's
+ * Additional Fields.
+ */
+export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): INodeProperties {
+	return {
+		displayName: EXTRA_FIELDS_LABEL,
+		name: 'extraFields',
+		type: 'json',
+		default: '{}',
+		description:
+			'Product fields the node does not list, as a JSON object, sent as they are. ' +
+			(operation === 'upsert'
+				? 'They are compared like the other fields; a mapped field takes precedence.'
+				: 'A field also set above takes precedence.'),
+		hint:
+			operation === 'update'
+				? 'To clear a field, set it here, e.g. {"images": [], "category": ""}'
+				: 'Must be a JSON object, e.g. {"weight_grams": 250}',
+	};
+}
+
+/** Name and Price: parameters of Create's own, which a product needs; options of Update. */
+export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
+	return [
+		{
+			displayName: labelOf('name'),
+			name: 'name',
+			type: 'string',
+			default: '',
+			...(forUpdate ? {} : { required: true, placeholder: 'e.g. Linen Shirt' }),
+			description: `${forUpdate ? 'New product name' : 'Product name shown to shoppers'} (1–200 characters)`,
+		},
+		{
+			displayName: labelOf('price'),
+			name: 'price',
+			type: 'number',
+			...(forUpdate ? {} : { required: true }),
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description: forUpdate
+				? "New unit price, 0 or more, in the product's currency"
+				: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
+		},
+	];
+}
+
 /** Optional product fields, shared by Create (Additional Fields) and Update (Update Fields). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 	const fields: INodeProperties[] = [
@@ -26,7 +73,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			default: '',
 			placeholder: 'e.g. USD',
 			description:
-				"Three-letter ISO 4217 currency code of the price; the store's currency when not set",
+				"The price's currency as a three-letter code such as USD; the store's currency when not set",
 		},
 		{
 			displayName: labelOf('description'),
@@ -36,18 +83,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			default: '',
 			description: 'Longer product description shown to shoppers',
 		},
-		{
-			displayName: EXTRA_FIELDS_LABEL,
-			name: 'extraFields',
-			type: 'json',
-			default: '{}',
-			description:
-				'A JSON object of further product fields the node does not list, sent unchanged; fields set above ' +
-				'take precedence',
-			hint: forUpdate
-				? 'To clear a field, set it here, e.g. {"images": [], "category": ""}'
-				: 'Must be a JSON object, e.g. {"weight_grams": 250}',
-		},
+		extraFieldsOption(forUpdate ? 'update' : 'create'),
 		{
 			displayName: labelOf('images'),
 			name: 'images',
@@ -83,23 +119,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 		},
 	];
 	if (forUpdate) {
-		fields.push(
-			{
-				displayName: labelOf('name'),
-				name: 'name',
-				type: 'string',
-				default: '',
-				description: 'New product name (1–200 characters)',
-			},
-			{
-				displayName: labelOf('price'),
-				name: 'price',
-				type: 'number',
-				typeOptions: { minValue: 0, numberPrecision: 2 },
-				default: 0,
-				description: 'New unit price (0 or more) in the product currency',
-			},
-		);
+		fields.push(...nameAndPrice(true));
 		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 	}
 	return fields;

@@ -4,13 +4,14 @@
 // value that cannot be sent fails its item, naming the field, before any request. The rules: docs/storefront-node.md,
 // "Product fields".
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { jsonParse, NodeOperationError } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
 import { isObject } from '../../../../shared/transport';
+import { itemError } from '../common';
 
 /** A field's value as it is sent. */
-export type FieldValue = string | number | string[];
+type FieldValue = string | number | string[];
 
 export interface ProductField {
 	/** The field's name in the editor, the same in every product operation. */
@@ -159,64 +160,53 @@ export function isEmpty(value: unknown): boolean {
 	);
 }
 
-/** Fails the item, saying which field and why, in the words of the operation that reads it. */
-export type Refuse = (key: string, reason: string) => never;
+/** The fields a product needs to be created; Create asks for them, Create or Update fails an item without them. */
+const REQUIRED_TO_CREATE = ['name', 'price'];
+
+/** The fields of `fields` a create needs and does not have. */
+export const missingToCreate = (fields: IDataObject) =>
+	REQUIRED_TO_CREATE.filter((key) => fields[key] === undefined);
 
 /**
- * The one reader of product fields: the fields of `values` that are set, each read by its rule, in the order of
- * PRODUCT_FIELDS; keys that are no product field are left out.
+ * The one product body reader of Create, Update and Create or Update: Extra Fields (JSON) (`extraFields`, a parameter
+ * of the collection `collection`: an object, or its JSON text), under the product fields of `values` that are set,
+ * each read by its rule, in the order of PRODUCT_FIELDS (keys that are no product field are left out). A value that
+ * cannot be sent fails the item before any request, named as `where` says ("The parameter "Price" (price)").
  */
-export function readFields(values: IDataObject, refuse: Refuse): IDataObject {
-	const fields: IDataObject = {};
+export function productBody(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	values: IDataObject,
+	{ extraFields, collection }: { extraFields?: unknown; collection: string },
+	where: (key: string) => string,
+): IDataObject {
+	const refuseExtra = (reason: string): never => {
+		throw itemError(
+			ctx,
+			itemIndex,
+			`The parameter "${EXTRA_FIELDS_LABEL}" (${collection}.extraFields) ${reason}`,
+			'Enter a JSON object such as {"weight_grams": 250}.',
+		);
+	};
+	let body: unknown = {};
+	if (extraFields !== undefined && extraFields !== null && extraFields !== '') {
+		try {
+			body = typeof extraFields === 'string' ? jsonParse(extraFields) : extraFields;
+		} catch {
+			refuseExtra('is not valid JSON');
+		}
+	}
+	if (!isObject(body)) return refuseExtra('must be a JSON object');
+	const fields: IDataObject = { ...body };
 	for (const [key, field] of Object.entries(PRODUCT_FIELDS)) {
 		if (isEmpty(values[key])) continue;
 		try {
 			fields[key] = field.read(values[key]);
 		} catch (error) {
-			refuse(key, (error as Error).message);
+			throw itemError(ctx, itemIndex, `${where(key)} ${(error as Error).message}`);
 		}
 	}
 	return fields;
-}
-
-/** Extra Fields (JSON): an object, or its JSON text, of fields the node does not list; sent unchanged. */
-export function readExtraFields(value: unknown, refuse: (reason: string) => never): IDataObject {
-	if (value === undefined || value === null || value === '') return {};
-	let extra = value;
-	if (typeof value === 'string') {
-		try {
-			extra = jsonParse(value);
-		} catch {
-			refuse('is not valid JSON');
-		}
-	}
-	return isObject(extra) ? extra : refuse('must be a JSON object');
-}
-
-/**
- * The product fields of a Create or Update parameter set (`param`: the collection, or '' for the node's own
- * parameters) and its Extra Fields (JSON) underneath. A value that cannot be sent fails the item naming the parameter.
- */
-export function productBody(
-	ctx: IExecuteFunctions,
-	values: IDataObject,
-	param: string,
-	itemIndex: number,
-): IDataObject {
-	const path = (key: string) => (param ? `${param}.${key}` : key);
-	const fail = (message: string, description?: string): never => {
-		throw new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
-	};
-	const extra = readExtraFields(values.extraFields, (reason) =>
-		fail(
-			`The parameter "${EXTRA_FIELDS_LABEL}" (${path('extraFields')}) ${reason}`,
-			'Enter a JSON object such as {"weight_grams": 250}.',
-		),
-	);
-	const fields = readFields(values, (key, reason) =>
-		fail(`The parameter "${PRODUCT_FIELDS[key].label}" (${path(key)}) ${reason}`),
-	);
-	return { ...extra, ...fields };
 }
 
 /** JSON with object keys sorted: two values of an extra field are the same when this is. */

@@ -48,136 +48,136 @@ const onlyIn = (product: IDataObject, field: string, value: string) =>
 const shows = (product: IDataObject, value: string) =>
 	Object.values(product).some((inner) => holds(inner, value));
 
-export class Finder {
-	private readonly memory: Learnt;
+/** What the choice of a way is made from: nothing but what is known before the next request. */
+export interface LookupAsk {
+	findBy: FindBy;
+	field: MatchField;
+	/** The run's distinct match values. */
+	values: number;
+	/** The catalog's pages, where known (learnt by an earlier run, or from its first page). */
+	pages: number | undefined;
+	/** Whether this run has read the catalog's first page. */
+	firstRead: boolean;
+}
 
-	private readonly startCalls: number;
+/**
+ * How to find a run's products: read the whole catalog, look each value up, or first read the catalog's first page to
+ * learn its size. Looking up costs a request a value and perhaps one more to prove the search; the catalog, a request
+ * a page: Automatic takes the fewer.
+ */
+export function lookupChoice({
+	findBy,
+	field,
+	values,
+	pages,
+	firstRead,
+}: LookupAsk): 'catalog' | 'lookup' | 'first page' {
+	// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
+	if (findBy === 'catalog' || values === 0 || field === 'id') return 'catalog';
+	if (findBy === 'lookup') return 'lookup';
+	if (pages === undefined) return firstRead ? 'catalog' : 'first page';
+	const toRead = pages - (firstRead ? 1 : 0);
+	return values + 1 >= toRead ? 'catalog' : 'lookup';
+}
 
-	constructor(
-		private readonly client: StorefrontClient,
-		private readonly field: MatchField,
-		private readonly target: RequestTarget,
-	) {
-		const key = `${client.account}|${field}`;
-		this.memory = learnt.get(key) ?? {};
-		learnt.set(key, this.memory);
-		this.startCalls = client.calls;
-	}
-
-	/**
-	 * Finds the products of `values` (the run's distinct match values) the way `findBy` says, with at most `atOnce`
-	 * lookups in flight (Max Concurrent Requests, as the run's items).
-	 */
-	async find(values: string[], findBy: FindBy, atOnce: number): Promise<Found> {
-		// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
-		if (findBy === 'catalog' || values.length === 0 || this.field === 'id')
-			return await this.readAll();
-		let first: Page | undefined;
-		let pages = this.memory.pages;
-		if (findBy === 'auto' && pages === undefined) {
-			first = await this.firstPage();
-			if (first.nextPage === undefined)
-				return this.found(new Catalog(this.field, first.items), 'catalog', 1);
-			pages = first.total === undefined ? undefined : Math.ceil(first.total / MAX_PAGE_SIZE);
-		}
-		// A lookup a value, and perhaps one more to prove the search, against the pages still to read.
-		const toRead = pages === undefined ? undefined : pages - (first ? 1 : 0);
-		if (findBy === 'auto' && (toRead === undefined || values.length + 1 >= toRead))
-			return await this.readAll(first);
-		const results: IDataObject[][] = [];
-		let next = 0;
-		const lookups = async () => {
-			for (let i = next++; i < values.length; i = next++) results[i] = await this.lookup(values[i]);
-		};
-		const width = Number.isFinite(atOnce)
-			? Math.max(1, Math.min(Math.floor(atOnce), values.length))
-			: 1;
-		await Promise.all(Array.from({ length: width }, lookups));
-		const catalog = new Catalog(this.field, [...(first?.items ?? []), ...results.flat()]);
-		// A product found by a value only its match field holds: the search looks at that field (kept for later runs).
-		const evidence = values.find((value) =>
-			catalog.find(value).some((product) => onlyIn(product, this.field, value)),
-		);
-		if (evidence !== undefined) this.memory.sample = evidence;
-		// A value no lookup found is new only if the search is known to look at the field this run.
-		const allFound = values.every((value) => catalog.find(value).length > 0);
-		if (allFound || evidence !== undefined || (await this.probe(first)))
-			return this.found(catalog, 'lookup');
-		const fallback = `the service's search did not find a product by its ${MATCH_NOUNS[this.field]}`;
-		return { ...(await this.readAll(first)), fallback };
-	}
-
+/**
+ * Finds the products of `values` (the run's distinct match values) the way `findBy` says, with at most `atOnce`
+ * lookups in flight (Max Concurrent Requests, as the run's items).
+ */
+export async function findProducts(
+	client: StorefrontClient,
+	field: MatchField,
+	{ values, findBy, atOnce }: { values: string[]; findBy: FindBy; atOnce: number },
+	target: RequestTarget,
+): Promise<Found> {
+	const key = `${client.account}|${field}`;
+	const memory = learnt.get(key) ?? {};
+	learnt.set(key, memory);
+	const startCalls = client.calls;
+	const found = (catalog: Catalog, how: Found['how']): Found => {
+		return { catalog, how, calls: client.calls - startCalls, pages: memory.pages };
+	};
+	const search = async (qs: IDataObject) =>
+		await client.getPage(['products'], 'products', qs, 1, MAX_PAGE_SIZE, target);
+	const firstPage = async () => {
+		const page = await search({});
+		if (page.total !== undefined) memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
+		return page;
+	};
+	/** Every product of the shop (Return All, 100 a page), on from `first` when that was read. */
+	const readAll = async (first?: Page) => {
+		const products = await client.getMany(['products'], 'products', {}, undefined, target, first);
+		memory.pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
+		return found(new Catalog(field, products), 'catalog');
+	};
 	/**
 	 * Searches a value only the field holds (remembered, or from the catalog's first page) and tells whether the search
 	 * found its product and only products that show it (a service that ignores `search` lists everything).
 	 */
-	private async probe(first: Page | undefined): Promise<boolean> {
-		let sample = this.memory.sample;
+	const probe = async (first: Page | undefined) => {
+		let sample = memory.sample;
 		if (sample === undefined) {
-			const page = first ?? (await this.firstPage());
-			const catalog = new Catalog(this.field, page.items);
+			const page = first ?? (await firstPage());
+			const keyed = new Catalog(field, page.items);
 			const only = page.items.find((product) => {
-				const key = catalog.keyOf(product);
-				return key !== undefined && onlyIn(product, this.field, key);
+				const key = keyed.keyOf(product);
+				return key !== undefined && onlyIn(product, field, key);
 			});
-			sample = only && catalog.keyOf(only);
+			sample = only && keyed.keyOf(only);
 		}
 		if (sample === undefined) return false;
-		const qs = { search: sample };
-		const results = await this.client.getPage(
-			['products'],
-			'products',
-			qs,
-			1,
-			MAX_PAGE_SIZE,
-			this.target,
-		);
-		const keyed = new Catalog(this.field, results.items);
+		const results = await search({ search: sample });
+		const keyed = new Catalog(field, results.items);
 		const proven =
 			keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
-		this.memory.sample = proven ? sample : undefined;
+		memory.sample = proven ? sample : undefined;
 		return proven;
-	}
+	};
 
-	private async lookup(value: string): Promise<IDataObject[]> {
-		return await this.client.getMany(
-			['products'],
-			'products',
-			{ search: value },
-			undefined,
-			this.target,
-		);
+	// 1. The way: the catalog, or lookups (the catalog's first page read first where its size is not known yet).
+	const ask = { findBy, field, values: values.length, firstRead: false };
+	let choice = lookupChoice({ ...ask, pages: memory.pages });
+	let first: Page | undefined;
+	if (choice === 'first page') {
+		first = await firstPage();
+		const { nextPage, total } = first;
+		const pages =
+			nextPage === undefined
+				? 1
+				: total === undefined
+					? undefined
+					: Math.ceil(total / MAX_PAGE_SIZE);
+		choice = lookupChoice({ ...ask, pages, firstRead: true });
 	}
+	if (choice !== 'lookup') return await readAll(first);
 
-	private async firstPage(): Promise<Page> {
-		const page = await this.client.getPage(
-			['products'],
-			'products',
-			{},
-			1,
-			MAX_PAGE_SIZE,
-			this.target,
-		);
-		if (page.total !== undefined) this.memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
-		return page;
-	}
+	// 2. Each value looked up, `atOnce` at a time.
+	const results: IDataObject[][] = [];
+	let next = 0;
+	const lookups = async () => {
+		for (let i = next++; i < values.length; i = next++)
+			results[i] = await client.getMany(
+				['products'],
+				'products',
+				{ search: values[i] },
+				undefined,
+				target,
+			);
+	};
+	const width = Number.isFinite(atOnce)
+		? Math.max(1, Math.min(Math.floor(atOnce), values.length))
+		: 1;
+	await Promise.all(Array.from({ length: width }, lookups));
+	const catalog = new Catalog(field, [...(first?.items ?? []), ...results.flat()]);
 
-	/** Every product of the shop (Return All, 100 a page), on from `first` when that was read. */
-	private async readAll(first?: Page): Promise<Found> {
-		const products = await this.client.getMany(
-			['products'],
-			'products',
-			{},
-			undefined,
-			this.target,
-			first,
-		);
-		const pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
-		this.memory.pages = pages;
-		return this.found(new Catalog(this.field, products), 'catalog', pages);
-	}
-
-	private found(catalog: Catalog, how: Found['how'], pages = this.memory.pages): Found {
-		return { catalog, how, calls: this.client.calls - this.startCalls, pages };
-	}
+	// 3. A value no lookup found is new only if the search is known to look at the field this run. A product found by
+	// a value only its match field holds proves it (kept for later runs).
+	const evidence = values.find((value) =>
+		catalog.find(value).some((product) => onlyIn(product, field, value)),
+	);
+	if (evidence !== undefined) memory.sample = evidence;
+	const allFound = values.every((value) => catalog.find(value).length > 0);
+	if (allFound || evidence !== undefined || (await probe(first))) return found(catalog, 'lookup');
+	const fallback = `the service's search did not find a product by its ${MATCH_NOUNS[field]}`;
+	return { ...(await readAll(first)), fallback };
 }

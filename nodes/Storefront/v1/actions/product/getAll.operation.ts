@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { ToolUse } from '../common';
-import { getManyExecute, getManyProperties, pickWithId } from '../common';
+import type { ToolUse } from '../getMany';
+import { getManyExecute, getManyProperties, pickWithId } from '../getMany';
 
 const tool: ToolUse = {
 	description:

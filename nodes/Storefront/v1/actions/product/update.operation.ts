@@ -1,10 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
-import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import { itemError, locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
+import { perItem } from '../eachItem';
 import { productFieldOptions } from './editorFields';
-import { productBody } from './fields';
+import { PRODUCT_FIELDS, productBody } from './fields';
+
+/** A field of Update Fields, as an item's failure names it. */
+const parameter = (key: string) =>
+	`The parameter "${PRODUCT_FIELDS[key].label}" (updateFields.${key})`;
 
 const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
@@ -32,28 +36,21 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same product run in input order, even when items run concurrently (actions/router.ts). */
-export const recordParameter = 'productId';
-
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+/** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
+export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-	const body = productBody(this, fields, 'updateFields', itemIndex);
+	const extra = { extraFields: fields.extraFields, collection: 'updateFields' };
+	const body = productBody(this, itemIndex, fields, extra, parameter);
 	if (Object.keys(body).length === 0) {
-		throw new NodeOperationError(
-			this.getNode(),
+		throw itemError(
+			this,
+			itemIndex,
 			'The parameter "Update Fields" (updateFields) sets no field to change',
-			{
-				itemIndex,
-				description: 'Add at least one field with a value; an empty field keeps its current value.',
-			},
+			'Add at least one field with a value; an empty field keeps its current value.',
 		);
 	}
 	const target = { resourceLabel: 'Product', id, itemIndex };
 	const response = await client.request('PUT', ['products', id], { body }, target);
 	return client.single(response, 'product', target);
-}
+}, 'productId');

@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { StorefrontClient } from '../../../../shared/transport';
 import { toolDescription } from '../common';
+import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
 	toolDescription(
@@ -18,7 +18,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. store_001',
 		description:
 			'ID of the store whose information (name, domain, currency, timezone, plan) to get',
-		hint: 'Shown in the Storefront dashboard under Settings; the sandbox store is store_001',
+		hint: 'Shown in the Storefront dashboard under Settings, e.g. store_001',
 	},
 ];
 
@@ -27,11 +27,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-): Promise<IDataObject> {
+export const execute = perItem(async function (client, itemIndex) {
 	const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
 	if (!storeId) {
 		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
@@ -43,4 +39,4 @@ export async function execute(
 		id: storeId,
 		itemIndex,
 	});
-}
+});

@@ -1,0 +1,152 @@
+// The loop in which every operation runs its items, as each operation of n8n's own nodes loops over its items: up to
+// Max Concurrent Requests items at once, items of one record one after another in input order, and a failed item
+// handled as the node's settings say (the node fails, an `{ error }` item, or the AI model is told why).
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { StorefrontClient } from '../../../shared/transport';
+import type { OperationExecute, RunSettings } from './common';
+import { asNodeError, DEFAULT_CONCURRENCY } from './common';
+
+/** Items sent at once ("Max Concurrent Requests"). */
+function concurrencyOf(ctx: IExecuteFunctions): number {
+	const value = ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
+	return typeof value === 'number' && Number.isFinite(value)
+		? Math.max(1, Math.floor(value))
+		: DEFAULT_CONCURRENCY;
+}
+
+/**
+ * Whether a failed call goes back to the AI model as the tool's result, `[{"error": "…"}]`, instead of failing the
+ * node. n8n 2.x does this itself for tool nodes, but n8n 1.x stops the whole workflow on the first refused call
+ * (a 409 for a move the model should not have tried), and the agent never hears why. So the tool variant answers
+ * the model on every n8n line, unless the user chose "Stop Workflow" in the node's settings.
+ */
+function answersModelWithError(ctx: IExecuteFunctions): boolean {
+	const node = ctx.getNode();
+	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+}
+
+type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
+
+/**
+ * Runs `run` for every item, up to `limit` at once, claiming items in input order. Items with the same record key
+ * run one after another in input order (a price set twice ends with the second); after a failure that stops the
+ * node no further item starts. Outcomes come back by item index.
+ */
+async function runItems(
+	count: number,
+	limit: number,
+	keyOf: (itemIndex: number) => string | undefined,
+	run: (itemIndex: number) => Promise<Outcome>,
+): Promise<Outcome[]> {
+	const outcomes: Outcome[] = new Array<Outcome>(count);
+	const tails = new Map<string, Promise<void>>();
+	let next = 0;
+	let stopped = false;
+	const worker = async () => {
+		while (!stopped && next < count) {
+			const itemIndex = next++;
+			const key = keyOf(itemIndex);
+			const previous = key === undefined ? undefined : tails.get(key);
+			let done = () => {};
+			if (key !== undefined) tails.set(key, new Promise<void>((resolve) => (done = resolve)));
+			try {
+				if (previous) await previous;
+				const outcome = await run(itemIndex);
+				outcomes[itemIndex] = outcome;
+				if (!outcome.ok) stopped = true;
+			} finally {
+				done();
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+	return outcomes;
+}
+
+/** The record a parameter names (a resource locator's id), trimmed; unreadable: none. */
+function parameterKey(ctx: IExecuteFunctions, parameter: string, itemIndex: number) {
+	try {
+		const value = ctx.getNodeParameter(parameter, itemIndex, '', { extractValue: true }) as unknown;
+		return typeof value === 'string' || typeof value === 'number'
+			? String(value).trim()
+			: undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Runs `run` for each item and returns its output items, each paired with its input item. `record` (a parameter such
+ * as productId, or a function) names the record an item changes or reads: items of one record run in input order.
+ */
+export async function eachItem(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	{ continueOnFail }: RunSettings,
+	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
+	record?: string | ((itemIndex: number) => string | undefined),
+): Promise<INodeExecutionData[]> {
+	const answersModel = answersModelWithError(this);
+	const attempt = async (itemIndex: number): Promise<Outcome> => {
+		try {
+			return { ok: true, json: await run(itemIndex) };
+		} catch (error) {
+			if (!answersModel && !continueOnFail) return { ok: false, error };
+			const { message, description } = error as { message: string; description?: string };
+			// Details only where they add to the message for a model (n8n's own tool wrapper does the same): it pays per
+			// token.
+			const details = description && !(answersModel && message.includes(description));
+			return {
+				ok: true,
+				json: details ? { error: message, details: description } : { error: message },
+			};
+		}
+	};
+	const concurrency = concurrencyOf(this);
+	const keyOf =
+		concurrency === 1 || record === undefined
+			? () => undefined
+			: typeof record === 'string'
+				? (itemIndex: number) => parameterKey(this, record, itemIndex)
+				: record;
+	const outcomes = await runItems(items.length, concurrency, keyOf, attempt);
+
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
+		const outcome = outcomes[itemIndex];
+		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index
+		// stops the node.
+		if (!outcome) continue;
+		// Both error constructors hand back an error of their own class unchanged (item index included).
+		if (!outcome.ok) throw asNodeError(this, outcome.error, itemIndex);
+		const records = Array.isArray(outcome.json) ? outcome.json : [outcome.json];
+		for (const json of records) returnData.push({ json, pairedItem: { item: itemIndex } });
+	}
+	return returnData;
+}
+
+/** What an operation whose items each make their own requests does for one item. */
+type ItemRun = (
+	this: IExecuteFunctions,
+	client: StorefrontClient,
+	itemIndex: number,
+) => Promise<IDataObject | IDataObject[]>;
+
+/** The execute of an operation whose items each make their own requests (`record`: as in eachItem). */
+export function perItem(run: ItemRun, record?: string): OperationExecute {
+	return async function (
+		this: IExecuteFunctions,
+		items: INodeExecutionData[],
+		settings: RunSettings,
+	) {
+		const { client } = settings;
+		return await eachItem.call(
+			this,
+			items,
+			settings,
+			async (i) => await run.call(this, client, i),
+			record,
+		);
+	};
+}

@@ -1,0 +1,129 @@
+// Get Many, the same for products, orders and customers: Return All and Limit, a Filters collection sent as query
+// parameters, and on the tool variant a description for the AI model and Simplify.
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../../shared/constants';
+import { recordId } from '../../../shared/transport';
+import type { OperationExecute } from './common';
+import { itemError, toolDescription } from './common';
+import { perItem } from './eachItem';
+
+/**
+ * Simplify on the tool variant of Get Many, on by default: a model's context is small and paid per token, and a list
+ * of full records is mostly fields it does not need.
+ */
+const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description:
+		`Whether to return only the fields of each ${noun} an AI model needs (${fields}) ` +
+		'instead of the full record',
+	displayOptions: { show: { '@tool': [true] } },
+});
+
+function returnAllAndLimit(noun: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			hint: 'Only as many pages as needed for this many results are fetched',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+/** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */
+function cleanFilters(filters: IDataObject): IDataObject {
+	const qs: IDataObject = {};
+	for (const [key, value] of Object.entries(filters)) {
+		if (value !== '' && value !== undefined && value !== null)
+			qs[key] = typeof value === 'string' ? value.trim() : value;
+	}
+	return qs;
+}
+
+/** A Get Many operation's tool description and its Simplify projection (the fields a model needs). */
+export interface ToolUse {
+	description: string;
+	/** The simplified record's fields, as the Simplify option's description names them. */
+	fields: string;
+	simplify: (record: IDataObject) => IDataObject;
+}
+
+/** The named fields of a record that it has, in this order. */
+export function pick(record: IDataObject, keys: string[]): IDataObject {
+	const picked: IDataObject = {};
+	for (const key of keys) if (record[key] !== undefined) picked[key] = record[key];
+	return picked;
+}
+
+/**
+ * A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named
+ * fields.
+ */
+export function pickWithId(record: IDataObject, resource: string, keys: string[]): IDataObject {
+	const id = recordId(record, resource);
+	return { ...(id === undefined ? {} : { id }), ...pick(record, keys) };
+}
+
+/**
+ * Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options; on
+ * the tool variant also its description and Simplify.
+ */
+export function getManyProperties(
+	noun: string,
+	filters: INodeProperties[],
+	tool: ToolUse,
+): INodeProperties[] {
+	return [
+		toolDescription(tool.description),
+		...returnAllAndLimit(noun),
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			description: `Narrow the ${noun}s returned; filters apply on every page`,
+			options: filters,
+		},
+		simplifyProperty(noun, tool.fields),
+	];
+}
+
+/**
+ * The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters; Simplify
+ * (tool variant only; off wherever it is not shown) projects each record.
+ */
+export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
+	return perItem(async function (client, itemIndex) {
+		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+		const limit = returnAll ? undefined : this.getNodeParameter('limit', itemIndex, 50);
+		if (
+			limit !== undefined &&
+			(typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1)
+		) {
+			const message = `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`;
+			throw itemError(this, itemIndex, message);
+		}
+		const qs = cleanFilters(filters);
+		const records = await client.getMany([resourceKey], resourceKey, qs, limit, { itemIndex });
+		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+		return simplify ? records.map((record) => tool.simplify(record)) : records;
+	});
+}

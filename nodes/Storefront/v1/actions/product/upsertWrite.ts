@@ -1,0 +1,230 @@
+// Create or Update's plan and write of one item: what its row asks of the shop as the run now knows it (a pure
+// function of the row and the run's catalog), then the one request that does it. A create is claimed first, so that
+// it happens once across queue workers (./createClaims), and is never sent twice: a create whose answer was lost is
+// looked for instead.
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { StorefrontClient } from '../../../../shared/transport';
+import { gotNoAnswer, recordId } from '../../../../shared/transport';
+import { asNodeError, itemError } from '../common';
+import type { Catalog } from './catalog';
+import { CLAIM_MINUTES, type CreateClaims } from './createClaims';
+import {
+	changedFields,
+	MATCH_NOUNS,
+	missingToCreate,
+	PRODUCT_FIELDS,
+	unshown,
+	type MatchField,
+} from './fields';
+import type { Done } from './report';
+
+/** An item's row, read: the value its product is found by, and the fields to set. */
+export interface Row {
+	match: string;
+	fields: IDataObject;
+	/** Whether the match value came as a number (a sheet's cell), which may have lost leading zeros. */
+	numeric: boolean;
+}
+
+/** What an item's row asks for. */
+type Plan =
+	| { write: 'none'; product: IDataObject }
+	| { write: 'update'; product: IDataObject; id: string; changed: string[] }
+	| { write: 'create' }
+	| { write: 'refuse'; message: string; description?: string };
+
+/** What a run's writes share: its client, the products it found, and its claims on creates. */
+interface Shop {
+	ctx: IExecuteFunctions;
+	client: StorefrontClient;
+	field: MatchField;
+	catalog: Catalog;
+	claims: CreateClaims;
+}
+
+/** Waits before each look for a product another run claimed to create: that create may still be on its way. */
+const CREATED_ELSEWHERE_WAITS_MS = [500, 1_500, 3_000];
+
+const refuse = (message: string, description?: string): Plan => ({
+	write: 'refuse',
+	message,
+	description,
+});
+
+function ambiguous(noun: string, match: string, products: IDataObject[]): Plan {
+	const ids = products.map((product) => recordId(product, 'product') ?? '(no id)').join(', ');
+	return refuse(
+		`${products.length} products have the ${noun} "${match}" (${ids}); Create or Update changed none ` +
+			'of them',
+		`Give each product its own ${noun} (or delete the extra ones), or match on Product ID.`,
+	);
+}
+
+/** The update of `product` to the row's fields: none where no field differs. */
+function planUpdate(noun: string, product: IDataObject, row: Row): Plan {
+	const compared = changedFields(row.fields, product);
+	if (compared.length === 0) return { write: 'none', product };
+	const id = recordId(product, 'product');
+	if (id === undefined) {
+		return refuse(`The product with ${noun} "${row.match}" has no id the node can update it by`);
+	}
+	return { write: 'update', product, id, changed: [...compared, ...unshown(row.fields, product)] };
+}
+
+/** What the row asks of the shop as the run now knows it (`catalog`: what the run found and wrote). */
+export function plan(catalog: Catalog, row: Row): Plan {
+	const noun = MATCH_NOUNS[catalog.field];
+	const { match } = row;
+	// 1. A product whose create got no answer and was not found: no later item may create it again.
+	if (catalog.unsettled.has(match)) {
+		return refuse(
+			`An earlier item's create of the product with ${noun} "${match}" got no usable answer, and ` +
+				'the product was not found; this item was not sent',
+			'Run the workflow again later: it then updates the product if it was created, or creates it.',
+		);
+	}
+	// 2. The product is there: updated where a field differs.
+	const found = catalog.find(match);
+	if (found.length > 1) return ambiguous(noun, match, found);
+	if (found.length === 1) return planUpdate(noun, found[0], row);
+	// 3. It is not: created, unless the value cannot name a new product.
+	if (catalog.field === 'id') {
+		return refuse(
+			`No product has the ID "${match}"`,
+			'Matching on Product ID only updates products; match on SKU or Name to create the missing ones.',
+		);
+	}
+	const [padded] = row.numeric ? catalog.withZeros(match) : [];
+	if (padded) {
+		const id = recordId(padded, 'product') ?? '';
+		return refuse(
+			`The ${noun} came as the number ${match}, and product ${id} has the ${noun} ` +
+				`"${catalog.keyOf(padded)}": no product was created`,
+			'A number loses leading zeros. Read that column as text (a sheet: format the column as plain text), ' +
+				'or write the value with its zeros.',
+		);
+	}
+	const missing = missingToCreate(row.fields);
+	if (missing.length) {
+		const names = missing.map((key) => `"${PRODUCT_FIELDS[key].label}"`).join(' and ');
+		return refuse(
+			`No product has the ${noun} "${match}", and creating one needs ${names} (Fields)`,
+			'Map a name and a price, or leave out the rows of products that are not in the shop yet.',
+		);
+	}
+	return { write: 'create' };
+}
+
+/** Carries out an item's plan: at most one write, or the item's failure. */
+export async function write(shop: Shop, planned: Plan, row: Row, itemIndex: number): Promise<Done> {
+	const { client, catalog } = shop;
+	switch (planned.write) {
+		case 'refuse':
+			throw itemError(shop.ctx, itemIndex, planned.message, planned.description);
+		case 'none':
+			return { outcome: 'unchanged', product: planned.product };
+		case 'update': {
+			const { id, changed } = planned;
+			const body = Object.fromEntries(changed.map((key) => [key, row.fields[key]]));
+			const target = { resourceLabel: 'Product', id, itemIndex };
+			const answer = await client.request('PUT', ['products', id], { body }, target);
+			const updated = client.single(answer, 'product', target);
+			catalog.put(updated);
+			return { outcome: 'updated', product: updated, changed };
+		}
+		case 'create':
+			return await create(shop, row, itemIndex);
+	}
+}
+
+async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
+	const { client, catalog, claims } = shop;
+	const claim = await claims.claim(row.match);
+	if (claim === false) return await createdElsewhere(shop, row, itemIndex);
+	let answer;
+	try {
+		answer = await client.request('POST', ['products'], { body: row.fields }, { itemIndex });
+	} catch (error) {
+		if (!gotNoAnswer(error)) {
+			await claims.release(row.match, claim);
+			throw asNodeError(shop.ctx, error, itemIndex);
+		}
+		return await recover(shop, row, error as Error, itemIndex);
+	}
+	let product: IDataObject;
+	try {
+		product = client.single(answer, 'product', { itemIndex });
+	} catch (error) {
+		// A 2xx whose body holds no product: the service took the create, so it is found like a lost answer.
+		return await recover(shop, row, error as Error, itemIndex);
+	}
+	catalog.put(product);
+	return { outcome: 'created', product };
+}
+
+/**
+ * Another run (on another queue worker, say) claimed the create of this value in the last minutes: its product is
+ * looked for a few times while that create may still be on its way, and compared when found; never created here.
+ */
+async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
+	const noun = MATCH_NOUNS[shop.field];
+	for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
+		await sleep(waitMs);
+		const found = await search(shop, row.match, itemIndex);
+		if (found.length > 1)
+			return await write(shop, ambiguous(noun, row.match, found), row, itemIndex);
+		if (found.length === 1)
+			return await write(shop, planUpdate(noun, found[0], row), row, itemIndex);
+	}
+	throw itemError(
+		shop.ctx,
+		itemIndex,
+		`Another run claimed the create of the product with ${noun} "${row.match}" in the last ` +
+			`${CLAIM_MINUTES} minutes, and it is not in the shop; it was not created here, so that it is not ` +
+			'created twice',
+		'That run may still be waiting for the rate limit. Run the workflow again later: it then updates the ' +
+			`product, or creates it once the claim is ${CLAIM_MINUTES} minutes old (a product deleted since, say).`,
+	);
+}
+
+/** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
+async function search(shop: Shop, match: string, itemIndex: number): Promise<IDataObject[]> {
+	const { client, catalog } = shop;
+	const found = await client.getMany(['products'], 'products', { search: match }, undefined, {
+		itemIndex,
+	});
+	const matches = found.filter((product) => catalog.keyOf(product) === match);
+	for (const product of matches) catalog.put(product);
+	return matches;
+}
+
+/**
+ * A create whose answer was lost may have reached the service: the product is looked up by the match value, and
+ * the create is never sent again (a time-out may still be running at the service).
+ */
+async function recover(shop: Shop, row: Row, lost: Error, itemIndex: number): Promise<Done> {
+	const { catalog } = shop;
+	const { match } = row;
+	let matches: IDataObject[];
+	try {
+		matches = await search(shop, match, itemIndex);
+	} catch {
+		catalog.unsettled.add(match);
+		throw lost;
+	}
+	if (matches.length === 1)
+		return { outcome: 'created', product: matches[0], recovered: { match, lost } };
+	catalog.unsettled.add(match);
+	const noun = MATCH_NOUNS[shop.field];
+	if (matches.length > 1) return await write(shop, ambiguous(noun, match, matches), row, itemIndex);
+	throw itemError(
+		shop.ctx,
+		itemIndex,
+		`The create of the product with ${noun} "${match}" got no usable answer ` +
+			`(${lost.message}), and no such product is there yet; it was not sent again`,
+		'The service may still create it. Run the workflow again later: it then updates the product if it was ' +
+			'created, or creates it.',
+	);
+}
