@@ -33,7 +33,8 @@ function configs(parser) {
 		// The trigger's execute() only drops redeliveries: its one step that can fail, the claim in n8n's database,
 		// already lets the event run when the database fails (claimInDatabase), so there is no failed item for
 		// "On Error: Continue" to keep, and a catch there could never run. (The Storefront node's execute() reads it
-		// and hands it to the router, which turns a failed item into an `{ error }` item.)
+		// and hands it to the operation's item loop, actions/eachItem.ts, which turns a failed item into an `{ error }`
+		// item.)
 		{
 			files: ['nodes/StorefrontTrigger/StorefrontTrigger.node.ts'],
 			rules: { [`${namespace}/require-continue-on-fail`]: 'off' },
