@@ -4,16 +4,15 @@
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists from
 // shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
 // starts one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first
-// runs it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock
-// (../shared/claims).
+// runs it: both claim the change itself (./changeKeys).
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
+import { isObject, recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-import type { Claim } from '../shared/claims/sharedClaims';
+import { claimKey } from './changeKeys';
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
@@ -52,53 +51,6 @@ export const CATCH_UP_KINDS: EventKind[] = [
 
 /** A change's time as n8n saw it may lead the service's clock a little; further ahead, it is not believed. */
 const MAX_LEAD_MS = 5 * 60_000;
-
-/**
- * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
- * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
- * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the claim is built
- * from the record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what
- * changed alone.
- *  - order.created, product.created, payment.completed: once per order or product (an order is paid once).
- *  - order.updated with previous_status (a delivery): the change from that status to this one, so an order that
- *    returns to a status runs again; it notes that the order reached the status, and finds a reading's run of it.
- *  - order.updated without it (a reading, or a service that sends the order as it is): the order reaching its status,
- *    however: it ran if any change to that status ran. A return to a status is lost where nothing tells it apart.
- *  Only an update that says it kept the status (previous_status equal to status) has no claim: its event id is
- *  claimed (docs/trigger.md, Catch Up After Downtime).
- * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
- */
-export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
-	if (!isObject(data)) return undefined;
-	const order = eventRecordId(data, 'order');
-	switch (type) {
-		case 'order.created':
-		case 'payment.completed':
-			return order ? { key: `${type}/${order}` } : undefined;
-		case 'order.updated': {
-			const { status, previous_status: previous } = data;
-			if (!order || typeof status !== 'string' || status === previous) return undefined;
-			const reached = `${type}/${order}/${status}`;
-			const readOnly = `${reached}/read`;
-			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };
-			return {
-				key: `${type}/${order}/${previous}/${status}`,
-				notes: [reached],
-				probes: [readOnly],
-			};
-		}
-		case 'product.created': {
-			const product = eventRecordId(data, 'product');
-			return product ? { key: `${type}/${product}` } : undefined;
-		}
-		default:
-			return undefined;
-	}
-}
-
-/** The key a change is claimed by (its claim's first value), or undefined: see changeClaim. */
-export const changeKey = (type: unknown, data: unknown, read = false) =>
-	changeClaim(type, data, read)?.key;
 
 type Baselines = Partial<Record<EventKind, number>>;
 
@@ -163,37 +115,6 @@ export interface ReadMemory {
 export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstFound: [] });
 
 /**
- * The changes each trigger node ran (or found claimed) in this n8n, so that its readings do not start them again:
- * for as long as claims are kept (the node's Remember Events For), at most MAX_RAN_HERE.
- */
-const MAX_RAN_HERE = 100_000;
-const ranInThisN8n = new Map<string, Map<string, number>>();
-
-/**
- * Notes that the changes `keys` ran, or were found run, in a run of the node `scope` (workflow id + node id) in this
- * n8n, at `now`: readings of this n8n do not start them again. What other n8n processes ran is found by the claim in
- * n8n's database, in the run a reading starts, and learnt from that run's end (./reconcile).
- */
-export function noteRanHere(scope: string, keys: string[], now: number): void {
-	let changes = ranInThisN8n.get(scope);
-	if (!changes) ranInThisN8n.set(scope, (changes = new Map()));
-	for (const key of keys) {
-		changes.delete(key);
-		changes.set(key, now);
-	}
-	for (const key of changes.keys()) {
-		if (changes.size <= MAX_RAN_HERE) break;
-		changes.delete(key);
-	}
-}
-
-/** Whether the change `key` ran in this n8n in the last `withinMs` (see noteRanHere). */
-export function ranHere(scope: string, key: string, now: number, withinMs: number): boolean {
-	const at = ranInThisN8n.get(scope)?.get(key);
-	return at !== undefined && now - at < withinMs;
-}
-
-/**
  * A run a reading started for `events` did not claim them (it never started, or failed first): the memory forgets
  * what those readings learnt of their orders, so that the next reading reports the same changes again.
  */
@@ -207,10 +128,6 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 	}
 	memory.statuses = statuses.entries();
 }
-
-/** The key a reading's change is claimed by: changeKey, else the event's id. */
-export const claimKey = (event: IDataObject) =>
-	changeKey(event.type, event.data, true) ?? String(event.id);
 
 export interface CatchUp {
 	/** The changes found, oldest first, in the webhook events' shape; none of them run here. */

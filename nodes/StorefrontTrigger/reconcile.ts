@@ -12,7 +12,9 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
-import { claimKey, findChanges, ranHere, newMemory, noteRanHere, unread } from './catchUp';
+import { findChanges, newMemory, unread } from './catchUp';
+import { claimKey } from './changeKeys';
+import { noteRanHere, ranHere } from './ranHere';
 import {
 	catchesUp,
 	DELIVERY_KEY,

@@ -1,10 +1,30 @@
-// Claims across n8n processes and restarts — the Storefront Trigger's "Drop Duplicate Events" (which events and
-// changes already started a run) and Create or Update's creates (which SKUs a run is creating) — kept in n8n's own
-// database (every n8n of an instance shares it) through the one store n8n gives a node for that, the deduplication
-// helper of its Remove Duplicates node. That helper reads a row and writes it back whole without a lock, so
-// overlapping calls replace each other's values (claims vanish, copies run twice): every claim is made under a lock
-// across processes (./claimLock), where one call decides it exactly; without the lock, claimShared's slower protocol
-// never loses an event (docs/maintainers.md, Claims in n8n's database).
+// The memory of what ran, across n8n processes and restarts: which events and changes already started a run of the
+// Storefront Trigger (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. Two calls:
+// claimShared (claim this change for this delivery → does this run go on?) and releaseShared (forget it). It lives in
+// n8n's own database, through the one store n8n gives a node for that: the deduplication helper of its Remove
+// Duplicates node (./n8nStore), which reads a row and writes it back whole without a lock, so overlapping calls
+// replace each other's values (claims vanish, copies run twice). The protocol:
+//  1. Batching (storeOver, here). Within one n8n process the calls for a node never overlap: a call waits for the one
+//     in flight, and all that queued meanwhile go to n8n as one, each caller answered for its own values as if they
+//     had come one after the other.
+//  2. The lock (./claimLock). Each batch is recorded under a lock across processes, made of the store's one atomic
+//     step (the first insert of the workflow's row); under it one call decides a claim exactly. A process keeps it
+//     while its batches follow each other (HOLD_MS), then leaves a gap for the others. A holder that died is found by
+//     a count of its row that does not change for a lease.
+//  3. Retention (./retention). Under the lock, the first batch of a new period drops the claims older than Remember
+//     Events For: n8n's row keeps values hashed and drops the oldest only by count.
+//  4. Without the lock (not had in time, or the row is another node's), claimShared's slower protocol: record the
+//     change with this delivery's token, read the token back, give a concurrent claim a head start of reads, and the
+//     one call that first records the run marker runs it. It never loses an event; a small window for a copy to run
+//     twice remains (docs/maintainers.md, Claims in n8n's database).
+//
+// What each n8n process keeps in memory for this, all bounded:
+//  - here: `queued` and `inFlight`, one batch and one flag per node with calls under way;
+//  - ./claimLock: `foreignUntil`, per workflow whose lock row is another node's, for 10 minutes;
+//  - ./retention: `marked`, per node, the period whose marker is in its row;
+//  - ./n8nStore: `unlockedWarnings` (a Throttle) and `toldSharedRow`, per node, one entry each.
+// The trigger's own (../../StorefrontTrigger): ./ranHere's accepted ids (10,000 a node, 72 hours) and changes that
+// ran here (100,000 a node, Remember Events For); ./refusals' two Throttles (one entry a node).
 import { turnPeriod } from './retention';
 import {
 	acquireLock,
@@ -18,15 +38,15 @@ import {
 
 /**
  * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
- * (its read-back and its run marker), each a read and a write; more buy almost nothing (docs/maintainers.md,
- * Claims in n8n's database).
+ * (its read-back and its run marker), each a read and a write; more buy almost nothing.
  */
 const HEAD_START_READS = 6;
 
 /**
- * What a run claims for one change (changeClaim, ./catchUp): `key` and `ranIf` are recorded, and any of them found
- * there means the change ran; `notes` are recorded and decide nothing (what another kind of claim looks for);
- * `probes` are looked for (found: the change ran) and taken out again when this claim put them there, under the lock.
+ * What a run claims for one change (../../StorefrontTrigger/changeKeys): `key` and `ranIf` are recorded, and any of
+ * them found there means the change ran; `notes` are recorded and decide nothing (what another kind of claim looks
+ * for); `probes` are looked for (found: the change ran) and taken out again when this claim put them there, under the
+ * lock.
  */
 export interface Claim {
 	key: string;
@@ -34,13 +54,6 @@ export interface Claim {
 	notes?: string[];
 	probes?: string[];
 }
-
-/** The values a delivery of `id` with the token `token` records (exported for the benchmark's pre-filled rows). */
-export const claimValues = (id: string, token: string) => ({
-	event: `event:${id}`,
-	delivery: `delivery:${id}:${token}`,
-	run: `run:${id}`,
-});
 
 /** What a call recorded: which of its values the row had, and whether it was made under the lock. */
 export interface Recorded {
@@ -57,20 +70,22 @@ export interface SharedStore {
 	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	readRow(): Promise<void>;
-	/**
-	 * Takes `values` out of the row, under the lock only (a removal without it could replace another process's
-	 * values); without the lock they stay until the retention drops them. Resolves to whether they were taken out.
-	 */
+	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
 	forget(values: string[]): Promise<boolean>;
 }
 
+/** The values a claim of `key` by the delivery `token` records. */
+const valuesOf = (key: string, token: string) => ({
+	event: `event:${key}`,
+	delivery: `delivery:${key}:${token}`,
+	run: `run:${key}`,
+});
+
 /**
- * Claims the run of a change (or of event `id`) for the delivery `token` against the shared store: true when this run
- * goes on, false when another delivery or reading of it got there first. Without the lock it builds on one fact:
- * values disappear only through a replacement, never appear without a write that added them. So it records the
- * change with this delivery's token (the change there: it ran), reads the token back (gone: another n8n was writing at
- * the same moment, so give its claim a head start of reads, which write nothing), and the one call that first records
- * the run marker runs it: a run is dropped only where a value proves that another got there first.
+ * Claims the run of a change (or of an event id) for the delivery `token`: true when this run goes on, false when
+ * another delivery or reading of it got there first. Without the lock it builds on one fact: values disappear only
+ * through a replacement, never appear without a write that added them; so a run is dropped only where a value proves
+ * that another got there first.
  */
 export async function claimShared(
 	store: SharedStore,
@@ -83,11 +98,10 @@ export async function claimShared(
 		notes = [],
 		probes = [],
 	} = typeof claim === 'string' ? { key: claim } : claim;
-	const values = claimValues(key, token);
+	const values = valuesOf(key, token);
 	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
-	const decisive = [values.event, ...ran, ...probed];
 	const first = await store.record([values.event, ...ran, ...noted], [values.delivery], probed);
-	if (decisive.some((value) => first.had.has(value))) return false;
+	if ([values.event, ...ran, ...probed].some((value) => first.had.has(value))) return false;
 	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
 	if (first.exclusive) return true;
 	const back = await store.record([values.delivery]);
@@ -105,10 +119,10 @@ export async function releaseShared(
 	key: string,
 	token: string,
 ): Promise<boolean> {
-	return await store.forget(Object.values(claimValues(key, token)));
+	return await store.forget(Object.values(valuesOf(key, token)));
 }
 
-/** How a process reaches the store: the trigger node's row (the claims), the workflow's row (the lock). */
+/** How a process reaches the store: the node's row (the claims), the workflow's row (the lock). */
 export interface StoreAccess {
 	data: StoreRow;
 	/** Absent where another node of the workflow uses that row: it is then never touched. */
@@ -118,14 +132,10 @@ export interface StoreAccess {
 	/** How long claims are kept (./retention); absent: only the row's cap bounds it. */
 	retentionMs?: number;
 	timing?: LockTiming;
-	/** Told when a batch of calls went on without the lock, and why. */
+	/** Told when a batch went on without the lock, and why. */
 	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
 }
 
-// Within one running n8n the calls for a node never overlap (they would replace each other's values): a call waits
-// for the one in flight, and all calls that queued up meanwhile go to n8n as one (a batch of values answers each
-// caller for its own), under the lock, which the process keeps while batches follow each other (HOLD_MS). Under load
-// that turns many executions' claims into a few database round trips.
 interface Waiter {
 	values: string[];
 	probes: string[];
@@ -144,12 +154,14 @@ const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
 
 /**
- * How long a process keeps the lock while its calls keep coming (one batch after the other), before it lets another
- * process have a turn. Taking and releasing the lock costs four statements (count, read, insert, delete) beside a
- * batch's two (read, write), and under load each waits its turn in the database (docs/performance.md, The duplicate
- * check in n8n's database). Far below a lease (./claimLock).
+ * How long a process keeps the lock while its batches follow each other. Taking and releasing it costs four
+ * statements (count, read, insert, delete) beside a batch's two (read, write), and under load each waits its turn in
+ * the database (docs/performance.md, The duplicate check in n8n's database). Far below a lease (./claimLock).
  */
 const HOLD_MS = 500;
+
+/** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
+const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
 
 async function flush(scope: string): Promise<void> {
 	inFlight.add(scope);
@@ -174,8 +186,8 @@ async function flush(scope: string): Promise<void> {
 				const probes = [...batch.probes].filter((value) => !batch.values.has(value));
 				const asked = [...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
-				// Answered as if the callers had come one after the other: a value two of them recorded was there for the
-				// later one (a catch-up's item and a delivery of one change, say, claiming at the same moment).
+				// As if the callers had come one after the other: a value two of them recorded was there for the later one
+				// (a catch-up's item and a delivery of one change, say, claiming at the same moment).
 				const before = new Set(had);
 				for (const waiter of batch.waiters) {
 					const asked = [...waiter.values, ...waiter.probes];
@@ -184,14 +196,16 @@ async function flush(scope: string): Promise<void> {
 				}
 				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
 				// they stay, and a later claim may take them for a change that ran).
-				const added = probes.filter((value) => !had.has(value));
-				const out = [...added, ...(exclusive ? batch.forget : [])];
+				const out = [
+					...probes.filter((value) => !had.has(value)),
+					...(exclusive ? batch.forget : []),
+				];
 				if (exclusive && out.length) await access.data.remove(out);
 			} catch (error) {
 				for (const waiter of batch.waiters) waiter.reject(error);
 			}
-			// Kept while calls keep coming, for HOLD_MS at most; then released, and the next batch leaves a gap first, so
-			// that a process waiting for it can take it.
+			// Released after HOLD_MS, or once no call waits; the next batch then leaves a gap first, so that a process
+			// waiting for the lock can take it.
 			if (lock?.release && (!queued.has(scope) || timing.now() - heldSince >= HOLD_MS)) {
 				await release(lock);
 				lock = undefined;
@@ -204,26 +218,25 @@ async function flush(scope: string): Promise<void> {
 	}
 }
 
-/** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
-const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
-
 function batched(
 	scope: string,
 	access: StoreAccess,
-	values: string[],
-	unlockedOnly: string[],
-	probes: string[],
-	forget: string[] = [],
+	call: { values?: string[]; unlockedOnly?: string[]; probes?: string[]; forget?: string[] },
 ): Promise<Recorded> {
+	const { values = [], unlockedOnly = [], probes = [], forget = [] } = call;
 	return new Promise((resolve, reject) => {
 		let batch = queued.get(scope);
 		if (batch === undefined) {
-			const sets = {
-				values: new Set<string>(),
-				unlockedOnly: new Set<string>(),
-				probes: new Set<string>(),
-			};
-			queued.set(scope, (batch = { access, ...sets, forget: new Set<string>(), waiters: [] }));
+			const [v, u, p, f] = [
+				new Set<string>(),
+				new Set<string>(),
+				new Set<string>(),
+				new Set<string>(),
+			];
+			queued.set(
+				scope,
+				(batch = { access, values: v, unlockedOnly: u, probes: p, forget: f, waiters: [] }),
+			);
 		}
 		for (const value of values) batch.values.add(value);
 		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
@@ -234,16 +247,14 @@ function batched(
 	});
 }
 
-/**
- * The claims' store over `access`; `scope` names the node in this process (its calls are batched one after the other).
- */
+/** The claims' store over `access`; `scope` names the node in this process (its calls are batched together). */
 export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<void> | undefined;
 	return {
-		record: async (values, unlockedOnly = [], probes = []) =>
-			await batched(scope, access, values, unlockedOnly, probes),
-		forget: async (values) => (await batched(scope, access, [], [], [], values)).exclusive,
+		record: async (values, unlockedOnly, probes) =>
+			await batched(scope, access, { values, unlockedOnly, probes }),
+		forget: async (forget) => (await batched(scope, access, { forget })).exclusive,
 		readRow: async () => {
 			reading ??= access.data.count().then(
 				() => void (reading = undefined),

@@ -13,7 +13,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { Throttle } from '../clock';
 import { isUniqueViolation, type StoreRow } from './claimLock';
 import { MAX_ROW_VALUES } from './retention';
-import { storeOver, type SharedStore } from './sharedClaims';
+import { storeOver, type SharedStore } from './index';
 
 /** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./retention). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
