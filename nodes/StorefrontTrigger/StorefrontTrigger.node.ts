@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';

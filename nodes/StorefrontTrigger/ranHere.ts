@@ -10,7 +10,7 @@
 //  - Ran here: the changes (their claim keys, ./changeKeys) whose run started here, or whose run was found claimed,
 //    so that the readings of this n8n do not start them again (./reconcile), for Remember Events For, at most
 //    MAX_RAN_HERE.
-import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const ACCEPTED_RETENTION_MS = DEFAULT_REMEMBER_HOURS * 3_600_000;
 export const ACCEPTED_IDS_LIMIT = 10_000;
