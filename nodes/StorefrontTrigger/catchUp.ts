@@ -96,10 +96,6 @@ function withStatuses(
 	return kept.entries();
 }
 
-/** Of the Events parameter's values ("*": all), the kinds a reading reports. */
-const readableKinds = (kinds: string[]) =>
-	CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
-
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
  * activation): how far each list was read, the statuses it saw (on a service without `updated_at` the one way to tell
@@ -162,39 +158,38 @@ export interface Reading {
  * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
  */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
-	const { skip, staticData, kinds, memory, now, graceMs, beforeRequest } = reading;
-	const wanted = readableKinds(kinds);
+	const { staticData, memory, now } = reading;
+	const wanted = CATCH_UP_KINDS.filter(
+		(k) => reading.kinds.includes('*') || reading.kinds.includes(k),
+	);
 	const baselines: Baselines = { ...baselinesIn(staticData) };
 	const baselined = wanted.filter((kind) => typeof baselines[kind] !== 'number');
-	const found: Array<{ at: number; event: PolledEvent }> = [];
-	let requests = 0;
-	let young = 0;
 	const firstFound = new RecentMap(memory.firstFound, MAX_STATUSES);
+	const found: Array<{ at: number; event: PolledEvent }> = [];
+	const result: CatchUp = { events: [], young: 0, requests: 0, baselined };
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
-		const reading = ofList.filter((kind) => !baselined.includes(kind));
-		const cursors = reading.map((kind) => catchUpCursor(staticData, baselines[kind] as number));
-		const readTo = memory.readTo[resource];
-		const since = cursors.length
-			? Math.max(
-					Math.min(...cursors),
-					readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS,
-				)
+		// 1. Read from the earliest cursor of the list's kinds, and not far before where the last reading got to.
+		const kinds = ofList.filter((kind) => !baselined.includes(kind));
+		const readTo = memory.readTo[resource] ?? -Infinity;
+		const cursors = kinds.map((kind) => catchUpCursor(staticData, baselines[kind] as number));
+		const since = kinds.length
+			? Math.max(Math.min(...cursors), readTo - CATCH_UP_MARGIN_MS)
 			: undefined;
 		const fetchPage = reader(client, resource);
 		const read = await readChanges(
 			async (page) => {
-				await beforeRequest();
+				await reading.beforeRequest();
 				return await fetchPage(page);
 			},
 			resource,
 			since,
 			1,
 		);
-		requests += read.requests;
-		// The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are dated
-		// by created_at and were paid later.
+		result.requests += read.requests;
+		// 2. The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are
+		// dated by created_at and were paid later. A new baseline is just after it.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values())
 			newest = Math.max(newest, timeOf(record.paid_at) || 0);
@@ -206,54 +201,44 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 				memory.statuses = withStatuses(memory.statuses, read.records.values());
 			continue;
 		}
-		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
-		const fresh = { cursor: since, atCursor: [] as string[], sorted: true };
-		const orders = { ...fresh, statuses: memory.statuses };
-		const detected =
+		memory.readTo[resource] = Math.max(readTo, newest);
+		// 3. The changes, as the polling trigger finds them from a cursor at `since` and the statuses the memory saw.
+		const state = { cursor: since, atCursor: [], sorted: true, statuses: memory.statuses, low: [] };
+		const records = read.records.values();
+		const { events } =
 			resource === 'orders'
-				? orderEvents(read.records.values(), orders, read.newest, new Set(reading), now)
-				: productEvents(
-						read.records.values(),
-						{ ...fresh, low: [] },
-						read.newest,
-						new Set(reading),
-						0,
-						now,
-					);
-		const statuses = new RecentMap(orders.statuses, MAX_STATUSES);
+				? orderEvents(records, state, read.newest, new Set(kinds), now)
+				: productEvents(records, state, read.newest, new Set(kinds), 0, now);
+		// 4. What is older than the grace is found. A status change found by comparing (no updated_at) is dated when a
+		// reading first found it, so that it outgrows the grace. The rest is left to its delivery for now: the memory
+		// keeps what it knew of the order, so the next reading reports the change again.
+		const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
-		for (const e of detected.events) {
+		for (const e of events) {
 			if (e.at < (baselines[e.event.type] as number)) continue;
-			// Found by comparing statuses (no updated_at): dated when a reading first found it, so that it outgrows the
-			// grace.
-			const compared = e.compared
-				? `${String(e.event.data.order_id)}/${String(e.event.data.status)}`
-				: undefined;
-			if (compared !== undefined) {
-				e.at = firstFound.get(compared) ?? now;
-				e.event.created_at = new Date(e.at).toISOString();
-			}
-			if (e.at <= now - graceMs) {
+			const { order_id, status } = e.event.data;
+			const compared = e.compared ? `${String(order_id)}/${String(status)}` : undefined;
+			const at = compared === undefined ? e.at : (firstFound.get(compared) ?? now);
+			if (at <= now - reading.graceMs) {
 				if (compared !== undefined) firstFound.delete(compared);
-				found.push(e);
+				found.push({ at, event: { ...e.event, created_at: new Date(at).toISOString() } });
 				continue;
 			}
-			if (compared !== undefined) firstFound.set(compared, e.at);
-			if (compared !== undefined) young++;
-			// Left to its delivery for now: the memory keeps what it knew of the order, so the next reading reports the
-			// change again (an order it would otherwise know, and never report as created).
-			const id = String(e.event.data.order_id);
-			const previous = before.get(id);
-			if (previous === undefined) statuses.delete(id);
-			else statuses.set(id, previous);
+			if (compared !== undefined) {
+				firstFound.set(compared, at);
+				result.young++;
+			}
+			const previous = before.get(String(order_id));
+			if (previous === undefined) statuses.delete(String(order_id));
+			else statuses.set(String(order_id), previous);
 		}
 		memory.statuses = statuses.entries();
 	}
 	if (baselined.length) staticData[BASELINES_KEY] = baselines;
 	memory.firstFound = firstFound.entries();
-	const events = found
+	result.events = found
 		.sort(byTime)
 		.map((e) => e.event)
-		.filter((event) => !skip(claimKey(event)));
-	return { events, young, requests, baselined };
+		.filter((event) => !reading.skip(claimKey(event)));
+	return result;
 }

@@ -1,30 +1,27 @@
 // The memory of what ran, across n8n processes and restarts: which events and changes already started a run of the
 // Storefront Trigger (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. Two calls:
-// claimShared (claim this change for this delivery → does this run go on?) and releaseShared (forget it). It lives in
-// n8n's own database, through the one store n8n gives a node for that: the deduplication helper of its Remove
-// Duplicates node (./n8nStore), which reads a row and writes it back whole without a lock, so overlapping calls
-// replace each other's values (claims vanish, copies run twice). The protocol:
-//  1. Batching (storeOver, here). Within one n8n process the calls for a node never overlap: a call waits for the one
-//     in flight, and all that queued meanwhile go to n8n as one, each caller answered for its own values as if they
-//     had come one after the other.
+// claimShared (claim this change for this delivery → does the run go on?) and releaseShared (forget it). It lives in
+// n8n's database, through the one store n8n gives a node (./n8nStore: its Remove Duplicates node's deduplication
+// helper), which reads a row and writes it back whole without a lock: overlapping calls replace each other's values.
+// The protocol (docs/maintainers.md, Claims in n8n's database):
+//  1. Batching (storeOver). Within one n8n process a node's calls never overlap: a call waits for the one in flight,
+//     and all that queued meanwhile go to n8n as one, each caller answered as if they had come one after the other.
 //  2. The lock (./claimLock). Each batch is recorded under a lock across processes, made of the store's one atomic
-//     step (the first insert of the workflow's row); under it one call decides a claim exactly. A process keeps it
-//     while its batches follow each other (HOLD_MS), then leaves a gap for the others. A holder that died is found by
-//     a count of its row that does not change for a lease.
-//  3. Retention (./retention). Under the lock, the first batch of a new period drops the claims older than Remember
-//     Events For: n8n's row keeps values hashed and drops the oldest only by count.
-//  4. Without the lock (not had in time, or the row is another node's), claimShared's slower protocol: record the
-//     change with this delivery's token, read the token back, give a concurrent claim a head start of reads, and the
-//     one call that first records the run marker runs it. It never loses an event; a small window for a copy to run
-//     twice remains (docs/maintainers.md, Claims in n8n's database).
+//     step (the first insert of the workflow's row): under it one call decides a claim exactly. A process keeps it
+//     while its batches follow each other (HOLD_MS), then leaves a gap; a holder that died is found by a count of its
+//     row that does not change for a lease.
+//  3. Retention (turnPeriod). Under the lock, the first batch of a new period drops the claims older than Remember
+//     Events For: n8n keeps values hashed and drops the oldest only by count.
+//  4. Without the lock (not had in time, or the row is another node's): claimShared records the change with this
+//     delivery's token, reads the token back, gives a concurrent claim a head start of reads, and the one call that
+//     first records the run marker runs it. It never loses an event; a small window for a copy to run twice remains.
 //
-// What each n8n process keeps in memory for this, all bounded:
-//  - here: `queued` and `inFlight`, one batch and one flag per node with calls under way;
-//  - ./claimLock: `foreignUntil`, per workflow whose lock row is another node's, for 10 minutes;
-//  - ./retention: `marked`, per node, the period whose marker is in its row;
-//  - ./n8nStore: `unlockedWarnings` (a Throttle) and `toldSharedRow`, per node, one entry each.
-// The trigger's own (../../StorefrontTrigger): ./ranHere's accepted ids (10,000 a node, 72 hours) and changes that
-// ran here (100,000 a node, Remember Events For); ./refusals' two Throttles (one entry a node).
+// What each n8n process keeps in memory, all bounded (one entry per node or workflow unless said):
+//  - here: `queued` and `inFlight` (nodes with calls under way), `marked` (the period whose marker is in the row);
+//  - ./claimLock: `foreignUntil`, workflows whose lock row is another node's, for 10 minutes;
+//  - ./n8nStore: `unlockedWarnedAt` and `toldSharedRow`, the warnings said;
+//  - the trigger's (../../StorefrontTrigger): ./ranHere's accepted ids (10,000 a node, 72 hours) and changes that
+//    ran here (100,000 a node, Remember Events For); ./refusals' two Throttles.
 import {
 	acquireLock,
 	realTiming,
@@ -267,14 +264,11 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	};
 }
 
-// ----------------------------------------------------------------------------------------------------- retention
-// Claims are kept for Remember Events For, whatever their number. n8n's row keeps values hashed, oldest first, and
-// drops the oldest only by count (maxEntries), so the row is cut into periods of a third of that time. The first batch
-// under the lock in a new period drops everything before the marker of the period a full retention back, then marks
-// where the new period starts: a marker value, its position and the number of values it dropped, each written as bits
-// (one value per bit that is set), since a hashed value cannot be read back, only found. A marker's position then is
-// where it was written less what later periods dropped. A claim is kept between the full time and a third more. Only
-// the lock's holder does this, so no other write moves the row meanwhile: four calls per process once a period.
+// Retention: the row is cut into periods of a third of Remember Events For. A new period drops everything before the
+// marker of the period a full retention back, then marks where it starts: a marker value, its position and the number
+// of values it dropped, each written as bits (one value per bit set), since a hashed value cannot be read back, only
+// found. A marker's position is where it was written less what later periods dropped. A claim is kept between the
+// full time and a third more; the lock's holder alone does this, so nothing else moves the row meanwhile.
 
 export const DEFAULT_REMEMBER_HOURS = 72;
 /** A retention is cut into this many periods. */
@@ -301,7 +295,7 @@ const decode = (period: number, what: 'at' | 'cut', had: Set<string>) =>
 export const periodOf = (now: number, retentionMs: number) =>
 	Math.floor(now / Math.max(1, Math.floor(retentionMs / PERIODS)));
 
-/** Per node (process memory): the period whose marker this process knows to be in the row. */
+/** Per node: the period whose marker this process knows to be in the row. */
 const marked = new Map<string, number>();
 
 /**

@@ -54,7 +54,7 @@ function helperRow(
 	};
 }
 
-/** The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without. */
+/** A batch without the lock is told at most once a minute per node: a foreign row makes every batch go without. */
 const UNLOCKED_WARNING_EVERY_MS = 60_000;
 /** Per node, when that warning was last said. */
 const unlockedWarnedAt = new Map<string, number>();
