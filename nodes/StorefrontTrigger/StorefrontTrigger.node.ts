@@ -86,8 +86,7 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from ' +
-							'the ' +
+							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from the ' +
 							'order and product lists at activation and start',
 						displayOptions: { hide: { dropDuplicates: [false] } },
 					},

@@ -24,10 +24,10 @@ import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptEvent } from './ranHere';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
-export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Request headers never copied into items by "Include Headers": the signature and any caller credentials. */
-export const OMITTED_HEADERS = new Set([
+const OMITTED_HEADERS = new Set([
 	SIGNATURE_HEADER,
 	'authorization',
 	'proxy-authorization',

@@ -191,13 +191,10 @@ class Reconciler {
 	async read(graceMs: number, paced = false): Promise<Error | undefined> {
 		if (this.reading || this.stopped) return undefined;
 		this.reading = true;
-		let first: (outcome: Error | undefined) => void = () => {};
-		const outcome = new Promise<Error | undefined>((resolve) => (first = resolve));
-		void this.attempts(graceMs, paced, (result) => {
-			first(result);
-			first = () => {};
-		}).finally(() => (this.reading = false));
-		return await outcome;
+		// Only the first report settles it: a promise resolves once.
+		return await new Promise((report) => {
+			void this.attempts(graceMs, paced, report).finally(() => (this.reading = false));
+		});
 	}
 
 	/** Deactivation: no further attempt starts, and a reading under way starts no run. */

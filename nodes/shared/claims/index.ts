@@ -52,7 +52,7 @@ export interface Claim {
 }
 
 /** What a call recorded: which of its values the row had, and whether it was made under the lock. */
-export interface Recorded {
+interface Recorded {
 	had: Set<string>;
 	exclusive: boolean;
 }
@@ -119,7 +119,7 @@ export async function releaseShared(
 }
 
 /** How a process reaches the store: the node's row (the claims), the workflow's row (the lock). */
-export interface StoreAccess {
+interface StoreAccess {
 	data: StoreRow;
 	/** Absent where another node of the workflow uses that row: it is then never touched. */
 	lock?: StoreRow;
@@ -132,19 +132,20 @@ export interface StoreAccess {
 	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
 }
 
-interface Waiter {
+/** One call of the store: what it records, records only without the lock, looks for, and takes out. */
+interface Call {
 	values: string[];
+	unlockedOnly: string[];
 	probes: string[];
-	resolve: (recorded: Recorded) => void;
-	reject: (error: unknown) => void;
+	forget: string[];
 }
 interface Batch {
 	access: StoreAccess;
-	values: Set<string>;
-	unlockedOnly: Set<string>;
-	probes: Set<string>;
-	forget: Set<string>;
-	waiters: Waiter[];
+	waiters: Array<{
+		call: Call;
+		resolve: (recorded: Recorded) => void;
+		reject: (error: unknown) => void;
+	}>;
 }
 const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
@@ -166,7 +167,8 @@ async function flush(scope: string): Promise<void> {
 	try {
 		for (let batch = queued.get(scope); batch !== undefined; batch = queued.get(scope)) {
 			queued.delete(scope);
-			const { access } = batch;
+			const { access, waiters } = batch;
+			const every = (part: keyof Call) => new Set(waiters.flatMap(({ call }) => call[part]));
 			const timing = access.timing ?? realTiming;
 			try {
 				if (!lock?.release) {
@@ -179,26 +181,28 @@ async function flush(scope: string): Promise<void> {
 				const exclusive = lock.release !== undefined;
 				if (exclusive && access.retentionMs)
 					await turnPeriod(scope, access.data, access.retentionMs, timing.now());
-				const probes = [...batch.probes].filter((value) => !batch.values.has(value));
-				const asked = [...batch.values, ...(exclusive ? [] : batch.unlockedOnly), ...probes];
+				const values = every('values');
+				const probes = [...every('probes')].filter((value) => !values.has(value));
+				const asked = [...values, ...(exclusive ? [] : every('unlockedOnly')), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
 				// As if the callers had come one after the other: a value two of them recorded was there for the later one
 				// (a catch-up's item and a delivery of one change, say, claiming at the same moment).
 				const before = new Set(had);
-				for (const waiter of batch.waiters) {
-					const asked = [...waiter.values, ...waiter.probes];
-					waiter.resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
-					for (const value of waiter.values) before.add(value);
+				for (const { call, resolve } of waiters) {
+					const recorded = [...call.values, ...call.unlockedOnly];
+					const asked = [...recorded, ...call.probes];
+					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
+					for (const value of recorded) before.add(value);
 				}
 				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
 				// they stay, and a later claim may take them for a change that ran).
 				const out = [
 					...probes.filter((value) => !had.has(value)),
-					...(exclusive ? batch.forget : []),
+					...(exclusive ? every('forget') : []),
 				];
 				if (exclusive && out.length) await access.data.remove(out);
 			} catch (error) {
-				for (const waiter of batch.waiters) waiter.reject(error);
+				for (const { reject } of waiters) reject(error);
 			}
 			// Released after HOLD_MS, or once no call waits; the next batch then leaves a gap first, so that a process
 			// waiting for the lock can take it.
@@ -214,31 +218,11 @@ async function flush(scope: string): Promise<void> {
 	}
 }
 
-function batched(
-	scope: string,
-	access: StoreAccess,
-	call: { values?: string[]; unlockedOnly?: string[]; probes?: string[]; forget?: string[] },
-): Promise<Recorded> {
-	const { values = [], unlockedOnly = [], probes = [], forget = [] } = call;
+function batched(scope: string, access: StoreAccess, call: Call): Promise<Recorded> {
 	return new Promise((resolve, reject) => {
-		let batch = queued.get(scope);
-		if (batch === undefined) {
-			const [v, u, p, f] = [
-				new Set<string>(),
-				new Set<string>(),
-				new Set<string>(),
-				new Set<string>(),
-			];
-			queued.set(
-				scope,
-				(batch = { access, values: v, unlockedOnly: u, probes: p, forget: f, waiters: [] }),
-			);
-		}
-		for (const value of values) batch.values.add(value);
-		for (const value of unlockedOnly) batch.unlockedOnly.add(value);
-		for (const value of probes) batch.probes.add(value);
-		for (const value of forget) batch.forget.add(value);
-		batch.waiters.push({ values: [...values, ...unlockedOnly], probes, resolve, reject });
+		const batch = queued.get(scope) ?? { access, waiters: [] };
+		queued.set(scope, batch);
+		batch.waiters.push({ call, resolve, reject });
 		if (!inFlight.has(scope)) void flush(scope);
 	});
 }
@@ -248,9 +232,11 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<void> | undefined;
 	return {
-		record: async (values, unlockedOnly, probes) =>
-			await batched(scope, access, { values, unlockedOnly, probes }),
-		forget: async (forget) => (await batched(scope, access, { forget })).exclusive,
+		record: async (values, unlockedOnly = [], probes = []) =>
+			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
+		forget: async (forget) =>
+			(await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget }))
+				.exclusive,
 		readRow: async () => {
 			reading ??= access.data.count().then(
 				() => void (reading = undefined),
