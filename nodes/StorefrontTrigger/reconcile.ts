@@ -3,7 +3,7 @@
 // which n8n stops on deactivation) while the workflow stays active. It never holds n8n up: trigger() waits for the
 // first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every
 // request has a time-out, and a reading that fails is tried again with backoff until the service answers, however long,
-// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys). What runs
+// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./changeKeys). What runs
 // after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during its own
 // calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import { randomUUID } from 'crypto';
