@@ -5,11 +5,11 @@
 //   off  option Drop Duplicate Events turned off (dropDuplicates: false): no duplicate checking at all
 //   on   default options (Drop Duplicate Events on, Remember Events For 72 h): when a run starts, execute() claims the
 //        event in n8n's database through the deduplication helper (this.helpers.checkProcessedAndRecord, ../nodes/
-//        shared/claims/sharedClaims.ts) under its lock across processes (claimLock.ts: the workflow's row
+//        shared/claims/index.ts) under its lock across processes (claimLock.ts: the workflow's row
 //        inserted, then deleted), one call per batch of events, each reading and rewriting the node's whole
 //        `processed_data` row: its cost grows with the number of claims the row remembers
 // at 0 remembered ids and at K remembered ids (by default 1,500 — the row the trigger kept before Remember Events For,
-// its last 1,500 values —, 30,000 and 100,000: claims are now kept for a time (retention.ts), so the row holds 72 to
+// its last 1,500 values —, 30,000 and 100,000: claims are now kept for a time (the retention in claims/index.ts), so the row holds 72 to
 // 96 hours of them, about 7,500–10,000 and 25,000–33,000 changes a day; at most MAX_ROW_VALUES), on
 //   single  one n8n process on SQLite
 //   queue   queue mode (dev/n8n/queue.js): main + 1 webhook processor + 1 worker, Postgres, Redis
@@ -22,7 +22,7 @@
 // run on an older Node), Postgres with Debian's psql. After the round the row is read back and checked: the
 // pre-filled values first, in order, then the round's events (one value each: every claim had the lock; without it a
 // claim records three) and nothing else but a period's marker values — so the figures are known to come from a row of
-// that size. retention.ts adds those with the first claim a process makes under the lock in a new period (a third of
+// that size. The retention (claims/index.ts) adds those with the first claim a process makes under the lock in a new period (a third of
 // the retention: 24 h, turning at midnight UTC): the period's marker and one value per bit set in its position (and
 // in what it dropped: nothing here, a pre-filled row has no earlier marker), 1 + up to 2 × 21 values. The warm-up
 // has marked the period in every process that claims, so a round adds them only when it crosses into a new period
@@ -77,10 +77,10 @@ const OLD_ROW_VALUES = 1_500;
 const DEFAULT_PREFILLS = [OLD_ROW_VALUES, 30_000, 100_000];
 /**
  * Values beside the pre-fill and the round's events the row may hold after a round: a period's marker values
- * (retention.ts: 1 + at most 2 × 21 once per process and period; see the header).
+ * (the retention: 1 + at most 2 × 21 once per process and period; see the header).
  */
 const MARKER_SLACK = 100;
-/** Bits looked for when the marker values are recognised: retention.ts writes 21, a few more cost nothing. */
+/** Bits looked for when the marker values are recognised: the retention writes 21, a few more cost nothing. */
 const MARKER_BITS = 32;
 
 const DIST = path.join(runtime.ROOT, 'dist', 'nodes', 'StorefrontTrigger');
@@ -104,33 +104,26 @@ const ENGINES = {
  * The built shared check: the values it records per event, how long it keeps them and the row's cap. Fails when dist/
  * predates it.
  * @returns {{valuesPerEvent: number, maxEntries: number, retentionMs: number, periodOf: (now: number, retentionMs: number) => number,
- *   claimValues: (id: string, token: string) => Record<string, string>}}
+ *   claimValues: typeof claimValues}}
  */
 function builtCheck() {
-	const claims = path.join(CLAIMS_DIST, 'sharedClaims.js');
-	const retention = path.join(CLAIMS_DIST, 'retention.js');
+	const claims = path.join(CLAIMS_DIST, 'index.js');
 	// The run's first step (claim.js, since the trigger was split into steps) claims through claimShared, which turns
 	// the retention's periods (turnPeriod).
 	const step = path.join(DIST, 'claim.js');
 	const read = (/** @type {string} */ file) =>
 		fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-	if (
-		!read(step).includes('claimShared') ||
-		!read(claims).includes('turnPeriod') ||
-		!fs.existsSync(retention)
-	) {
+	if (!read(step).includes('claimShared') || !read(claims).includes('turnPeriod')) {
 		throw new Error(
-			`${path.relative(runtime.ROOT, path.dirname(DIST))} has no shared duplicate check with a retention (claim.js → claimShared, retention.js): run \`npm run build\` first.`,
+			`${path.relative(runtime.ROOT, path.dirname(DIST))} has no shared duplicate check with a retention (claim.js → claimShared, claims/index.js → turnPeriod): run \`npm run build\` first.`,
 		);
 	}
-	const built = require(claims);
-	const kept = require(retention);
+	const kept = require(claims);
 	const maxEntries = Number(kept.MAX_ROW_VALUES);
 	const hours = Number(kept.DEFAULT_REMEMBER_HOURS);
 	if (!(maxEntries > 0) || !(hours > 0) || typeof kept.periodOf !== 'function') {
-		throw new Error(`${retention} exports no MAX_ROW_VALUES / DEFAULT_REMEMBER_HOURS / periodOf`);
+		throw new Error(`${claims} exports no MAX_ROW_VALUES / DEFAULT_REMEMBER_HOURS / periodOf`);
 	}
-	if (typeof built.claimValues !== 'function') throw new Error(`${claims} exports no claimValues`);
 	// A claim made under the lock (as every claim of an n8n whose processes all run this package) records one value:
 	// the event's. Without the lock a claim records three (the delivery's and the run's too).
 	return {
@@ -138,9 +131,20 @@ function builtCheck() {
 		maxEntries,
 		retentionMs: hours * 3_600_000,
 		periodOf: kept.periodOf,
-		claimValues: built.claimValues,
+		claimValues,
 	};
 }
+
+/**
+ * The values a claim of `id` by the delivery `token` records, as the built claim store writes them
+ * (nodes/shared/claims/index.ts); the benchmark pre-fills rows with the event's.
+ * @param {string} id @param {string} token
+ */
+const claimValues = (id, token) => ({
+	event: `event:${id}`,
+	delivery: `delivery:${id}:${token}`,
+	run: `run:${id}`,
+});
 
 /** n8n's DeduplicationHelper.createValueHash. @param {string} value */
 const valueHash = (value) => crypto.createHash('md5').update(value.toString()).digest('base64');
@@ -521,7 +525,7 @@ function prefillData(check, ids) {
 }
 
 /**
- * The hashes of the marker values retention.ts may add during a round: for each period the round touched, the
+ * The hashes of the marker values the retention may add during a round: for each period the round touched, the
  * period's marker and the bits of its position and of what it dropped (`period:<n>`, `period:<n>:at|cut:<bit>`).
  * @param {ReturnType<typeof builtCheck>} check @param {Round} r
  */

@@ -1,8 +1,9 @@
 // The Storefront Trigger starts a workflow from the service's signed webhook events. How a change flows through it:
 //  - a delivery: receive (./receive: verify the signature, read the event, drop a redelivery this n8n took) → a run,
-//    whose first step claims it (./claim: in this n8n, then in n8n's database, ../shared/claims) → the next node;
+//    whose first step claims it (./claim: in this n8n, ./ranHere, then in n8n's database, ../shared/claims) → the
+//    next node;
 //  - a change no delivery brought: read (./reconcile, ./catchUp: at activation, at n8n's start and every few
-//    minutes) → a run, whose first step claims it the same way → the next node.
+//    minutes) → a run, whose first step claims it the same way (./changeKeys) → the next node.
 // Whichever path brings a change first runs it; the other finds it claimed. A refused delivery is reported
 // (./refusals) and never reaches the next node. docs/trigger.md says what a user sees of each step.
 import type {
@@ -17,7 +18,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
@@ -86,9 +87,8 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: read from ' +
-							'the ' +
-							'order and product lists at activation and start',
+							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: ' +
+							'read from the order and product lists at activation and start',
 						displayOptions: { hide: { dropDuplicates: [false] } },
 					},
 					{

@@ -4,16 +4,15 @@
 // lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists from
 // shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
 // starts one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first
-// runs it: both claim the change itself (changeKey) in n8n's database, under Drop Duplicate Events' lock
-// (../shared/claims).
+// runs it: both claim the change itself (./changeKeys).
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventRecordId, isObject, recordId, type StorefrontClient } from '../shared/transport';
+import { isObject, recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-import type { Claim } from '../shared/claims/sharedClaims';
+import { claimKey } from './changeKeys';
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
@@ -52,53 +51,6 @@ export const CATCH_UP_KINDS: EventKind[] = [
 
 /** A change's time as n8n saw it may lead the service's clock a little; further ahead, it is not believed. */
 const MAX_LEAD_MS = 5 * 60_000;
-
-/**
- * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
- * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
- * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the claim is built
- * from the record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what
- * changed alone.
- *  - order.created, product.created, payment.completed: once per order or product (an order is paid once).
- *  - order.updated with previous_status (a delivery): the change from that status to this one, so an order that
- *    returns to a status runs again; it notes that the order reached the status, and finds a reading's run of it.
- *  - order.updated without it (a reading, or a service that sends the order as it is): the order reaching its status,
- *    however: it ran if any change to that status ran. A return to a status is lost where nothing tells it apart.
- *  Only an update that says it kept the status (previous_status equal to status) has no claim: its event id is
- *  claimed (docs/trigger.md, Catch Up After Downtime).
- * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
- */
-export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
-	if (!isObject(data)) return undefined;
-	const order = eventRecordId(data, 'order');
-	switch (type) {
-		case 'order.created':
-		case 'payment.completed':
-			return order ? { key: `${type}/${order}` } : undefined;
-		case 'order.updated': {
-			const { status, previous_status: previous } = data;
-			if (!order || typeof status !== 'string' || status === previous) return undefined;
-			const reached = `${type}/${order}/${status}`;
-			const readOnly = `${reached}/read`;
-			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };
-			return {
-				key: `${type}/${order}/${previous}/${status}`,
-				notes: [reached],
-				probes: [readOnly],
-			};
-		}
-		case 'product.created': {
-			const product = eventRecordId(data, 'product');
-			return product ? { key: `${type}/${product}` } : undefined;
-		}
-		default:
-			return undefined;
-	}
-}
-
-/** The key a change is claimed by (its claim's first value), or undefined: see changeClaim. */
-export const changeKey = (type: unknown, data: unknown, read = false) =>
-	changeClaim(type, data, read)?.key;
 
 type Baselines = Partial<Record<EventKind, number>>;
 
@@ -144,10 +96,6 @@ function withStatuses(
 	return kept.entries();
 }
 
-/** Of the Events parameter's values ("*": all), the kinds a reading reports. */
-const readableKinds = (kinds: string[]) =>
-	CATCH_UP_KINDS.filter((k) => kinds.includes('*') || kinds.includes(k));
-
 /**
  * What a reconciliation remembers between two reads while its workflow stays active (lost at a restart or a new
  * activation): how far each list was read, the statuses it saw (on a service without `updated_at` the one way to tell
@@ -163,37 +111,6 @@ export interface ReadMemory {
 export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstFound: [] });
 
 /**
- * The changes each trigger node ran (or found claimed) in this n8n, so that its readings do not start them again:
- * for as long as claims are kept (the node's Remember Events For), at most MAX_RAN_HERE.
- */
-const MAX_RAN_HERE = 100_000;
-const ranInThisN8n = new Map<string, Map<string, number>>();
-
-/**
- * Notes that the changes `keys` ran, or were found run, in a run of the node `scope` (workflow id + node id) in this
- * n8n, at `now`: readings of this n8n do not start them again. What other n8n processes ran is found by the claim in
- * n8n's database, in the run a reading starts, and learnt from that run's end (./reconcile).
- */
-export function noteRanHere(scope: string, keys: string[], now: number): void {
-	let changes = ranInThisN8n.get(scope);
-	if (!changes) ranInThisN8n.set(scope, (changes = new Map()));
-	for (const key of keys) {
-		changes.delete(key);
-		changes.set(key, now);
-	}
-	for (const key of changes.keys()) {
-		if (changes.size <= MAX_RAN_HERE) break;
-		changes.delete(key);
-	}
-}
-
-/** Whether the change `key` ran in this n8n in the last `withinMs` (see noteRanHere). */
-export function ranHere(scope: string, key: string, now: number, withinMs: number): boolean {
-	const at = ranInThisN8n.get(scope)?.get(key);
-	return at !== undefined && now - at < withinMs;
-}
-
-/**
  * A run a reading started for `events` did not claim them (it never started, or failed first): the memory forgets
  * what those readings learnt of their orders, so that the next reading reports the same changes again.
  */
@@ -207,10 +124,6 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 	}
 	memory.statuses = statuses.entries();
 }
-
-/** The key a reading's change is claimed by: changeKey, else the event's id. */
-export const claimKey = (event: IDataObject) =>
-	changeKey(event.type, event.data, true) ?? String(event.id);
 
 export interface CatchUp {
 	/** The changes found, oldest first, in the webhook events' shape; none of them run here. */
@@ -245,39 +158,38 @@ export interface Reading {
  * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
  */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
-	const { skip, staticData, kinds, memory, now, graceMs, beforeRequest } = reading;
-	const wanted = readableKinds(kinds);
+	const { staticData, memory, now } = reading;
+	const wanted = CATCH_UP_KINDS.filter(
+		(k) => reading.kinds.includes('*') || reading.kinds.includes(k),
+	);
 	const baselines: Baselines = { ...baselinesIn(staticData) };
 	const baselined = wanted.filter((kind) => typeof baselines[kind] !== 'number');
-	const found: Array<{ at: number; event: PolledEvent }> = [];
-	let requests = 0;
-	let young = 0;
 	const firstFound = new RecentMap(memory.firstFound, MAX_STATUSES);
+	const found: Array<{ at: number; event: PolledEvent }> = [];
+	const result: CatchUp = { events: [], young: 0, requests: 0, baselined };
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
-		const reading = ofList.filter((kind) => !baselined.includes(kind));
-		const cursors = reading.map((kind) => catchUpCursor(staticData, baselines[kind] as number));
-		const readTo = memory.readTo[resource];
-		const since = cursors.length
-			? Math.max(
-					Math.min(...cursors),
-					readTo === undefined ? -Infinity : readTo - CATCH_UP_MARGIN_MS,
-				)
+		// 1. Read from the earliest cursor of the list's kinds, and not far before where the last reading got to.
+		const kinds = ofList.filter((kind) => !baselined.includes(kind));
+		const readTo = memory.readTo[resource] ?? -Infinity;
+		const cursors = kinds.map((kind) => catchUpCursor(staticData, baselines[kind] as number));
+		const since = kinds.length
+			? Math.max(Math.min(...cursors), readTo - CATCH_UP_MARGIN_MS)
 			: undefined;
 		const fetchPage = reader(client, resource);
 		const read = await readChanges(
 			async (page) => {
-				await beforeRequest();
+				await reading.beforeRequest();
 				return await fetchPage(page);
 			},
 			resource,
 			since,
 			1,
 		);
-		requests += read.requests;
-		// The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are dated
-		// by created_at and were paid later.
+		result.requests += read.requests;
+		// 2. The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are
+		// dated by created_at and were paid later. A new baseline is just after it.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values())
 			newest = Math.max(newest, timeOf(record.paid_at) || 0);
@@ -289,54 +201,44 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 				memory.statuses = withStatuses(memory.statuses, read.records.values());
 			continue;
 		}
-		memory.readTo[resource] = Math.max(readTo ?? -Infinity, newest);
-		const fresh = { cursor: since, atCursor: [] as string[], sorted: true };
-		const orders = { ...fresh, statuses: memory.statuses };
-		const detected =
+		memory.readTo[resource] = Math.max(readTo, newest);
+		// 3. The changes, as the polling trigger finds them from a cursor at `since` and the statuses the memory saw.
+		const state = { cursor: since, atCursor: [], sorted: true, statuses: memory.statuses, low: [] };
+		const records = read.records.values();
+		const { events } =
 			resource === 'orders'
-				? orderEvents(read.records.values(), orders, read.newest, new Set(reading), now)
-				: productEvents(
-						read.records.values(),
-						{ ...fresh, low: [] },
-						read.newest,
-						new Set(reading),
-						0,
-						now,
-					);
-		const statuses = new RecentMap(orders.statuses, MAX_STATUSES);
+				? orderEvents(records, state, read.newest, new Set(kinds), now)
+				: productEvents(records, state, read.newest, new Set(kinds), 0, now);
+		// 4. What is older than the grace is found. A status change found by comparing (no updated_at) is dated when a
+		// reading first found it, so that it outgrows the grace. The rest is left to its delivery for now: the memory
+		// keeps what it knew of the order, so the next reading reports the change again.
+		const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
-		for (const e of detected.events) {
+		for (const e of events) {
 			if (e.at < (baselines[e.event.type] as number)) continue;
-			// Found by comparing statuses (no updated_at): dated when a reading first found it, so that it outgrows the
-			// grace.
-			const compared = e.compared
-				? `${String(e.event.data.order_id)}/${String(e.event.data.status)}`
-				: undefined;
-			if (compared !== undefined) {
-				e.at = firstFound.get(compared) ?? now;
-				e.event.created_at = new Date(e.at).toISOString();
-			}
-			if (e.at <= now - graceMs) {
+			const { order_id, status } = e.event.data;
+			const compared = e.compared ? `${String(order_id)}/${String(status)}` : undefined;
+			const at = compared === undefined ? e.at : (firstFound.get(compared) ?? now);
+			if (at <= now - reading.graceMs) {
 				if (compared !== undefined) firstFound.delete(compared);
-				found.push(e);
+				found.push({ at, event: { ...e.event, created_at: new Date(at).toISOString() } });
 				continue;
 			}
-			if (compared !== undefined) firstFound.set(compared, e.at);
-			if (compared !== undefined) young++;
-			// Left to its delivery for now: the memory keeps what it knew of the order, so the next reading reports the
-			// change again (an order it would otherwise know, and never report as created).
-			const id = String(e.event.data.order_id);
-			const previous = before.get(id);
-			if (previous === undefined) statuses.delete(id);
-			else statuses.set(id, previous);
+			if (compared !== undefined) {
+				firstFound.set(compared, at);
+				result.young++;
+			}
+			const previous = before.get(String(order_id));
+			if (previous === undefined) statuses.delete(String(order_id));
+			else statuses.set(String(order_id), previous);
 		}
 		memory.statuses = statuses.entries();
 	}
 	if (baselined.length) staticData[BASELINES_KEY] = baselines;
 	memory.firstFound = firstFound.entries();
-	const events = found
+	result.events = found
 		.sort(byTime)
 		.map((e) => e.event)
-		.filter((event) => !skip(claimKey(event)));
-	return { events, young, requests, baselined };
+		.filter((event) => !reading.skip(claimKey(event)));
+	return result;
 }

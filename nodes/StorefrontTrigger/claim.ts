@@ -1,15 +1,20 @@
 // The first step of every run the trigger starts (execute()): n8n calls a node that has both webhook() and execute()
 // with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
-// goes on unless the same delivery or change got there first: in this running n8n (free: after a crash n8n re-runs
-// accepted executions itself while the service redelivers them), then in n8n's database, which every n8n shares
-// (another webhook processor or worker in queue mode, this n8n before a restart; ../shared/claims). With the catch-up
-// on, the change itself is claimed (changeKey), so a delivery and a reading that report it run it once. A retry from
-// the executions list always runs: the user asked for it.
+// goes on unless the same delivery or change got there first (Drop Duplicate Events). In four steps:
+//  1. Refused: a refused delivery's run fails with the reason (./refusals).
+//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere). Free:
+//     after a crash n8n re-runs accepted executions itself while the service redelivers them.
+//  3. Claimed: in n8n's database, which every n8n of the instance shares (../shared/claims): another webhook processor
+//     or worker in queue mode, this n8n before a restart. With the catch-up on, the change itself is claimed
+//     (./changeKeys), so a delivery and a reading that report it run it once.
+//  4. Superseded: a late status change whose order has moved on is marked, or left out (./superseded).
+// A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { sharedStore } from '../shared/claims/n8nStore';
-import { claimShared, type Claim, type SharedStore } from '../shared/claims/sharedClaims';
-import { changeClaim, noteRanHere, noteLastRun } from './catchUp';
+import { claimShared } from '../shared/claims';
+import { noteLastRun } from './catchUp';
+import { claimOf } from './changeKeys';
 import {
 	catchesUp,
 	DELIVERY_KEY,
@@ -19,7 +24,7 @@ import {
 	type Options,
 } from './options';
 import { refusedRun } from './refusals';
-import { acceptRun } from './accepted';
+import { acceptRun } from './ranHere';
 import { markSuperseded } from './superseded';
 
 /** What the store's warnings say of the trigger's claims. */
@@ -32,58 +37,51 @@ const CLAIM_WORDS = {
 
 export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
+	const passOn = (goesOn: boolean[]) =>
+		items.flatMap((item, index) =>
+			goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : [],
+		);
+
+	// 1. Refused.
 	const refused = refusedRun(context, items);
 	if (refused) return refused;
-	const mode = context.getMode();
-	const claim = !['manual', 'retry'].includes(mode);
 	const options = context.getNodeParameter('options', 0, {}) as Options;
+	const mode = context.getMode();
 	const byChange = catchesUp(options);
-	const staticData =
-		byChange && mode !== 'manual' ? context.getWorkflowStaticData('node') : undefined;
-	const scope = scopeOf(context);
-	const shared = claim ? sharedStore(context, scope, rememberMs(options), CLAIM_WORDS) : undefined;
 	const now = Date.now();
-	// The items' claims go out together, so a reading's run asks n8n's database once (one batch) rather than once per
-	// change; the in-memory steps before it still take the items in order.
+	if (byChange && mode !== 'manual') {
+		const staticData = context.getWorkflowStaticData('node');
+		for (const item of items) noteLastRun(staticData, item.json.created_at, now);
+	}
+	if (mode === 'manual' || mode === 'retry') return [passOn(items.map(() => true))];
+
+	// 2. Accepted here. An item without a delivery (or an id) is no delivery of the trigger's: it goes on.
+	const scope = scopeOf(context);
+	const claims = items.map(({ json, [DELIVERY_KEY]: token }) => {
+		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
+		const claim = byChange ? claimOf(json, json[SOURCE_FIELD] === 'catchUp') : { key: json.id };
+		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
+		const ran = byChange ? [claim.key, ...(claim.notes ?? [])] : [];
+		return acceptRun(scope, json.id, token, now, ran) ? { claim, token } : null;
+	});
+
+	// 3. Claimed in n8n's database, together: a reading's run asks it once (one batch), not once per change. Should it
+	// not answer, the event runs (and a warning says why): dropping it would lose it, and the checks before passed.
+	const store = sharedStore(context, scope, rememberMs(options), CLAIM_WORDS);
 	const goesOn = await Promise.all(
-		items.map(async (item) => {
-			const delivery = item[DELIVERY_KEY];
-			const { id, type, data, created_at } = item.json;
-			if (staticData) noteLastRun(staticData, created_at, now);
-			if (!claim || typeof delivery !== 'string' || typeof id !== 'string') return true;
-			if (!acceptRun(scope, id, delivery, now)) return false;
-			const read = item.json[SOURCE_FIELD] === 'catchUp';
-			const claimed: Claim = (byChange && changeClaim(type, data, read)) || { key: id };
-			const runs = !shared || (await claimInDatabase(context, shared, claimed, delivery));
-			// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
-			if (byChange) noteRanHere(scope, [claimed.key, ...(claimed.notes ?? [])], now);
-			return runs;
+		claims.map(async (wanted) => {
+			if (!wanted || !store) return wanted !== null;
+			return await claimShared(store, wanted.claim, wanted.token).catch((error: Error) => {
+				context.logger.warn(
+					`Storefront Trigger: could not check event ${wanted.claim.key} for duplicates in n8n's database, so it ` +
+						`runs: ${error.message}`,
+				);
+				return true;
+			});
 		}),
 	);
-	const passed = items.flatMap((item, index) =>
-		goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : [],
-	);
-	if (!byChange || !claim) return [passed];
-	return [await markSuperseded(context, passed, options.leaveOutSuperseded === true, now)];
-}
+	if (!byChange) return [passOn(goesOn)];
 
-/**
- * The shared-database claim of one event; true when the run goes on. Should n8n's database not answer, the event
- * runs (and a warning says why): dropping it would lose it, and the in-memory checks have already passed.
- */
-async function claimInDatabase(
-	context: IExecuteFunctions,
-	store: SharedStore,
-	claim: Claim,
-	delivery: string,
-) {
-	try {
-		return await claimShared(store, claim, delivery);
-	} catch (error) {
-		context.logger.warn(
-			`Storefront Trigger: could not check event ${claim.key} for duplicates in n8n's database, so it runs: ` +
-				(error as Error).message,
-		);
-		return true;
-	}
+	// 4. Superseded.
+	return [await markSuperseded(context, passOn(goesOn), options.leaveOutSuperseded === true, now)];
 }

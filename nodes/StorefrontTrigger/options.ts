@@ -1,7 +1,7 @@
 // What a Storefront Trigger node does, from its Options (docs/trigger.md, Options).
 import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { DEFAULT_REMEMBER_HOURS } from '../shared/claims/retention';
+import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const DEFAULT_RECONCILE_MINUTES = 5;
 

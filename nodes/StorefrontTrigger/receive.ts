@@ -21,13 +21,13 @@ import {
 	type Options,
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
-import { acceptEvent } from './accepted';
+import { acceptEvent } from './ranHere';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
-export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 /** Request headers never copied into items by "Include Headers": the signature and any caller credentials. */
-export const OMITTED_HEADERS = new Set([
+const OMITTED_HEADERS = new Set([
 	SIGNATURE_HEADER,
 	'authorization',
 	'proxy-authorization',
@@ -119,7 +119,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// dashboard must run each time.
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
-	if (dropDuplicates && !acceptEvent(scopeOf(context), event.id, Date.now(), delivery)) {
+	if (dropDuplicates && !acceptEvent(scopeOf(context), event.id, delivery, Date.now())) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 

@@ -3,7 +3,7 @@
 // which n8n stops on deactivation) while the workflow stays active. It never holds n8n up: trigger() waits for the
 // first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every
 // request has a time-out, and a reading that fails is tried again with backoff until the service answers, however long,
-// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./catchUp's keys). What runs
+// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./changeKeys). What runs
 // after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during its own
 // calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import { randomUUID } from 'crypto';
@@ -12,7 +12,9 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
 import { StorefrontClient } from '../shared/transport';
-import { claimKey, findChanges, ranHere, newMemory, noteRanHere, unread } from './catchUp';
+import { findChanges, newMemory, unread } from './catchUp';
+import { claimKey } from './changeKeys';
+import { noteRanHere, ranHere } from './ranHere';
 import {
 	catchesUp,
 	DELIVERY_KEY,
@@ -189,13 +191,10 @@ class Reconciler {
 	async read(graceMs: number, paced = false): Promise<Error | undefined> {
 		if (this.reading || this.stopped) return undefined;
 		this.reading = true;
-		let first: (outcome: Error | undefined) => void = () => {};
-		const outcome = new Promise<Error | undefined>((resolve) => (first = resolve));
-		void this.attempts(graceMs, paced, (result) => {
-			first(result);
-			first = () => {};
-		}).finally(() => (this.reading = false));
-		return await outcome;
+		// Only the first report settles it: a promise resolves once.
+		return await new Promise((report) => {
+			void this.attempts(graceMs, paced, report).finally(() => (this.reading = false));
+		});
 	}
 
 	/** Deactivation: no further attempt starts, and a reading under way starts no run. */

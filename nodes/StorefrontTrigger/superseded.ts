@@ -10,7 +10,7 @@ import { timeOf } from '../shared/changes/read';
 import { SOURCE_FIELD } from './options';
 
 /** A delivery this much younger than its run is not checked: the order has rarely changed again so soon. */
-export const LATE_AFTER_MS = 60_000;
+const LATE_AFTER_MS = 60_000;
 
 const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
 	type === 'order.updated' &&

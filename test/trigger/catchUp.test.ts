@@ -13,12 +13,11 @@ import { createTriggerHarness } from '../helpers/webhook';
 import {
 	CATCH_UP_MARGIN_MS,
 	catchUpCursor,
-	changeClaim,
-	changeKey,
 	noteLastRun,
 } from '../../nodes/StorefrontTrigger/catchUp';
+import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
 import type { StoreRow } from '../../nodes/shared/claims/claimLock';
-import { claimShared, storeOver } from '../../nodes/shared/claims/sharedClaims';
+import { claimShared, storeOver } from '../../nodes/shared/claims';
 import {
 	FAILED_EXECUTION_EVERY_MS,
 	noteRefusal,
@@ -28,6 +27,9 @@ import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 
 const SECRET = 'whsec_catch_up_test';
+/** The key a change is claimed by, or undefined (its event id is claimed instead). */
+const changeKey = (type: unknown, data: unknown, read = false) =>
+	changeClaim(type, data, read)?.key;
 const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
 const ctx = useSandbox({ products: 40, orders: 30, customers: 10 });
 

@@ -10,12 +10,7 @@
 // Asserted in every schedule: every event runs at least once (a claim never loses an event). Counted: schedules in
 // which a copy ran twice — for the claim with its lock, for the claim without it (what happens when the lock cannot be
 // had) and for a single check-and-record call (what n8n's Remove Duplicates node does).
-import {
-	claimShared,
-	claimValues,
-	storeOver,
-	type SharedStore,
-} from '../../nodes/shared/claims/sharedClaims';
+import { claimShared, storeOver, type SharedStore } from '../../nodes/shared/claims';
 import {
 	acquireLock,
 	LEASE_MS,
@@ -24,6 +19,13 @@ import {
 	type StoreRow,
 } from '../../nodes/shared/claims/claimLock';
 import { InMemoryDeduplicator } from '../helpers/deduplication';
+
+/** The values a claim of `id` by the delivery `token` records (nodes/shared/claims/index.ts). */
+const claimValues = (id: string, token: string) => ({
+	event: `event:${id}`,
+	delivery: `delivery:${id}:${token}`,
+	run: `run:${id}`,
+});
 
 const workflow = { id: 'wf-schedules', active: true };
 const node = {

@@ -118,6 +118,14 @@ export async function acquireLock(
 	timing: LockTiming = realTiming,
 ): Promise<Acquired> {
 	const started = timing.now();
+	const without = (unlocked: Unlocked): Acquired => ({
+		unlocked,
+		waitedMs: timing.now() - started,
+	});
+	const held = (): Acquired => ({
+		release: async () => await row.clear(),
+		waitedMs: timing.now() - started,
+	});
 	const lease = LEASE_MS + timing.random() * LEASE_JITTER_MS;
 	let seen = -1;
 	let seenSince = started;
@@ -130,7 +138,7 @@ export async function acquireLock(
 		try {
 			count = await row.count();
 		} catch {
-			return { unlocked: 'error', waitedMs: timing.now() - started };
+			return without('error');
 		}
 		// A database (or an event loop) this slow slows the holder too: the lease grows with it.
 		slowestCount = Math.max(slowestCount, timing.now() - now);
@@ -142,13 +150,10 @@ export async function acquireLock(
 			try {
 				// The marker missing before this call means the row was inserted by it: the lock is had. Had it, the row
 				// was inserted by another process between the count and this call, which has only added values to it.
-				if (!(await row.record(values)).has(MARK)) {
-					return { release: async () => await row.clear(), waitedMs: timing.now() - started };
-				}
+				if (!(await row.record(values)).has(MARK)) return held();
 			} catch (error) {
 				if (isModeRefusal(error)) return foreign(key, timing);
-				if (!isUniqueViolation(error))
-					return { unlocked: 'error', waitedMs: timing.now() - started };
+				if (!isUniqueViolation(error)) return without('error');
 				// Another insert won: held.
 			}
 		} else if (count > FOREIGN_COUNT) {
@@ -163,25 +168,23 @@ export async function acquireLock(
 				if (!(await row.record([MARK])).has(MARK)) {
 					// Either the row was gone (its holder released it after all) and this call inserted it — then this
 					// process holds the lock — or the row is someone else's: take the marker out again.
-					if ((await row.count()) === 1)
-						return { release: async () => await row.clear(), waitedMs: timing.now() - started };
+					if ((await row.count()) === 1) return held();
 					await row.remove([MARK]);
 					return foreign(key, timing);
 				}
 			} catch (error) {
 				if (isModeRefusal(error)) return foreign(key, timing);
-				return { unlocked: 'error', waitedMs: timing.now() - started };
+				return without('error');
 			}
 			try {
 				await row.clear();
 			} catch {
-				return { unlocked: 'error', waitedMs: timing.now() - started };
+				return without('error');
 			}
 			seen = -1;
 			continue;
 		}
-		if (timing.now() - started >= LOCK_WAIT_MS)
-			return { unlocked: 'timed out', waitedMs: timing.now() - started };
+		if (timing.now() - started >= LOCK_WAIT_MS) return without('timed out');
 		await timing.sleep(pauseAfter(timing.now() - started, timing));
 	}
 }

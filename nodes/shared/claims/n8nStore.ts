@@ -10,10 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { Throttle } from '../clock';
-import { isUniqueViolation, type StoreRow } from './claimLock';
-import { MAX_ROW_VALUES } from './retention';
-import { storeOver, type SharedStore } from './sharedClaims';
+import { isUniqueViolation, type StoreRow, type Unlocked } from './claimLock';
+import { MAX_ROW_VALUES, storeOver, type SharedStore } from './index';
 
 /** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./retention). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
@@ -56,10 +54,10 @@ function helperRow(
 	};
 }
 
-/**
- * The warning of a batch without the lock, at most once a minute per node: a foreign row makes every batch go without.
- */
-const unlockedWarnings = new Throttle(60_000);
+/** A batch without the lock is told at most once a minute per node: a foreign row makes every batch go without. */
+const UNLOCKED_WARNING_EVERY_MS = 60_000;
+/** Per node, when that warning was last said. */
+const unlockedWarnedAt = new Map<string, number>();
 /** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
 const toldSharedRow = new Set<string>();
 
@@ -129,37 +127,36 @@ export function sharedStore(
 		'clearAllProcessedItems',
 	] as const;
 	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
-	const data = helperRow(context, 'node', OPTIONS);
+	const row = helperRow(context, 'node', OPTIONS);
+	// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
+	const data: StoreRow = {
+		count: async () => await retryingUniqueKey(context, row.count),
+		record: async (values, keepLast) =>
+			await retryingUniqueKey(context, async () => await row.record(values, keepLast)),
+		remove: row.remove,
+		clear: row.clear,
+	};
 	const rowUser = workflowRowUser(context);
-	return storeOver(scope, {
-		// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
-		data: {
-			count: async () => await retryingUniqueKey(context, data.count),
-			record: async (values, keepLast) =>
-				await retryingUniqueKey(context, async () => await data.record(values, keepLast)),
-			remove: data.remove,
-			clear: data.clear,
-		},
-		lock: rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined,
-		lockKey: String(context.getWorkflow().id ?? ''),
-		retentionMs,
-		onUnlocked: (why, waitedMs) => {
-			if (why === 'shared row') {
-				if (toldSharedRow.has(scope)) return;
-				toldSharedRow.add(scope);
-				return context.logger.warn(
-					`${words.node}: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database ` +
-						`row ` +
-						`the claim lock is made of, so ${words.node} leaves that row to it and claims ${words.claims} without ` +
-						`the ` +
-						`lock: exact within one n8n process; across processes (queue mode) ${words.risk} (${words.doc})`,
-				);
-			}
-			if (!unlockedWarnings.note(scope, Date.now())) return;
-			context.logger.warn(
-				`${words.node}: claimed ${words.claims} in n8n's database without the claim lock (${why}, after ${waitedMs} ` +
-					`ms), so ${words.risk} (${words.doc})`,
+	const lock = rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined;
+	const onUnlocked = (why: Unlocked, waitedMs: number) => {
+		if (why === 'shared row') {
+			if (toldSharedRow.has(scope)) return;
+			toldSharedRow.add(scope);
+			return context.logger.warn(
+				`${words.node}: node "${rowUser}" (Remove Duplicates, Scope: Workflow) keeps its memory in the database ` +
+					`row the claim lock is made of, so ${words.node} leaves that row to it and claims ${words.claims} ` +
+					`without the lock: exact within one n8n process; across processes (queue mode) ${words.risk} ` +
+					`(${words.doc})`,
 			);
-		},
-	});
+		}
+		const now = Date.now();
+		if (now - (unlockedWarnedAt.get(scope) ?? -Infinity) < UNLOCKED_WARNING_EVERY_MS) return;
+		unlockedWarnedAt.set(scope, now);
+		context.logger.warn(
+			`${words.node}: claimed ${words.claims} in n8n's database without the claim lock (${why}, after ${waitedMs} ` +
+				`ms), so ${words.risk} (${words.doc})`,
+		);
+	};
+	const lockKey = String(context.getWorkflow().id ?? '');
+	return storeOver(scope, { data, lock, lockKey, retentionMs, onUnlocked });
 }

@@ -6,11 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { sharedStore } from '../../../../shared/claims/n8nStore';
-import {
-	claimShared,
-	releaseShared,
-	type SharedStore,
-} from '../../../../shared/claims/sharedClaims';
+import { claimShared, releaseShared, type SharedStore } from '../../../../shared/claims';
 
 /**
  * How long a create's claim is kept: a create can reach the service as late as its wait for the rate limit (Max Wait

@@ -1,0 +1,326 @@
+// The memory of what ran, across n8n processes and restarts: which events and changes already started a run of the
+// Storefront Trigger (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. Two calls:
+// claimShared (claim this change for this delivery → does the run go on?) and releaseShared (forget it). It lives in
+// n8n's database, through the one store n8n gives a node (./n8nStore: its Remove Duplicates node's deduplication
+// helper), which reads a row and writes it back whole without a lock: overlapping calls replace each other's values.
+// The protocol (docs/maintainers.md, Claims in n8n's database):
+//  1. Batching (storeOver). Within one n8n process a node's calls never overlap: a call waits for the one in flight,
+//     and all that queued meanwhile go to n8n as one, each caller answered as if they had come one after the other.
+//  2. The lock (./claimLock). Each batch is recorded under a lock across processes, made of the store's one atomic
+//     step (the first insert of the workflow's row): under it one call decides a claim exactly. A process keeps it
+//     while its batches follow each other (HOLD_MS), then leaves a gap; a holder that died is found by a count of its
+//     row that does not change for a lease.
+//  3. Retention (turnPeriod). Under the lock, the first batch of a new period drops the claims older than Remember
+//     Events For: n8n keeps values hashed and drops the oldest only by count.
+//  4. Without the lock (not had in time, or the row is another node's): claimShared records the change with this
+//     delivery's token, reads the token back, gives a concurrent claim a head start of reads, and the one call that
+//     first records the run marker runs it. It never loses an event; a small window for a copy to run twice remains.
+//
+// What each n8n process keeps in memory, all bounded (one entry per node or workflow unless said):
+//  - here: `queued` and `inFlight` (nodes with calls under way), `marked` (the period whose marker is in the row);
+//  - ./claimLock: `foreignUntil`, workflows whose lock row is another node's, for 10 minutes;
+//  - ./n8nStore: `unlockedWarnedAt` and `toldSharedRow`, the warnings said;
+//  - the trigger's (../../StorefrontTrigger): ./ranHere's accepted ids (10,000 a node, 72 hours) and changes that
+//    ran here (100,000 a node, Remember Events For); ./refusals' two Throttles.
+import {
+	acquireLock,
+	realTiming,
+	turnGap,
+	type Acquired,
+	type LockTiming,
+	type StoreRow,
+	type Unlocked,
+} from './claimLock';
+
+/**
+ * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
+ * (its read-back and its run marker), each a read and a write; more buy almost nothing.
+ */
+const HEAD_START_READS = 6;
+
+/**
+ * What a run claims for one change (../../StorefrontTrigger/changeKeys): `key` and `ranIf` are recorded, and any of
+ * them found there means the change ran; `notes` are recorded and decide nothing (what another kind of claim looks
+ * for); `probes` are looked for (found: the change ran) and taken out again when this claim put them there, under the
+ * lock.
+ */
+export interface Claim {
+	key: string;
+	ranIf?: string[];
+	notes?: string[];
+	probes?: string[];
+}
+
+/** What a call recorded: which of its values the row had, and whether it was made under the lock. */
+interface Recorded {
+	had: Set<string>;
+	exclusive: boolean;
+}
+
+/** The node's values in n8n's database, as this package uses them. */
+export interface SharedStore {
+	/**
+	 * Records `values`, and `unlockedOnly` too when the call cannot be made under the lock; `probes` are looked for and,
+	 * under the lock, taken out again where this call added them. Resolves to those of them the store had before.
+	 */
+	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
+	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
+	readRow(): Promise<void>;
+	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
+	forget(values: string[]): Promise<boolean>;
+}
+
+/** The values a claim of `key` by the delivery `token` records. */
+const valuesOf = (key: string, token: string) => ({
+	event: `event:${key}`,
+	delivery: `delivery:${key}:${token}`,
+	run: `run:${key}`,
+});
+
+/**
+ * Claims the run of a change (or of an event id) for the delivery `token`: true when this run goes on, false when
+ * another delivery or reading of it got there first. Without the lock it builds on one fact: values disappear only
+ * through a replacement, never appear without a write that added them; so a run is dropped only where a value proves
+ * that another got there first.
+ */
+export async function claimShared(
+	store: SharedStore,
+	claim: string | Claim,
+	token: string,
+): Promise<boolean> {
+	const {
+		key,
+		ranIf = [],
+		notes = [],
+		probes = [],
+	} = typeof claim === 'string' ? { key: claim } : claim;
+	const values = valuesOf(key, token);
+	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
+	const first = await store.record([values.event, ...ran, ...noted], [values.delivery], probed);
+	if ([values.event, ...ran, ...probed].some((value) => first.had.has(value))) return false;
+	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
+	if (first.exclusive) return true;
+	const back = await store.record([values.delivery]);
+	if (!back.had.has(values.delivery)) {
+		// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
+		for (let i = 0; i < HEAD_START_READS; i++) await store.readRow();
+	}
+	const marker = await store.record([values.run]);
+	return !marker.had.has(values.run);
+}
+
+/** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
+export async function releaseShared(
+	store: SharedStore,
+	key: string,
+	token: string,
+): Promise<boolean> {
+	return await store.forget(Object.values(valuesOf(key, token)));
+}
+
+/** How a process reaches the store: the node's row (the claims), the workflow's row (the lock). */
+interface StoreAccess {
+	data: StoreRow;
+	/** Absent where another node of the workflow uses that row: it is then never touched. */
+	lock?: StoreRow;
+	/** Names the lock in this process (what is known about its row): the workflow. */
+	lockKey: string;
+	/** How long claims are kept (./retention); absent: only the row's cap bounds it. */
+	retentionMs?: number;
+	timing?: LockTiming;
+	/** Told when a batch went on without the lock, and why. */
+	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
+}
+
+/** One call of the store: what it records, records only without the lock, looks for, and takes out. */
+interface Call {
+	values: string[];
+	unlockedOnly: string[];
+	probes: string[];
+	forget: string[];
+}
+interface Batch {
+	access: StoreAccess;
+	waiters: Array<{
+		call: Call;
+		resolve: (recorded: Recorded) => void;
+		reject: (error: unknown) => void;
+	}>;
+}
+const queued = new Map<string, Batch>();
+const inFlight = new Set<string>();
+
+/**
+ * How long a process keeps the lock while its batches follow each other. Taking and releasing it costs four
+ * statements (count, read, insert, delete) beside a batch's two (read, write), and under load each waits its turn in
+ * the database (docs/performance.md, The duplicate check in n8n's database). Far below a lease (./claimLock).
+ */
+const HOLD_MS = 500;
+
+/** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
+const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
+
+async function flush(scope: string): Promise<void> {
+	inFlight.add(scope);
+	let lock: Acquired | undefined;
+	let heldSince = 0;
+	try {
+		for (let batch = queued.get(scope); batch !== undefined; batch = queued.get(scope)) {
+			queued.delete(scope);
+			const { access, waiters } = batch;
+			const every = (part: keyof Call) => new Set(waiters.flatMap(({ call }) => call[part]));
+			const timing = access.timing ?? realTiming;
+			try {
+				if (!lock?.release) {
+					lock = access.lock
+						? await acquireLock(access.lock, access.lockKey, timing)
+						: { unlocked: 'shared row', waitedMs: 0 };
+					heldSince = timing.now();
+					if (lock.unlocked) access.onUnlocked?.(lock.unlocked, lock.waitedMs);
+				}
+				const exclusive = lock.release !== undefined;
+				if (exclusive && access.retentionMs)
+					await turnPeriod(scope, access.data, access.retentionMs, timing.now());
+				const values = every('values');
+				const probes = [...every('probes')].filter((value) => !values.has(value));
+				const asked = [...values, ...(exclusive ? [] : every('unlockedOnly')), ...probes];
+				const had = asked.length ? await access.data.record(asked) : new Set<string>();
+				// As if the callers had come one after the other: a value two of them recorded was there for the later one
+				// (a catch-up's item and a delivery of one change, say, claiming at the same moment).
+				const before = new Set(had);
+				for (const { call, resolve } of waiters) {
+					const recorded = [...call.values, ...call.unlockedOnly];
+					const asked = [...recorded, ...call.probes];
+					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
+					for (const value of recorded) before.add(value);
+				}
+				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
+				// they stay, and a later claim may take them for a change that ran).
+				const out = [
+					...probes.filter((value) => !had.has(value)),
+					...(exclusive ? every('forget') : []),
+				];
+				if (exclusive && out.length) await access.data.remove(out);
+			} catch (error) {
+				for (const { reject } of waiters) reject(error);
+			}
+			// Released after HOLD_MS, or once no call waits; the next batch then leaves a gap first, so that a process
+			// waiting for the lock can take it.
+			if (lock?.release && (!queued.has(scope) || timing.now() - heldSince >= HOLD_MS)) {
+				await release(lock);
+				lock = undefined;
+				if (queued.has(scope)) await timing.sleep(turnGap(timing));
+			}
+		}
+	} finally {
+		inFlight.delete(scope);
+		if (lock) await release(lock);
+	}
+}
+
+function batched(scope: string, access: StoreAccess, call: Call): Promise<Recorded> {
+	return new Promise((resolve, reject) => {
+		const batch = queued.get(scope) ?? { access, waiters: [] };
+		queued.set(scope, batch);
+		batch.waiters.push({ call, resolve, reject });
+		if (!inFlight.has(scope)) void flush(scope);
+	});
+}
+
+/** The claims' store over `access`; `scope` names the node in this process (its calls are batched together). */
+export function storeOver(scope: string, access: StoreAccess): SharedStore {
+	// The items of one run wait together: one read at a time, whatever the number of items.
+	let reading: Promise<void> | undefined;
+	return {
+		record: async (values, unlockedOnly = [], probes = []) =>
+			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
+		forget: async (forget) =>
+			(await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget }))
+				.exclusive,
+		readRow: async () => {
+			reading ??= access.data.count().then(
+				() => void (reading = undefined),
+				(error: unknown) => {
+					reading = undefined;
+					throw error;
+				},
+			);
+			await reading;
+		},
+	};
+}
+
+// Retention: the row is cut into periods of a third of Remember Events For. A new period drops everything before the
+// marker of the period a full retention back, then marks where it starts: a marker value, its position and the number
+// of values it dropped, each written as bits (one value per bit set), since a hashed value cannot be read back, only
+// found. A marker's position is where it was written less what later periods dropped. A claim is kept between the
+// full time and a third more; the lock's holder alone does this, so nothing else moves the row meanwhile.
+
+export const DEFAULT_REMEMBER_HOURS = 72;
+/** A retention is cut into this many periods. */
+const PERIODS = 3;
+/** How many periods before that are looked at too: after a quiet time the row has no newer marker. */
+const LOOK_BACK = 6;
+/** Positions are written with this many bits: up to 2^21 values, above the row's cap. */
+const BITS = 21;
+/**
+ * Values the row keeps at most, whatever their age (n8n drops the oldest past it): the bound of a row whose periods
+ * are never turned, as when every claim goes without the lock (docs/performance.md gives its size).
+ */
+export const MAX_ROW_VALUES = 300_000;
+
+const mark = (period: number) => `period:${period}`;
+const bitValues = (period: number, what: 'at' | 'cut') =>
+	Array.from({ length: BITS }, (_, i) => `period:${period}:${what}:${i}`);
+const encode = (period: number, what: 'at' | 'cut', n: number) =>
+	bitValues(period, what).filter((_, i) => Math.floor(n / 2 ** i) % 2 === 1);
+const decode = (period: number, what: 'at' | 'cut', had: Set<string>) =>
+	bitValues(period, what).reduce((sum, value, i) => sum + (had.has(value) ? 2 ** i : 0), 0);
+
+/** The period a claim made at `now` belongs to, for a retention of `retentionMs`. */
+export const periodOf = (now: number, retentionMs: number) =>
+	Math.floor(now / Math.max(1, Math.floor(retentionMs / PERIODS)));
+
+/** Per node: the period whose marker this process knows to be in the row. */
+const marked = new Map<string, number>();
+
+/**
+ * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
+ * marks the period's start. `row.record(values, keepLast)` records, then keeps only the last `keepLast` values.
+ */
+export async function turnPeriod(
+	scope: string,
+	row: StoreRow,
+	retentionMs: number,
+	now: number,
+): Promise<void> {
+	const period = periodOf(now, retentionMs);
+	if (marked.get(scope) === period) return;
+	const count = await row.count();
+	const earlier = Array.from({ length: PERIODS + LOOK_BACK }, (_, i) => period - 1 - i);
+	// One call finds which markers and bits the row has; those it put there are taken out again (from the row's end).
+	const asked = [
+		mark(period),
+		...earlier.flatMap((p) => [mark(p), ...bitValues(p, 'at'), ...bitValues(p, 'cut')]),
+	];
+	const had = await row.record(asked);
+	const added = asked.filter((value) => !had.has(value));
+	if (added.length) await row.remove(added);
+	if (!had.has(mark(period))) {
+		const present = earlier.filter((p) => had.has(mark(p)));
+		const from = present.find((p) => p <= period - PERIODS);
+		let cut = 0;
+		if (from !== undefined) {
+			const droppedSince = present
+				.filter((p) => p > from)
+				.reduce((sum, p) => sum + decode(p, 'cut', had), 0);
+			cut = decode(from, 'at', had) - droppedSince;
+			// Not what a row of these markers can hold (a row cut by its cap): nothing is dropped.
+			if (cut < 0 || cut > count) cut = 0;
+		}
+		const at = count - cut;
+		const values = [mark(period), ...encode(period, 'at', at), ...encode(period, 'cut', cut)];
+		await row.record(values, cut > 0 ? at + values.length : undefined);
+	}
+	marked.set(scope, period);
+}
