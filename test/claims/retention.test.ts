@@ -1,10 +1,10 @@
-// "Remember Events For" (nodes/shared/claims/retention.ts) on an in-memory row that keeps values as n8n's does:
+// "Remember Events For" (nodes/shared/claims/index.ts) on an in-memory row that keeps values as n8n's does:
 // hashed, oldest first, dropped only from the front. Each claim under the lock first turns the period, then records
 // itself, as the claim store does; the table says what the row held before, when each claim was made (in hours, for a
 // retention of 3 hours: periods of one hour, unless a claim says otherwise), and which claims must still be found after
 // the last one. A claim is kept at least the retention and dropped once it is older than the retention and a third,
 // at the first claim of the period after that.
-import { MAX_ROW_VALUES, periodOf, turnPeriod } from '../../nodes/shared/claims/retention';
+import { MAX_ROW_VALUES, periodOf, turnPeriod } from '../../nodes/shared/claims';
 import { MemoryRow } from './memoryRow';
 
 const HOUR = 3_600_000;

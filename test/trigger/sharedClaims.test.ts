@@ -1,5 +1,5 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; the schedules' outcome counts are printed */
-// The shared-database claim (nodes/shared/claims/sharedClaims.ts, with its lock ./claimLock.ts) against every kind
+// The shared-database claim (nodes/shared/claims/index.ts, with its lock ./claimLock.ts) against every kind
 // of interleaving n8n's deduplication helper allows: each call of each n8n process is a read of the row and, later, a
 // write of the whole row, and the test decides — from a seeded random generator — which pending read, write or wait
 // happens next. Each simulated process has its own batching and lock state, as each n8n process has. Thousands of
