@@ -53,7 +53,7 @@ async function main() {
 				nodeType: new StorefrontTrigger(),
 				typeVersion: 2,
 				// Catch-up at activation and start only, as measured: no scheduled check for missed events.
-				parameters: { events: ['*'], options: { reconcileEveryMinutes: 0 } },
+				parameters: { events: ['*'], options: { missedEventsCheckMinutes: 0 } },
 				credentials: { baseUrl: sb.baseUrl, apiKey: sb.apiKey, webhookSecret: SECRET },
 			});
 			await t.trigger('activate');

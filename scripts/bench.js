@@ -15,7 +15,7 @@ const ALL = [
 	'node',
 	'poll',
 	'catchup',
-	'reconcile',
+	'missedEvents',
 	'n8n',
 	'queue',
 	'return-all',

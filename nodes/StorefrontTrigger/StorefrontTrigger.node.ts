@@ -2,7 +2,7 @@
 //  - a delivery: receive (./receive: verify the signature, read the event, drop a redelivery this n8n took) → a run,
 //    whose first step claims it (./claim: in this n8n, ./ranHere, then in n8n's database, ../shared/claims) → the
 //    next node;
-//  - a change no delivery brought: read (./reconcile, ./catchUp: at activation, at n8n's start and every few
+//  - a change no delivery brought: read (./missedEvents, ./catchUp: at activation, at n8n's start and every few
 //    minutes) → a run, whose first step claims it the same way (./changeKeys) → the next node.
 // Whichever path brings a change first runs it; the other finds it claimed. A refused delivery is reported
 // (./refusals) and never reaches the next node. docs/trigger.md says what a user sees of each step.
@@ -22,9 +22,9 @@ import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
-import { DEFAULT_RECONCILE_MINUTES } from './options';
+import { DEFAULT_CHECK_MINUTES } from './options';
 import { receive } from './receive';
-import { startReading } from './reconcile';
+import { startReading } from './missedEvents';
 
 /** Offered before the event kinds in Events. */
 const ALL_EVENTS = [
@@ -93,10 +93,10 @@ export class StorefrontTrigger implements INodeType {
 					},
 					{
 						displayName: 'Check for Missed Events Every (Minutes)',
-						name: 'reconcileEveryMinutes',
+						name: 'missedEventsCheckMinutes',
 						type: 'number',
 						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
-						default: DEFAULT_RECONCILE_MINUTES,
+						default: DEFAULT_CHECK_MINUTES,
 						description:
 							'How often, while the workflow is active, to look for changes whose event never arrived and run them ' +
 							'(0: never)',

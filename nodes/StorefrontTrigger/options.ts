@@ -3,11 +3,11 @@ import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8
 
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
-export const DEFAULT_RECONCILE_MINUTES = 5;
+export const DEFAULT_CHECK_MINUTES = 5;
 
 export type Options = {
 	catchUp?: boolean;
-	reconcileEveryMinutes?: number;
+	missedEventsCheckMinutes?: number;
 	dropDuplicates?: boolean;
 	includeHeaders?: boolean;
 	rejectOlderThanMinutes?: number;
@@ -24,13 +24,13 @@ export const catchesUp = (options: Options) =>
 
 /**
  * Minutes between two checks for missed events; 0: none. The editor takes whole minutes; a workflow's JSON may say
- * less, down to MIN_RECONCILE_MINUTES (the suites' quick schedules), never a reading every second.
+ * less, down to MIN_CHECK_MINUTES (the suites' quick schedules), never a reading every second.
  */
-export const reconcileMinutes = (options: Options) => {
-	const minutes = options.reconcileEveryMinutes ?? DEFAULT_RECONCILE_MINUTES;
-	return minutes > 0 ? Math.max(MIN_RECONCILE_MINUTES, minutes) : 0;
+export const checkMinutes = (options: Options) => {
+	const minutes = options.missedEventsCheckMinutes ?? DEFAULT_CHECK_MINUTES;
+	return minutes > 0 ? Math.max(MIN_CHECK_MINUTES, minutes) : 0;
 };
-const MIN_RECONCILE_MINUTES = 0.25;
+const MIN_CHECK_MINUTES = 0.25;
 
 /** How long claims of events and changes are kept ("Remember Events For"), in ms. */
 export const rememberMs = (options: Options) =>

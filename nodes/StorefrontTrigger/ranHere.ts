@@ -8,7 +8,7 @@
 //    re-runs the executions it had accepted but not started, while the service redelivers the same events because n8n
 //    never answered them. The workflow's static data cannot hold the ids: docs/maintainers.md says why.
 //  - Ran here: the changes (their claim keys, ./changeKeys) whose run started here, or whose run was found claimed,
-//    so that the readings of this n8n do not start them again (./reconcile), for Remember Events For, at most
+//    so that the readings of this n8n do not start them again (./missedEvents), for Remember Events For, at most
 //    MAX_RAN_HERE.
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 

@@ -327,7 +327,10 @@ describe('while n8n keeps running, on a service without updated_at (Check for Mi
 					.slice(made)
 					.filter((e) => e.type === 'order.created')
 					.map((e) => String((e.data as any).order_id));
-				wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 }, { events: ['order.updated'] });
+				wf = await catchUpWorkflow(
+					{ missedEventsCheckMinutes: 0.25 },
+					{ events: ['order.updated'] },
+				);
 				await baselineOf(wf);
 				// Within the interval (15 s) and the grace (7.5 s), plus the time two paced readings of this shop take (a first
 				// that sees a change, a second once it outgrew the grace), and 15 s for the runs on a loaded machine.
@@ -372,7 +375,7 @@ describe('while n8n keeps running, on a service without updated_at (Check for Mi
 				await env.sandbox.idle();
 				const deliveries = deliveriesOf(updates);
 				say(
-					`spec-literal, status changes of 12 orders made before the activation (${env.sandbox.state.orders.size} orders in the shop): 10 deliveries given up (${deliveries.filter((d) => d?.status === 'failed').length}), 2 delivered; run by the reconciliation ${sources.catchUp}, by deliveries ${sources.webhook}, all within ${withinS.toFixed(0)} s of the changes (bound ${boundS} s); twice ${twice.length}`,
+					`spec-literal, status changes of 12 orders made before the activation (${env.sandbox.state.orders.size} orders in the shop): 10 deliveries given up (${deliveries.filter((d) => d?.status === 'failed').length}), 2 delivered; run by the check for missed events ${sources.catchUp}, by deliveries ${sources.webhook}, all within ${withinS.toFixed(0)} s of the changes (bound ${boundS} s); twice ${twice.length}`,
 				);
 				expect(orders).toHaveLength(12);
 				expect(updates).toHaveLength(12);
@@ -403,7 +406,7 @@ describe('Catch Up After Downtime (on by default; no scheduled check for missed 
 	test('a first activation is a baseline; deliveries run as "source": "webhook"; a restart with nothing missed reads one page per list and runs nothing again', async () => {
 		sinceStart = new Date().toISOString();
 		// Catch-up at activation and start only: a scheduled check would add readings and runs to what each test counts.
-		wf = await catchUpWorkflow({ reconcileEveryMinutes: 0 });
+		wf = await catchUpWorkflow({ missedEventsCheckMinutes: 0 });
 		await eventually(
 			() => (/catch-up baseline for workflow/.test(logText()) ? true : undefined),
 			'the baseline in the log',
@@ -631,7 +634,7 @@ describe('refused deliveries are visible', () => {
 	contractCellsOnly(
 		'a wrong Webhook Secret: the first refused delivery is one failed execution that says why, and a warning naming the workflow; 100 forgeries add none',
 		async () => {
-			const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0 });
+			const wf = await catchUpWorkflow({ missedEventsCheckMinutes: 0 });
 			// The service signs with a secret the credentials do not hold (a rotation done in the dashboard only).
 			const configured = env.sandbox.webhookSecret;
 			const other = `whsec_not_what_n8n_has_${randomUUID().slice(0, 8)}`;
@@ -744,7 +747,7 @@ describe('whatever the service sends', () => {
 describe('while n8n keeps running (Check for Missed Events Every)', () => {
 	test('the public URL down for a while: 40 orders whose deliveries never arrived each run once at the next reading, without a restart; none twice among them and the orders delivered around them', async () => {
 		// Every 15 s (the default is 5 minutes: the same reading, sooner); changes younger than 7.5 s wait for their delivery.
-		const wf = await catchUpWorkflow({ reconcileEveryMinutes: 0.25 });
+		const wf = await catchUpWorkflow({ missedEventsCheckMinutes: 0.25 });
 		await eventually(
 			() =>
 				new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText())
@@ -789,7 +792,7 @@ describe('while n8n keeps running (Check for Missed Events Every)', () => {
 			.filter(({ json }) => json.source === 'catchUp')
 			.map(({ json }) => changeOf(String(json.type), json.data));
 		say(
-			`public URL down while n8n runs: ${lost.length} orders whose deliveries never arrived; run by the reconciliation ${sources.catchUp} (all within ${((Date.now() - restoredAt) / 1000).toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; twice ${twice.length}`,
+			`public URL down while n8n runs: ${lost.length} orders whose deliveries never arrived; run by the check for missed events ${sources.catchUp} (all within ${((Date.now() - restoredAt) / 1000).toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; twice ${twice.length}`,
 		);
 		expect(lost).toHaveLength(40);
 		expect(expected).toHaveLength(50);
@@ -1124,7 +1127,7 @@ describe('what n8n remembers, and what one change is', () => {
 					200,
 				);
 				wf = await catchUpWorkflow(
-					{ reconcileEveryMinutes: 0.25 },
+					{ missedEventsCheckMinutes: 0.25 },
 					{ events: ['payment.completed'] },
 				);
 				const workflowId = wf.id;
@@ -1168,7 +1171,7 @@ describe('what n8n remembers, and what one change is', () => {
 				const { runs, sources, twice } = runsOf(all);
 				const late = all.slice(caughtUp.length);
 				say(
-					`a payment sent as the payment object: 5 paid while the URL was down, run by the reconciliation ${sources.catchUp} (all within ${ranAfterS.toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; the 5 late retries (answers ${answers.map((a) => a.status).join(', ')}) passed on ${late.reduce((n, e) => n + e.items.length, 0)}; twice ${twice.length}`,
+					`a payment sent as the payment object: 5 paid while the URL was down, run by the check for missed events ${sources.catchUp} (all within ${ranAfterS.toFixed(0)} s of the URL's return), by deliveries ${sources.webhook}; the 5 late retries (answers ${answers.map((a) => a.status).join(', ')}) passed on ${late.reduce((n, e) => n + e.items.length, 0)}; twice ${twice.length}`,
 				);
 				expect(orders).toHaveLength(5);
 				expect(payments).toHaveLength(5);

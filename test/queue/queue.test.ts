@@ -466,7 +466,7 @@ describe('queue mode: Catch Up After Downtime', () => {
 		const wf = await createWorkflow(env, {
 			name: 'queue catch-up',
 			// Catch-up at activation only: no scheduled check for missed events during the burst.
-			nodes: [triggerNode(['order.created'], { reconcileEveryMinutes: 0 })],
+			nodes: [triggerNode(['order.created'], { missedEventsCheckMinutes: 0 })],
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		});

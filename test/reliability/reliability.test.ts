@@ -281,7 +281,7 @@ describe('crash: n8n killed with SIGKILL while deliveries of real changes flow, 
 		const wf = await receivingWorkflow(
 			env,
 			{},
-			triggerNode(CAUGHT_UP, { reconcileEveryMinutes: 0 }),
+			triggerNode(CAUGHT_UP, { missedEventsCheckMinutes: 0 }),
 		);
 		// Activation read where the shop is (a baseline per kind) before it returned, and n8n saved it.
 		const staticData = (await env.client.getWorkflow(wf.id)).staticData ?? {};

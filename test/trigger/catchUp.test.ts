@@ -23,7 +23,7 @@ import {
 	noteRefusal,
 	WARNING_EVERY_MS,
 } from '../../nodes/StorefrontTrigger/refusals';
-import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger/reconcile';
+import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger/missedEvents';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 
 const SECRET = 'whsec_catch_up_test';
@@ -53,7 +53,7 @@ function freshNodeType(): INodeType {
 }
 
 /** Catch Up After Downtime without the check for missed events on a schedule (its own tests set one). */
-const NO_SCHEDULE: IDataObject = { reconcileEveryMinutes: 0 };
+const NO_SCHEDULE: IDataObject = { missedEventsCheckMinutes: 0 };
 
 function trigger(
 	options: IDataObject = NO_SCHEDULE,
@@ -458,7 +458,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 			const order = await checkout();
 			ids.push(String(order.id ?? order.order_id));
 		}
-		const t = trigger({ reconcileEveryMinutes: 0.25 });
+		const t = trigger({ missedEventsCheckMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		for (const id of ids) await setStatus(id, 'processing');
@@ -483,7 +483,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
-		const t = trigger({ reconcileEveryMinutes: 0.25 });
+		const t = trigger({ missedEventsCheckMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
@@ -562,7 +562,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	});
 
 	it("checks for missed events on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
-		const t = trigger({ reconcileEveryMinutes: 0.25 });
+		const t = trigger({ missedEventsCheckMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		expect(active.schedule).toEqual({ expression: '*/15 * * * * *' });
 		const from = ctx.sb.events.length;
@@ -585,7 +585,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a change too young at one reading (left to its delivery) is reported by the next one: the reading that saw it first does not make it known', async () => {
-		const t = trigger({ reconcileEveryMinutes: 0.25 });
+		const t = trigger({ missedEventsCheckMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
@@ -602,7 +602,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it(`a scheduled reading sends ${FREE_REQUESTS} requests at once and paces the rest ${REQUEST_SPACING_MS / 1000} s apart (at most 10 a minute beyond a quiet shop's): the third waits`, async () => {
-		const t = trigger({ reconcileEveryMinutes: 0.25 });
+		const t = trigger({ missedEventsCheckMinutes: 0.25 });
 		const active = await t.trigger('activate');
 		// More than a page of orders changed since the cursor: a reading of 3 requests.
 		for (let i = 0; i < 101; i++) await checkout();
@@ -622,10 +622,10 @@ describe('each change runs once, whatever the service sends and the user does', 
 			expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/),
 		});
 		expect(
-			(await trigger({ reconcileEveryMinutes: 15 }).trigger('activate')).schedule,
+			(await trigger({ missedEventsCheckMinutes: 15 }).trigger('activate')).schedule,
 		).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
 		expect(
-			(await trigger({ reconcileEveryMinutes: 0 }).trigger('activate')).schedule,
+			(await trigger({ missedEventsCheckMinutes: 0 }).trigger('activate')).schedule,
 		).toBeUndefined();
 	});
 

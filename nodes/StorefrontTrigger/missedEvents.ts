@@ -18,7 +18,7 @@ import { noteRanHere, ranHere } from './ranHere';
 import {
 	catchesUp,
 	DELIVERY_KEY,
-	reconcileMinutes,
+	checkMinutes,
 	rememberMs,
 	scopeOf,
 	SOURCE_FIELD,
@@ -39,7 +39,7 @@ const DELIVERY_GRACE_MS = 30_000;
 /**
  * A scheduled reading sends its first FREE_REQUESTS requests at once and each further one REQUEST_SPACING_MS after the
  * last, and the next one starts only once it is done: however large a shop a service makes the trigger read whole (no
- * `updated_at`: ⌈records/100⌉ requests per list), the reconciliation adds at most 10 requests a minute, a tenth of the
+ * `updated_at`: ⌈records/100⌉ requests per list), the checks for missed events add at most 10 requests a minute, a tenth of the
  * Starter plan's 100, to the FREE_REQUESTS per interval a quiet shop costs. The reading at activation and start is
  * not paced: it runs once, and what n8n missed while down should run soon.
  */
@@ -70,7 +70,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
 	const workflow = ctx.getWorkflow();
 	const node = ctx.getNode().name;
-	const reconciler = await Reconciler.create(ctx, {
+	const reader = await MissedEventsReader.create(ctx, {
 		kinds: ctx.getNodeParameter('events', []) as string[],
 		scope: scopeOf(ctx),
 		rememberMs: rememberMs(options),
@@ -86,13 +86,13 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 			return claimedIn(await done.promise, node);
 		},
 	});
-	const first = reconciler.read(0);
+	const first = reader.read(0);
 	// A user activating by hand hears why the first reading failed (a wrong key, say), within a few seconds; n8n's
 	// start, which activates workflows in batches, never waits for it.
 	if (['activate', 'create', 'update'].includes(ctx.getActivationMode())) {
 		const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
 		if (isRefusal(error)) {
-			reconciler.stop();
+			reader.stop();
 			throw new NodeOperationError(ctx.getNode(), error, {
 				description:
 					'The trigger reads the order and product lists to run the changes no delivery brought. Check the ' +
@@ -100,15 +100,15 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 			});
 		}
 	}
-	const minutes = reconcileMinutes(options);
+	const minutes = checkMinutes(options);
 	// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
 	const graceMs = Math.min(DELIVERY_GRACE_MS, minutes * 30_000);
 	if (minutes > 0)
 		ctx.helpers.registerCron(
 			{ expression: scheduleOf(minutes) as never },
-			() => void reconciler.read(graceMs, true),
+			() => void reader.read(graceMs, true),
 		);
-	return { closeFunction: async () => reconciler.stop() };
+	return { closeFunction: async () => reader.stop() };
 }
 
 /**
@@ -153,11 +153,11 @@ interface ReadingOptions {
 	start: (events: PolledEvent[]) => Promise<boolean>;
 }
 
-class Reconciler {
+class MissedEventsReader {
 	private reading = false;
 	private stopped = false;
 	private readonly memory = newMemory();
-	/** Changes of runs this reconciler started that have not ended yet: when each started, and the change. */
+	/** Changes of runs this reader started that have not ended yet: when each started, and the change. */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	private readonly staticData: IDataObject;
 
@@ -174,14 +174,17 @@ class Reconciler {
 	 * the credentials (like the node's parameters) may need it. Its requests need none (see the credentials'
 	 * authenticate).
 	 */
-	static async create(ctx: ITriggerFunctions, options: ReadingOptions): Promise<Reconciler> {
+	static async create(
+		ctx: ITriggerFunctions,
+		options: ReadingOptions,
+	): Promise<MissedEventsReader> {
 		// No retries of its own: a failed reading is tried again whole, with the backoff below.
 		const client = await StorefrontClient.create(ctx, {
 			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
 			timeoutMs: READ_TIMEOUT_MS,
 			maxRetries: 0,
 		});
-		return new Reconciler(ctx, client, options);
+		return new MissedEventsReader(ctx, client, options);
 	}
 
 	/**

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Storefront Trigger, Check for Missed Events (issue 41): what the reconciliation costs a quiet shop, by shop size and by how
+// Storefront Trigger, Check for Missed Events (issue 41): what the checks cost a quiet shop, by shop size and by how
 // the service reads the spec (sandbox profiles: the contract's lists, most recently changed first with updated_at; the
 // spec-literal ones, oldest first without updated_at, read whole). trigger() runs through n8n-core's TriggerContext
 // (test/helpers/webhook.ts) against the in-process sandbox over real HTTP, every event of the catch-up's kinds
 // selected. Per shop: the requests of one reading (the activation's, which reads what a quiet scheduled reading reads),
 // its wall time, then what the scheduled readings cost at the default interval (5 minutes): a reading's requests past
-// the first 2 are paced 6 s apart and the next reading waits for it (nodes/StorefrontTrigger/reconcile.ts), so the
+// the first 2 are paced 6 s apart and the next reading waits for it (nodes/StorefrontTrigger/missedEvents.ts), so the
 // figures below the measured ones are that rule applied to the measured count. On the smallest contract shop one
 // scheduled reading is also run, to show the rule's count in practice.
 // Prints figures and ratios, asserts nothing. Needs no build (the TypeScript sources are compiled on require):
-//   node bench/reconcile.js [--orders 1000,100000] [--products 300]
+//   node bench/missedEvents.js [--orders 1000,100000] [--products 300]
 'use strict';
 const path = require('path');
 
@@ -27,7 +27,7 @@ const { StorefrontTrigger } = require(
 	path.join(root, 'nodes/StorefrontTrigger/StorefrontTrigger.node.ts'),
 );
 const { FREE_REQUESTS, REQUEST_SPACING_MS } = require(
-	path.join(root, 'nodes/StorefrontTrigger/reconcile.ts'),
+	path.join(root, 'nodes/StorefrontTrigger/missedEvents.ts'),
 );
 const { startSandbox } = require(path.join(root, 'sandbox'));
 
@@ -47,11 +47,11 @@ async function main() {
 			const t = createTriggerHarness({
 				nodeType: new StorefrontTrigger(),
 				typeVersion: 2,
-				parameters: { events: ['*'], options: { reconcileEveryMinutes: 0.05 } },
+				parameters: { events: ['*'], options: { missedEventsCheckMinutes: 0.05 } },
 				credentials: {
 					baseUrl: sb.baseUrl,
 					apiKey: sb.apiKey,
-					webhookSecret: 'whsec_bench_reconcile',
+					webhookSecret: 'whsec_bench_missed',
 				},
 			});
 			await sb.admin('DELETE', '/requests');
@@ -82,7 +82,7 @@ async function main() {
 		}
 	}
 	console.log(
-		`\nA quiet shop on the contract's lists: ${FREE_REQUESTS} requests per interval whatever its size. Lists read whole (spec-literal): a request per 100 records, paced so that the reconciliation never adds more than ${60_000 / REQUEST_SPACING_MS} requests a minute; a change whose delivery never arrived then waits up to the paced reading's time.`,
+		`\nA quiet shop on the contract's lists: ${FREE_REQUESTS} requests per interval whatever its size. Lists read whole (spec-literal): a request per 100 records, paced so that the checks never add more than ${60_000 / REQUEST_SPACING_MS} requests a minute; a change whose delivery never arrived then waits up to the paced reading's time.`,
 	);
 }
 
