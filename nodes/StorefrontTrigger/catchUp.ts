@@ -42,7 +42,7 @@ const BASELINES_KEY = 'catchUpBaselines';
  * cannot tell a fall no delivery brought from one that ran (the stock may have fallen further since, or been
  * refilled and fallen again). The Storefront Polling Trigger, which remembers which products it saw low, reports it.
  */
-export const CATCH_UP_KINDS: EventKind[] = [
+const CATCH_UP_KINDS: EventKind[] = [
 	'order.created',
 	'order.updated',
 	'payment.completed',

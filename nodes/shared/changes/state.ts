@@ -12,7 +12,7 @@ export const MAX_LOW = 2000;
 /** Ids of events already emitted at the cursor's timestamp: a record changed in that same millisecond is re-read. */
 export const MAX_AT_CURSOR = 1000;
 
-export interface ResourceState {
+interface ResourceState {
 	/** `updated_at` (epoch ms) of the most recently changed record read so far; the next poll reads back to it. */
 	cursor: number;
 	/** Event ids emitted at exactly `cursor`. */

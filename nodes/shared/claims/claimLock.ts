@@ -79,7 +79,7 @@ export const isUniqueViolation = (error: unknown) => {
 const isModeRefusal = (error: unknown) =>
 	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
-export type Release = () => Promise<void>;
+type Release = () => Promise<void>;
 
 /**
  * Why a claim went on without the lock; undefined when it has it. 'shared row': another node of the workflow uses the

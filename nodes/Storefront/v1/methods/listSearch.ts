@@ -33,6 +33,7 @@ function withIds(context: ILoadOptionsFunctions, items: IDataObject[], resource:
 	return keyed;
 }
 
+/** @public n8n calls it by its name, from the Product parameter's From List. */
 export async function searchProducts(
 	this: ILoadOptionsFunctions,
 	filter?: string,
@@ -57,6 +58,7 @@ export async function searchProducts(
 	};
 }
 
+/** @public n8n calls it by its name, from the Order parameter's From List. */
 export async function searchOrders(
 	this: ILoadOptionsFunctions,
 	filter?: string,
