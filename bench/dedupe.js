@@ -526,20 +526,23 @@ function prefillData(check, ids) {
 
 /**
  * The hashes of the marker values the retention may add during a round: for each period the round touched, the
- * period's marker and the bits of its position and of what it dropped (`period:<n>`, `period:<n>:at|cut:<bit>`).
+ * period's marker and the bits of its position and of what it dropped (`period:<length>:<n>`, `period:<length>:<n>:at|cut:<bit>`, a period being a third of
+ * the retention).
  * @param {ReturnType<typeof builtCheck>} check @param {Round} r
  */
 function markerHashes(check, r) {
 	/** @type {Set<string>} */
 	const hashes = new Set();
+	const length = Math.max(1, Math.floor(check.retentionMs / 3));
 	for (
 		let period = check.periodOf(r.from, check.retentionMs);
 		period <= check.periodOf(r.to, check.retentionMs);
 		period++
 	) {
-		hashes.add(valueHash(`period:${period}`));
+		hashes.add(valueHash(`period:${length}:${period}`));
 		for (let bit = 0; bit < MARKER_BITS; bit++)
-			for (const what of ['at', 'cut']) hashes.add(valueHash(`period:${period}:${what}:${bit}`));
+			for (const what of ['at', 'cut'])
+				hashes.add(valueHash(`period:${length}:${period}:${what}:${bit}`));
 	}
 	return hashes;
 }

@@ -206,6 +206,8 @@ describe('the claim lock', () => {
 		expect(time.now() - started).toBeGreaterThanOrEqual(waited[0]);
 		expect(time.now() - started).toBeLessThanOrEqual(waited[1]);
 		const made = row.calls.slice(callsBefore).map(({ operation }) => operation);
+		// What the lock says it waited is what it waited: the warning of a claim without the lock quotes it.
+		expect(got.waitedMs).toBe(time.now() - started);
 		expect(made.filter((operation) => operation !== 'count').join(' ')).toBe(writes);
 		if (got.release) {
 			// Released by deleting the row.

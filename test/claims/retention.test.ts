@@ -182,6 +182,20 @@ describe('claims are kept for the retention, and no longer than a third more', (
 			found: 'a b c d e now',
 			gone: '',
 		},
+		{
+			case: 'a retention shortened from 6 to 3 hours keeps the claims younger than 3 hours',
+			before: 0,
+			steps: [
+				'a at 1 with 6h',
+				'b at 3 with 6h',
+				'c at 5 with 6h',
+				'd at 7 with 6h',
+				'e at 9 with 6h',
+				'now at 9.5',
+			],
+			found: 'b c d e now',
+			gone: 'a',
+		},
 	])('$case', async ({ before, steps, found, gone }) => {
 		const { row, oldLeft } = await play(before, steps);
 		const names = (words: string) => words.split(' ').filter(Boolean);
@@ -238,17 +252,19 @@ describe('the period marker is written once a period, by the first claim under t
 		// The calls of the last claim's turn (its own record is the last call).
 		const made = row.calls.slice(before, -1).map(({ operation }) => operation);
 		expect(made.join(' ')).toBe(calls);
-		// The row holds the claims and, for each period, one marker (its values named period:<n>…, read back here in
+		// The row holds the claims and, for each period, one marker (its values named period:<length>:<n>…, read back here in
 		// plain words); the look's values were all taken back.
 		const periods = [
 			...new Set(steps.map(parse).map(({ hour }) => periodOf(hour * HOUR, RETENTION_HOURS * HOUR))),
 		];
 		const values = row.values() ?? [];
-		const markers = values.filter((value) => /^period:-?\d+$/.test(value));
-		expect(markers).toEqual(periods.map((period) => `period:${period}`));
+		const length = (RETENTION_HOURS * HOUR) / 3;
+		const markers = values.filter((value) => /^period:\d+:-?\d+$/.test(value));
+		expect(markers).toEqual(periods.map((period) => `period:${length}:${period}`));
 		const ofMarked = (value: string) =>
 			periods.some(
-				(period) => value === `period:${period}` || value.startsWith(`period:${period}:`),
+				(period) =>
+					value === `period:${length}:${period}` || value.startsWith(`period:${length}:${period}:`),
 			);
 		expect(values.filter((value) => value.startsWith('period:') && !ofMarked(value))).toEqual([]);
 	});

@@ -96,9 +96,9 @@ export interface Acquired {
 	waitedMs: number;
 }
 
-function foreign(key: string, timing: LockTiming): Acquired {
+function foreign(key: string, timing: LockTiming, started: number): Acquired {
 	foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
-	return { unlocked: 'foreign row', waitedMs: 0 };
+	return { unlocked: 'foreign row', waitedMs: timing.now() - started };
 }
 
 /** A waiter's pause before its next count, after `waitedMs` of waiting. */
@@ -152,12 +152,12 @@ export async function acquireLock(
 				// was inserted by another process between the count and this call, which has only added values to it.
 				if (!(await row.record(values)).has(MARK)) return held();
 			} catch (error) {
-				if (isModeRefusal(error)) return foreign(key, timing);
+				if (isModeRefusal(error)) return foreign(key, timing, started);
 				if (!isUniqueViolation(error)) return without('error');
 				// Another insert won: held.
 			}
 		} else if (count > FOREIGN_COUNT) {
-			return foreign(key, timing);
+			return foreign(key, timing, started);
 		} else if (count !== seen) {
 			seen = count;
 			seenSince = timing.now();
@@ -170,10 +170,10 @@ export async function acquireLock(
 					// process holds the lock — or the row is someone else's: take the marker out again.
 					if ((await row.count()) === 1) return held();
 					await row.remove([MARK]);
-					return foreign(key, timing);
+					return foreign(key, timing, started);
 				}
 			} catch (error) {
-				if (isModeRefusal(error)) return foreign(key, timing);
+				if (isModeRefusal(error)) return foreign(key, timing, started);
 				return without('error');
 			}
 			try {

@@ -269,20 +269,27 @@ const BITS = 21;
  */
 export const MAX_ROW_VALUES = 300_000;
 
-const mark = (period: number) => `period:${period}`;
-const bitValues = (period: number, what: 'at' | 'cut') =>
-	Array.from({ length: BITS }, (_, i) => `period:${period}:${what}:${i}`);
-const encode = (period: number, what: 'at' | 'cut', n: number) =>
+/**
+ * A period is named by its length and its number: a period's number means another time once Remember Events For
+ * changes, so markers of another length are never read (a shorter retention would otherwise drop younger claims).
+ */
+type Period = { length: number; n: number };
+const mark = ({ length, n }: Period) => `period:${length}:${n}`;
+const bitValues = (period: Period, what: 'at' | 'cut') =>
+	Array.from({ length: BITS }, (_, i) => `${mark(period)}:${what}:${i}`);
+const encode = (period: Period, what: 'at' | 'cut', n: number) =>
 	bitValues(period, what).filter((_, i) => Math.floor(n / 2 ** i) % 2 === 1);
-const decode = (period: number, what: 'at' | 'cut', had: Set<string>) =>
+const decode = (period: Period, what: 'at' | 'cut', had: Set<string>) =>
 	bitValues(period, what).reduce((sum, value, i) => sum + (had.has(value) ? 2 ** i : 0), 0);
+
+const periodLength = (retentionMs: number) => Math.max(1, Math.floor(retentionMs / PERIODS));
 
 /** The period a claim made at `now` belongs to, for a retention of `retentionMs`. */
 export const periodOf = (now: number, retentionMs: number) =>
-	Math.floor(now / Math.max(1, Math.floor(retentionMs / PERIODS)));
+	Math.floor(now / periodLength(retentionMs));
 
 /** Per node: the period whose marker this process knows to be in the row. */
-const marked = new Map<string, number>();
+const marked = new Map<string, string>();
 
 /**
  * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
@@ -294,10 +301,13 @@ export async function turnPeriod(
 	retentionMs: number,
 	now: number,
 ): Promise<void> {
-	const period = periodOf(now, retentionMs);
-	if (marked.get(scope) === period) return;
+	const length = periodLength(retentionMs);
+	const current = periodOf(now, retentionMs);
+	const at = (n: number): Period => ({ length, n });
+	const period = at(current);
+	if (marked.get(scope) === mark(period)) return;
 	const count = await row.count();
-	const earlier = Array.from({ length: PERIODS + LOOK_BACK }, (_, i) => period - 1 - i);
+	const earlier = Array.from({ length: PERIODS + LOOK_BACK }, (_, i) => at(current - 1 - i));
 	// One call finds which markers and bits the row has; those it put there are taken out again (from the row's end).
 	const asked = [
 		mark(period),
@@ -308,19 +318,19 @@ export async function turnPeriod(
 	if (added.length) await row.remove(added);
 	if (!had.has(mark(period))) {
 		const present = earlier.filter((p) => had.has(mark(p)));
-		const from = present.find((p) => p <= period - PERIODS);
+		const from = present.find((p) => p.n <= current - PERIODS);
 		let cut = 0;
 		if (from !== undefined) {
 			const droppedSince = present
-				.filter((p) => p > from)
+				.filter((p) => p.n > from.n)
 				.reduce((sum, p) => sum + decode(p, 'cut', had), 0);
 			cut = decode(from, 'at', had) - droppedSince;
 			// Not what a row of these markers can hold (a row cut by its cap): nothing is dropped.
 			if (cut < 0 || cut > count) cut = 0;
 		}
-		const at = count - cut;
-		const values = [mark(period), ...encode(period, 'at', at), ...encode(period, 'cut', cut)];
-		await row.record(values, cut > 0 ? at + values.length : undefined);
+		const kept = count - cut;
+		const values = [mark(period), ...encode(period, 'at', kept), ...encode(period, 'cut', cut)];
+		await row.record(values, cut > 0 ? kept + values.length : undefined);
 	}
-	marked.set(scope, period);
+	marked.set(scope, mark(period));
 }
