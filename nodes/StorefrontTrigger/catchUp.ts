@@ -97,9 +97,9 @@ function withStatuses(
 }
 
 /**
- * What the readings remember between two reads while its workflow stays active (lost at a restart or a new
- * activation): how far each list was read, the statuses it saw (on a service without `updated_at` the one way to tell
- * a status change), and when it first found each status change it found by comparison.
+ * Seen (docs/trigger.md): what the readings remember between two reads while its workflow stays active (lost at a
+ * restart or a new activation): how far each list was read, the statuses it saw (on a service without `updated_at`
+ * the one way to tell a status change), and when it first found each status change it found by comparison.
  */
 export interface ReadMemory {
 	readTo: Partial<Record<Resource, number>>;

@@ -157,7 +157,10 @@ class MissedEventsReader {
 	private reading = false;
 	private stopped = false;
 	private readonly memory = newMemory();
-	/** Changes of runs this reader started that have not ended yet: when each started, and the change. */
+	/**
+	 * Changes of runs this reader started that have not ended yet, when each started: ran here (docs/trigger.md) until
+	 * their run ends, RUNNING_FOR_MS at most.
+	 */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	private readonly staticData: IDataObject;
 

@@ -7,9 +7,9 @@
 //    run goes on only for the accepted delivery). That catches what the first check cannot see: after a crash, n8n
 //    re-runs the executions it had accepted but not started, while the service redelivers the same events because n8n
 //    never answered them. The workflow's static data cannot hold the ids: docs/maintainers.md says why.
-//  - Ran here: the changes (their claim keys, ./changeKeys) whose run started here, or whose run was found claimed,
-//    so that the readings of this n8n do not start them again (./missedEvents), for Remember Events For, at most
-//    MAX_RAN_HERE.
+//  - Ran here (docs/trigger.md): the changes (their claim keys, ./changeKeys) whose run started here, or whose run was
+//    found claimed, so that the readings of this n8n do not start them again (./missedEvents), for Remember Events
+//    For, at most MAX_RAN_HERE; so do those of a reading's run that has not ended (kept in ./missedEvents).
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const ACCEPTED_RETENTION_MS = DEFAULT_REMEMBER_HOURS * 3_600_000;
