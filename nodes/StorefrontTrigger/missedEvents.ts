@@ -39,9 +39,9 @@ const DELIVERY_GRACE_MS = 30_000;
 /**
  * A scheduled reading sends its first FREE_REQUESTS requests at once and each further one REQUEST_SPACING_MS after the
  * last, and the next one starts only once it is done: however large a shop a service makes the trigger read whole (no
- * `updated_at`: ⌈records/100⌉ requests per list), the checks for missed events add at most 10 requests a minute, a tenth of the
- * Starter plan's 100, to the FREE_REQUESTS per interval a quiet shop costs. The reading at activation and start is
- * not paced: it runs once, and what n8n missed while down should run soon.
+ * `updated_at`: ⌈records/100⌉ requests per list), the checks for missed events add at most 10 requests a minute, a
+ * tenth of the Starter plan's 100, to the FREE_REQUESTS per interval a quiet shop costs. The reading at activation and
+ * start is not paced: it runs once, and what n8n missed while down should run soon.
  */
 export const FREE_REQUESTS = 2;
 export const REQUEST_SPACING_MS = 6_000;
