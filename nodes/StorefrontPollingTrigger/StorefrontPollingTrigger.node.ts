@@ -47,7 +47,7 @@ const BASELINE_PAGES = 5;
 const DEFAULT_THRESHOLD = 5;
 
 /**
- * The static data objects of the polls in progress in this n8n process. Bound: one per polling trigger node of an
+ * The static data objects of the polls in progress in this running n8n. Bound: one per polling trigger node of an
  * active workflow, while its poll runs (a WeakSet, so it keeps nothing of a workflow that was deactivated).
  */
 const running = new WeakSet<IDataObject>();

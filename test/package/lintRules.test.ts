@@ -110,10 +110,10 @@ describe('the local lint rule', () => {
 		expect([...tested].sort()).toEqual(Object.keys(local.rules).sort());
 	});
 
-	test('`npm run lint` runs them after n8n-node lint, warnings included, over nodes and credentials', () => {
+	test('`npm run lint` runs them after n8n-node lint, warnings included, over nodes and credentials, then Prettier and knip (no unused export or file in nodes/ and credentials/)', () => {
 		const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 		expect(manifest.scripts.lint).toBe(
-			'n8n-node lint && eslint --no-config-lookup -c dev/eslint-rules/lint.config.mjs --max-warnings 0 nodes credentials && prettier --check .',
+			'n8n-node lint && eslint --no-config-lookup -c dev/eslint-rules/lint.config.mjs --max-warnings 0 nodes credentials && prettier --check . && knip --include exports,types,files',
 		);
 	});
 

@@ -16,12 +16,7 @@
 //     delivery's token, reads the token back, gives a concurrent claim a head start of reads, and the one call that
 //     first records the run marker runs it. It never loses an event; a small window for a copy to run twice remains.
 //
-// What each n8n process keeps in memory, all bounded (one entry per node or workflow unless said):
-//  - here: `queued` and `inFlight` (nodes with calls under way), `marked` (the period whose marker is in the row);
-//  - ./claimLock: `foreignUntil`, workflows whose lock row is another node's, for 10 minutes;
-//  - ./n8nStore: `unlockedWarnedAt` and `toldSharedRow`, the warnings said;
-//  - the trigger's (../../StorefrontTrigger): ./ranHere's accepted ids (10,000 a node, 72 hours) and changes that
-//    ran here (100,000 a node, Remember Events For); ./refusals' two Throttles.
+// What each n8n process keeps in memory, and its bound: docs/maintainers.md, What each n8n process keeps in memory.
 import {
 	acquireLock,
 	realTiming,
