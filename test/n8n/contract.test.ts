@@ -7,7 +7,14 @@
 import { randomUUID } from 'crypto';
 import * as path from 'path';
 
-import { eventually, instance, rest, startEnvironment, type Environment } from '../e2e/environment';
+import {
+	CELL,
+	eventually,
+	instance,
+	rest,
+	startEnvironment,
+	type Environment,
+} from '../e2e/environment';
 
 jest.setTimeout(120_000);
 
@@ -142,7 +149,9 @@ describe('n8n contract', () => {
 	it("n8n contract: of two first inserts of a row at once, one fails as a unique-key violation (the database's code)", async () => {
 		const wf = await probeWorkflow(probeNode('unique'));
 		const [out] = await post(wf.probe, '{"probe": 1}');
-		expect(out.unique).toEqual(expect.objectContaining({ isUniqueViolation: true }));
+		// The cell's database: SQLite for one n8n process, Postgres in queue mode.
+		const code = CELL.mode === 'queue' ? '23505' : 'SQLITE_CONSTRAINT';
+		expect(out.unique).toEqual(expect.objectContaining({ code, isUniqueViolation: true }));
 	});
 
 	it('n8n contract: a row saved in another mode counts 0 in mode entries and refuses a call ("Deduplication Failed")', async () => {
