@@ -1,10 +1,7 @@
 // What the nodes rely on inside n8n that n8n does not document as API, in one place. Each part names the n8n
-// behaviour it reads and the contract test (test/n8n/contract.test.ts, "n8n contract: …") that runs it against the
-// real n8n of every matrix cell, so that an n8n release that changes one fails CI by name. Contract-tested too, with no
-// code here: n8n runs execute() of a node that has webhook() as the first step of the webhook's run, with its items
-// (../StorefrontTrigger/claim.ts claims there); an on-received webhook with `responseData: ''` is answered with the
-// node's webhookResponse; the request keeps the raw body (rawBody, readRawBody). The whole list, with what other
-// suites check: docs/maintainers.md, What the code relies on in n8n.
+// behaviour it reads and its contract test (test/n8n/contract.test.ts, "n8n contract: …"), which runs it against the
+// real n8n of every matrix cell, so that an n8n release that changes one fails CI by name. The whole list, with the
+// behaviours that have no code here: docs/maintainers.md, What the code relies on in n8n.
 import type {
 	DeduplicationScope,
 	ICheckProcessedOptions,
