@@ -1,6 +1,6 @@
 // Twelve suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
-// `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue), `install` (the e2e suite's checks that depend on
-// the install path: the custom-folder and registry cells), `ai` (an AI Agent with Storefront tools and a
+// `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue; with it test/n8n, the n8n contract), `install`
+// (the e2e suite's checks that depend on the install path: the custom-folder and registry cells), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
 // queue-mode topology itself, so it cannot pass anywhere else), `registry` (the package installed, updated and
 // removed by name through n8n's Community Nodes from a local npm registry: E2E_INSTALL=registry), `browser` (the n8n editor in Debian's chromium),
@@ -29,6 +29,7 @@ module.exports = {
 				'<rootDir>/test/dev/',
 				'<rootDir>/test/polling/',
 				'<rootDir>/test/catchup/',
+				'<rootDir>/test/n8n/',
 			],
 		},
 		{
@@ -39,7 +40,14 @@ module.exports = {
 				.concat('<rootDir>/test/poll/poll.test.ts', '<rootDir>/test/trigger/catchUp.test.ts'),
 			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
 		},
-		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+		{
+			...common,
+			displayName: 'e2e',
+			testMatch: ['<rootDir>/test/e2e/**/*.test.ts', '<rootDir>/test/n8n/**/*.test.ts'],
+			// The n8n contract is n8n's, whatever the service's profile: once per n8n line and in queue mode.
+			testPathIgnorePatterns:
+				process.env.E2E_PROFILE === 'spec-literal' ? ['<rootDir>/test/n8n/'] : [],
+		},
 		{
 			...common,
 			displayName: 'install',

@@ -19,6 +19,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
+import { FIRST_WEBHOOK_NODE_VERSION } from '../shared/n8n';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
@@ -41,9 +42,8 @@ export class StorefrontTrigger implements INodeType {
 		name: 'storefrontTrigger',
 		icon: { light: 'file:storefront.svg', dark: 'file:storefront.dark.svg' },
 		group: ['trigger'],
-		// One version for the first publish. Not 1: n8n handles a webhook start node of version 1 as its own legacy
-		// Webhook v1 and evaluates an expression ($parameter.options.binaryData) on every delivery.
-		version: 2,
+		// One version for the first publish, not 1 (n8n's legacy Webhook v1 handling: ../shared/n8n).
+		version: FIRST_WEBHOOK_NODE_VERSION,
 		subtitle: eventsSubtitle(ALL_EVENTS),
 		description:
 			'Starts the workflow when the Storefront shop reports an event: an order placed or updated, ' +

@@ -11,6 +11,7 @@ import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
+import { claimedIn } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
 import { claimKey } from './changeKeys';
@@ -122,19 +123,6 @@ function scheduleOf(minutes: number): string {
 	if (seconds < 60) return `*/${seconds} * * * * *`;
 	const whole = Math.min(60, Math.max(1, Math.round(minutes)));
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;
-}
-
-/**
- * Whether the run a reading started claimed its changes (each ran there or was found run elsewhere): its trigger step
- * ran. n8n's summary of a queue-mode run may carry no node data: it ran if it succeeded or failed at a later node.
- */
-function claimedIn(run: IRun | undefined, node: string): boolean {
-	if (!run) return false;
-	const { runData, lastNodeExecuted } = run.data.resultData;
-	const step = runData[node]?.[0];
-	if (step) return !step.error;
-	if (run.status === 'success') return true;
-	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
 interface ReadingOptions {

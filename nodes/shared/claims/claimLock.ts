@@ -5,6 +5,7 @@
 // marker: a Remove Duplicates node's) is left alone, and then, or after LOCK_WAIT_MS, the claim goes on without the
 // lock, so a lock never stops events (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
+import { isModeRefusal, isUniqueViolation } from '../n8n';
 
 /**
  * One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the
@@ -65,19 +66,6 @@ const FOREIGN_FOR_MS = 10 * 60_000;
 
 /** Until when, per lock key, this process knows the workflow row to be another node's. */
 const foreignUntil = new Map<string, number>();
-
-/** A unique-key violation: two inserts of the same row at once (Postgres, SQLite, MySQL wording). */
-export const isUniqueViolation = (error: unknown) => {
-	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-	return (
-		['23505', 'SQLITE_CONSTRAINT', 'ER_DUP_ENTRY'].includes(String(code)) ||
-		/unique constraint|duplicate key|duplicate entry/i.test(String(message))
-	);
-};
-
-/** n8n's refusal of a call in another mode than the row was saved in ("Deduplication Failed: …"). */
-const isModeRefusal = (error: unknown) =>
-	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
 type Release = () => Promise<void>;
 

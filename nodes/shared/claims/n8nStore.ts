@@ -1,19 +1,14 @@
-// The claim store over n8n's own deduplication helper (./sharedClaims works on any StoreAccess): the node's row for
+// The claim store over n8n's own deduplication helper (./index works on any StoreAccess): the node's row for
 // its claims, the workflow's row for the lock (unless a Remove Duplicates node keeps its memory there), and the
 // warnings a user reads in n8n's log when a claim goes without the lock.
-import type {
-	DeduplicationScope,
-	IDataObject,
-	IExecuteFunctions,
-	ICheckProcessedOptions,
-	NodeTypeAndVersion,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { isUniqueViolation, type StoreRow, type Unlocked } from './claimLock';
+import { helperRow, isUniqueViolation, workflowRowUser } from '../n8n';
+import type { StoreRow, Unlocked } from './claimLock';
 import { MAX_ROW_VALUES, storeOver, type SharedStore } from './index';
 
-/** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./retention). */
+/** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
 const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
@@ -35,25 +30,6 @@ async function retryingUniqueKey<T>(
 	}
 }
 
-/** One scope's row through n8n's deduplication helper. */
-function helperRow(
-	context: IExecuteFunctions,
-	scope: DeduplicationScope,
-	options: ICheckProcessedOptions,
-): StoreRow {
-	const helpers = context.helpers;
-	return {
-		count: async () => await helpers.getProcessedDataCount(scope, options),
-		record: async (values, keepLast) => {
-			const trimmed = keepLast === undefined ? options : { ...options, maxEntries: keepLast };
-			const recorded = await helpers.checkProcessedAndRecord(values, scope, trimmed);
-			return new Set(recorded.processed.map(String));
-		},
-		remove: async (values) => await helpers.removeProcessed(values, scope, options),
-		clear: async () => await helpers.clearAllProcessedItems(scope, options),
-	};
-}
-
 /** A batch without the lock is told at most once a minute per node: a foreign row makes every batch go without. */
 const UNLOCKED_WARNING_EVERY_MS = 60_000;
 /** Per node, when that warning was last said. */
@@ -68,38 +44,8 @@ const toldSharedRow = new Set<string>();
 // the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
 // connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
 // node never overlap), the small window of docs/maintainers.md across processes. Every Storefront Trigger of a workflow
-// takes the lock the same way, so they share it as one lock; their claims are each in its own node's row.
-const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
-const WORKFLOW_ROW_OPERATIONS = [
-	'removeItemsSeenInPreviousExecutions',
-	'clearDeduplicationHistory',
-];
-
-const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
-	type === REMOVE_DUPLICATES &&
-	!disabled &&
-	WORKFLOW_ROW_OPERATIONS.includes(String(parameters?.operation)) &&
-	// Node is its default; an expression may name either, so only Node itself is safe.
-	((parameters?.options as IDataObject | undefined)?.scope ?? 'node') !== 'node';
-
-/** The name of a node connected to the trigger (before or after it, through any node) that uses the lock's row. */
-export function workflowRowUser(context: IExecuteFunctions): string | undefined {
-	const seen = new Set([context.getNode().name]);
-	const next = [...seen];
-	for (let name = next.pop(); name !== undefined; name = next.pop()) {
-		const around = [
-			...context.getChildNodes(name, { includeNodeParameters: true }),
-			...context.getParentNodes(name, { includeNodeParameters: true }),
-		];
-		for (const node of around) {
-			if (seen.has(node.name)) continue;
-			if (usesWorkflowRow(node)) return node.name;
-			seen.add(node.name);
-			next.push(node.name);
-		}
-	}
-	return undefined;
-}
+// takes the lock the same way, so they share it as one lock; their claims are each in its own node's row. How such a
+// node is found (workflowRowUser) is n8n's, in ../n8n.
 
 /** How the warnings of a store name its node, its claims and what can happen without the lock. */
 export interface ClaimWords {

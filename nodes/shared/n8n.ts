@@ -1,0 +1,127 @@
+// What the nodes rely on inside n8n that n8n does not document as API, in one place. Each part names the n8n
+// behaviour it reads and its contract test (test/n8n/contract.test.ts, "n8n contract: …"), which runs it against the
+// real n8n of every matrix cell, so that an n8n release that changes one fails CI by name. The whole list, with the
+// behaviours that have no code here: docs/maintainers.md, What the code relies on in n8n.
+import type {
+	DeduplicationScope,
+	ICheckProcessedOptions,
+	IDataObject,
+	IExecuteFunctions,
+	IRun,
+	NodeTypeAndVersion,
+} from 'n8n-workflow';
+
+import type { StoreRow } from './claims/claimLock';
+
+/**
+ * n8n handles a webhook start node of version 1 as its own legacy Webhook v1: it evaluates
+ * `$parameter.options.binaryData` on every delivery (an expression isolate each time) to decide whether to parse the
+ * body. So a webhook node of this package starts at 2. Contract: "a webhook start node of version 1 is handled as the
+ * legacy Webhook v1".
+ */
+export const FIRST_WEBHOOK_NODE_VERSION = 2;
+
+/**
+ * One scope's row of n8n's deduplication store (table `processed_data`, one row per workflow and scope) through the
+ * helpers n8n gives a run's steps. What the claims build on, in mode "entries" (contract: "the dedupe store keeps
+ * rows as the claims read them"):
+ *  - checkProcessedAndRecord answers, in `processed`, which of the values the row had before the call; it adds the
+ *    others after the row's values and, with maxEntries, drops the row's oldest values down to maxEntries;
+ *  - the first call on a scope inserts the row: of two first calls at once, one fails on the table's primary key
+ *    (isUniqueViolation);
+ *  - getProcessedDataCount counts the row's values (0 without a row); removeProcessed takes values out;
+ *    clearAllProcessedItems deletes the row.
+ */
+export function helperRow(
+	context: IExecuteFunctions,
+	scope: DeduplicationScope,
+	options: ICheckProcessedOptions,
+): StoreRow {
+	const helpers = context.helpers;
+	return {
+		count: async () => await helpers.getProcessedDataCount(scope, options),
+		record: async (values, keepLast) => {
+			const trimmed = keepLast === undefined ? options : { ...options, maxEntries: keepLast };
+			const recorded = await helpers.checkProcessedAndRecord(values, scope, trimmed);
+			return new Set(recorded.processed.map(String));
+		},
+		remove: async (values) => await helpers.removeProcessed(values, scope, options),
+		clear: async () => await helpers.clearAllProcessedItems(scope, options),
+	};
+}
+
+/**
+ * A unique-key violation: two first inserts of the same row at once, as n8n's database drivers report it (Postgres
+ * 23505, SQLite SQLITE_CONSTRAINT, MySQL ER_DUP_ENTRY, or their wording); n8n passes the driver's error on. Contract:
+ * "two first inserts of a row: one fails as a unique-key violation".
+ */
+export const isUniqueViolation = (error: unknown) => {
+	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+	return (
+		['23505', 'SQLITE_CONSTRAINT', 'ER_DUP_ENTRY'].includes(String(code)) ||
+		/unique constraint|duplicate key|duplicate entry/i.test(String(message))
+	);
+};
+
+/**
+ * n8n's refusal of a call in another mode than the row was saved in ("Deduplication Failed: … incompatible
+ * setting …"): the row is then another node's, and it counts 0 values in mode "entries". Contract: "a row saved in
+ * another mode refuses a call in mode entries".
+ */
+export const isModeRefusal = (error: unknown) =>
+	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
+
+// n8n's Remove Duplicates node is the only node of n8n's that uses the store. With Scope Workflow its operations Remove
+// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row
+// (../claims/n8nStore says why the trigger then leaves that row alone). Its type name, operation values and
+// `options.scope` (default Node) are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow
+// keeps its memory in the lock's row, and is found connected to the trigger".
+const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
+const WORKFLOW_ROW_OPERATIONS = [
+	'removeItemsSeenInPreviousExecutions',
+	'clearDeduplicationHistory',
+];
+
+const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
+	type === REMOVE_DUPLICATES &&
+	!disabled &&
+	WORKFLOW_ROW_OPERATIONS.includes(String(parameters?.operation)) &&
+	// Node is its default; an expression may name either, so only Node itself is safe.
+	((parameters?.options as IDataObject | undefined)?.scope ?? 'node') !== 'node';
+
+/**
+ * The name of a node connected to the running node (before or after it, through any node) that uses the workflow-scope
+ * row, read through getChildNodes/getParentNodes with `includeNodeParameters` (the nodes' saved parameters).
+ */
+export function workflowRowUser(context: IExecuteFunctions): string | undefined {
+	const seen = new Set([context.getNode().name]);
+	const next = [...seen];
+	for (let name = next.pop(); name !== undefined; name = next.pop()) {
+		const around = [
+			...context.getChildNodes(name, { includeNodeParameters: true }),
+			...context.getParentNodes(name, { includeNodeParameters: true }),
+		];
+		for (const node of around) {
+			if (seen.has(node.name)) continue;
+			if (usesWorkflowRow(node)) return node.name;
+			seen.add(node.name);
+			next.push(node.name);
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Whether the run that trigger() emitted ran `node`'s execute() without an error, from the IRun that the deferred
+ * promise given to emit() resolves with when the run ends, on a queue worker too. n8n's summary of a queue-mode run
+ * may carry no node data: the node then ran if the run succeeded or failed at a later node. Contract: "emit's done
+ * promise resolves with the run, and tells whether the node's step ran".
+ */
+export function claimedIn(run: IRun | undefined, node: string): boolean {
+	if (!run) return false;
+	const { runData, lastNodeExecuted } = run.data.resultData;
+	const step = runData[node]?.[0];
+	if (step) return !step.error;
+	if (run.status === 'success') return true;
+	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
+}
