@@ -11,8 +11,8 @@
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { sharedStore } from '../shared/claims/n8nStore';
 import { claimShared } from '../shared/claims';
+import { sharedStore } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
 import { claimOf } from './changeKeys';
 import {

@@ -5,7 +5,7 @@
 // has none), runs in one process still take turns (./catalog).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { sharedStore } from '../../../../shared/claims/n8nStore';
+import { sharedStore } from '../../../../shared/n8n';
 import { claimShared, releaseShared, type SharedStore } from '../../../../shared/claims';
 
 /**
