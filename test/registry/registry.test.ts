@@ -110,39 +110,35 @@ async function everyProcessHas(
 	{ installs, uninstalls = 0 }: { installs: number; uninstalls?: number },
 ) {
 	let last = onEachProcess();
-	try {
-		return await eventually(
-			() => {
-				last = onEachProcess();
-				return last.every(
-					(p) => p.version === version && p.installs >= installs && p.uninstalls >= uninstalls,
-				)
-					? last
-					: undefined;
-			},
-			`every process to have ${version ?? 'no'} package, ${installs} install(s) and ${uninstalls} uninstall(s) in its log`,
-			120_000,
-		);
-	} catch (error) {
-		throw new Error(`${(error as Error).message}; last seen: ${JSON.stringify(last)}`);
-	}
+	return await eventually(
+		() => {
+			last = onEachProcess();
+			return last.every(
+				(p) => p.version === version && p.installs >= installs && p.uninstalls >= uninstalls,
+			)
+				? last
+				: undefined;
+		},
+		`every process to have ${version ?? 'no'} package, ${installs} install(s) and ${uninstalls} uninstall(s) in its log`,
+		120_000,
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; last seen: ${JSON.stringify(last)}`);
+	});
 }
 
 /** Wait until the n8n log, from offset `from` on, contains `text`; resolves to that part of the log. */
 async function logSays(from: number, text: string, timeoutMs = 30_000) {
 	let seen = '';
-	try {
-		return await eventually(
-			() => {
-				seen = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
-				return seen.includes(text) ? seen : undefined;
-			},
-			`n8n's log (${env.n8nLog}) to say "${text}"`,
-			timeoutMs,
-		);
-	} catch (error) {
-		throw new Error(`${(error as Error).message}; it says since then:\n${seen.slice(-2000)}`);
-	}
+	return await eventually(
+		() => {
+			seen = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
+			return seen.includes(text) ? seen : undefined;
+		},
+		`n8n's log (${env.n8nLog}) to say "${text}"`,
+		timeoutMs,
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; it says since then:\n${seen.slice(-2000)}`);
+	});
 }
 
 /** The tarballs of `version` the registry served (each process has its own npm cache, so each downloads its own). */
