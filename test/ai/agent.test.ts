@@ -20,6 +20,7 @@ import {
 	createWorkflow,
 	CREDENTIAL_NAME,
 	errorMessageOf,
+	eventually,
 	ID_KEY,
 	idOf,
 	instance,
@@ -191,9 +192,20 @@ async function ask(url: string, question: string) {
 /** What a tool call returned to the model, parsed: n8n sends the tool node's output items as a JSON array. */
 const parsed = (content: string) => JSON.parse(content);
 
-/** The last execution of a workflow, with its run data. */
+/**
+ * The last execution of a workflow, with its run data. n8n may answer the webhook a moment before it lists the run as
+ * finished: waits for that, never reads the list once right after the answer.
+ */
 async function lastExecution(workflowId: string) {
-	const { results } = await env.client.listExecutions({ workflowId, limit: 1 });
+	let results: any[] = [];
+	await eventually(async () => {
+		({ results } = await env.client.listExecutions({ workflowId, limit: 1 }));
+		return results.length === 1 && !['new', 'running', 'waiting'].includes(results[0].status)
+			? true
+			: undefined;
+	}, `the last execution of ${workflowId} to be listed as finished`).catch((error: Error) => {
+		throw new Error(`${error.message}; listed ${JSON.stringify(results)}`);
+	});
 	expect(results).toHaveLength(1);
 	const execution = await env.client.getExecution(results[0].id);
 	return { execution, runData: rest.runData(execution) };

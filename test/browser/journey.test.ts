@@ -375,6 +375,14 @@ it('a checkout runs it: the executions list shows one successful production run,
 		`${order.id} processing`,
 	);
 
+	// The order turns processing while the run still goes on: the list is opened once n8n lists that run as finished.
+	await eventually(async () => {
+		const all = await env.client.allExecutions({ workflowId });
+		return all.some((r: any) => r.mode === 'webhook') &&
+			all.every((r: any) => !['new', 'running', 'waiting'].includes(r.status))
+			? true
+			: undefined;
+	}, `the production run of workflow ${workflowId} to be listed as finished`);
 	await page.getByTestId('radio-button-executions').click();
 	const cards = page.locator('[data-test-id^="execution-details-"]');
 	await cards.first().waitFor();

@@ -124,6 +124,21 @@ async function startDev(): Promise<Run> {
 	return r;
 }
 
+/**
+ * Waits until what `r` printed (from offset `from` on) matches `pattern`; resolves to that text. dev.js's last lines may
+ * reach this process after its exit event, and n8n's lines come through dev.js: never read the output once.
+ */
+async function printed(r: Run, pattern: RegExp, from = 0, timeoutMs = 10_000) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const text = r.output().slice(from);
+		if (pattern.test(text)) return text;
+		if (Date.now() > deadline)
+			throw new Error(`dev.js printed no ${pattern} within ${timeoutMs} ms:\n${text.slice(-4000)}`);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+}
+
 /** The descriptions of node type `name` as the running n8n serves them to the editor (one per loaded copy). */
 const typesOf = (nodes: any[], name = 'CUSTOM.storefront') => nodes.filter((n) => n.name === name);
 
@@ -260,6 +275,7 @@ test('an edit of the node sources is rebuilt and served by the same n8n process,
 	);
 	// Reloaded, not restarted: the same process (pid and start time), which logged its hot reload.
 	expect(proc.isAlive(run.n8n)).toBe(true);
+	await printed(run, /\[n8n\] Hot reload triggered for CUSTOM/, from);
 	expect(run.output().slice(from)).toMatch(/\[n8n\] Hot reload triggered for CUSTOM/);
 	expect(run.output().slice(from)).not.toMatch(/exited unexpectedly|Editor is now accessible/);
 });
@@ -278,6 +294,7 @@ test('Ctrl-C (SIGINT) stops dev.js and every process it started', async () => {
 	expect(exit).toEqual({ code: 0, signal: null });
 	expect(await proc.waitGone(mine, 5000)).toEqual([]);
 	for (const pgid of [run.n8n.pid, run.tsc.pid]) expect(devScript.groupMembers(pgid)).toEqual([]);
+	await printed(run, /\[dev\] stopped\./);
 	expect(run.output()).toMatch(/\[dev\] SIGINT: stopping tsc \(pid \d+\), n8n \(pid \d+\)/);
 	expect(run.output()).toContain('[dev] stopped.');
 });
@@ -295,6 +312,7 @@ test('when n8n dies, dev.js stops the rest and exits with an error', async () =>
 	expect(exit).toEqual({ code: 1, signal: null });
 	expect(await proc.waitGone(mine, 5000)).toEqual([]);
 	for (const pgid of [run.n8n.pid, run.tsc.pid]) expect(devScript.groupMembers(pgid)).toEqual([]);
+	await printed(run, /\[dev\] n8n exited unexpectedly/);
 	expect(run.output()).toMatch(
 		/\[dev\] n8n exited unexpectedly \(SIGKILL\): stopping tsc \(pid \d+\)/,
 	);

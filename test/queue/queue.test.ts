@@ -797,12 +797,23 @@ describe('queue mode: a flash sale on the Starter plan', () => {
 			windowMs: 3_000,
 			headers: true,
 		});
-		const after = topology.executionsByWorker();
-		const perWorker = Object.fromEntries(
-			Object.entries(after).map(([worker, ids]) => [
-				worker,
-				ids.length - (before[worker]?.length ?? 0),
-			]),
+		const since = () =>
+			Object.fromEntries(
+				Object.entries(topology.executionsByWorker()).map(([worker, ids]) => [
+					worker,
+					ids.length - (before[worker]?.length ?? 0),
+				]),
+			);
+		// The workers' log lines reach their files through this process, a moment after the runs: wait for one per run.
+		const perWorker = await eventually(() => {
+			const counts = since();
+			return Object.values(counts).reduce((a, b) => a + b, 0) >= sale.executions
+				? counts
+				: undefined;
+		}, `a worker log line for each of the sale's ${sale.executions} executions`).catch(
+			(error: Error) => {
+				throw new Error(`${error.message}; seen ${JSON.stringify(since())}`);
+			},
 		);
 		console.log(
 			`queue mode, two workers: ${sale.summary}; executions per worker ${JSON.stringify(perWorker)}`,

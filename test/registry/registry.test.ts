@@ -100,23 +100,45 @@ function onEachProcess() {
 	});
 }
 
-/** Wait until every process has `version` in its package folder (null: none) and has logged `installs` installs. */
+/**
+ * Wait until every process has `version` in its package folder (null: none) and has logged `installs` installs and
+ * `uninstalls` uninstalls. A process's log reaches its file through this process's pipe, a moment after n8n wrote it
+ * (and n8n may log after it answered), so the log is never read once right after the action.
+ */
 async function everyProcessHas(
 	version: string | null,
 	{ installs, uninstalls = 0 }: { installs: number; uninstalls?: number },
 ) {
-	return eventually(
+	let last = onEachProcess();
+	return await eventually(
 		() => {
-			const all = onEachProcess();
-			return all.every(
+			last = onEachProcess();
+			return last.every(
 				(p) => p.version === version && p.installs >= installs && p.uninstalls >= uninstalls,
 			)
-				? all
+				? last
 				: undefined;
 		},
-		`every process to have ${version ?? 'no'} package (${JSON.stringify(onEachProcess())})`,
+		`every process to have ${version ?? 'no'} package, ${installs} install(s) and ${uninstalls} uninstall(s) in its log`,
 		120_000,
-	);
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; last seen: ${JSON.stringify(last)}`);
+	});
+}
+
+/** Wait until the n8n log, from offset `from` on, contains `text`; resolves to that part of the log. */
+async function logSays(from: number, text: string, timeoutMs = 30_000) {
+	let seen = '';
+	return await eventually(
+		() => {
+			seen = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
+			return seen.includes(text) ? seen : undefined;
+		},
+		`n8n's log (${env.n8nLog}) to say "${text}"`,
+		timeoutMs,
+	).catch((error: Error) => {
+		throw new Error(`${error.message}; it says since then:\n${seen.slice(-2000)}`);
+	});
 }
 
 /** The tarballs of `version` the registry served (each process has its own npm cache, so each downloads its own). */
@@ -219,7 +241,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			expect(each.map((p) => p.process)).toEqual(['main', 'webhook-1', 'worker-1', 'worker-2']);
 			expect(tarballDownloads(current.version)).toBe(4);
 		} else
-			expect(onEachProcess()).toEqual([
+			expect(await everyProcessHas(current.version, { installs: 1 })).toEqual([
 				{ process: 'n8n', version: current.version, installs: 1, uninstalls: 0 },
 			]);
 		if (CELL.line === '2') {
@@ -353,7 +375,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 
 		// n8n now serves the next release: its record, the package folder(s), and the description in the nodes panel.
 		expect(updated.installedVersion).toBe(next.version);
-		const each = QUEUE ? await everyProcessHas(next.version, { installs: 2 }) : onEachProcess();
+		const each = await everyProcessHas(next.version, { installs: 2 });
 		expect(each.every((p) => p.version === next.version)).toBe(true);
 		expect(tarballDownloads(next.version)).toBe(each.length);
 		if (env.queue) {
@@ -424,11 +446,9 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 		const { name, next } = published().releases;
 		const wf = await receivingWorkflow('registry uninstall');
 		await env.client.request('DELETE', `/community-packages?name=${encodeURIComponent(name)}`);
-		if (QUEUE) await everyProcessHas(null, { installs: 2, uninstalls: 1 });
-		else
-			expect(onEachProcess()).toEqual([
-				{ process: 'n8n', version: null, installs: 2, uninstalls: 1 },
-			]);
+		const removed = await everyProcessHas(null, { installs: 2, uninstalls: 1 });
+		if (!QUEUE)
+			expect(removed).toEqual([{ process: 'n8n', version: null, installs: 2, uninstalls: 1 }]);
 		expect(await storefrontTypes()).toEqual([]);
 		expect((await env.client.request('GET', '/community-packages')) ?? []).toEqual([]);
 		expect((await fetch(`${env.n8nUrl}/healthz`)).status).toBe(200);
@@ -479,7 +499,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 			fs.rmSync(target, { recursive: true, force: true });
 			let from = logFrom();
 			await env.restart(60_000);
-			const warned = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
+			const warned = await logSays(from, 'n8n detected that some packages are missing');
 			expect(warned).toContain('n8n detected that some packages are missing');
 			expect(fs.existsSync(target)).toBe(false);
 			await env.client.ensureOwner(OWNER);
@@ -487,7 +507,7 @@ describe(`Community Nodes from an npm registry (n8n ${CELL.line}.x${QUEUE ? ', q
 
 			from = logFrom();
 			await env.restart(60_000, { N8N_REINSTALL_MISSING_PACKAGES: 'true' });
-			const reinstalled = fs.readFileSync(env.n8nLog, 'utf8').slice(from);
+			const reinstalled = await logSays(from, 'Attempting to reinstall missing packages');
 			expect(reinstalled).toContain('Attempting to reinstall missing packages');
 			expect(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).version).toBe(
 				next.version,

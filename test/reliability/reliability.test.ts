@@ -937,7 +937,13 @@ describe('one n8n under storms, hostile requests, a secret rotation and API faul
 		expect(finalStatuses.filter((o) => o.status === 'processing')).toHaveLength(updated.length);
 
 		// In n8n's execution record every output item, error items included, is paired with its own input item.
-		const [execution] = await executionsOf(env.userFolder, wf.id, 'Mark Processing');
+		// n8n may answer the webhook a moment before its record of the run is written: wait for the finished run.
+		const [execution] = await eventually(async () => {
+			const list = await executionsOf(env.userFolder, wf.id, 'Mark Processing');
+			return list.length > 0 && list.every((e) => !UNFINISHED.includes(e.status))
+				? list
+				: undefined;
+		}, `the finished execution of ${wf.id} in n8n's database`);
 		expect(execution.items).toHaveLength(200);
 		expect(execution.items.map((item) => item.pairedItem)).toEqual(
 			ids.map((_, item) => ({ item })),
