@@ -241,43 +241,6 @@ function pruneOthers(rt, /** @type {(line: string) => void} */ log) {
 }
 
 /**
- * Copies into `partial` the binding of native module `name` that another prepared runtime built for the same module
- * version, Node version and platform (both n8n lines pin the same sqlite3): node-gyp took 94 and 175 s for it on a
- * cold CI machine, on the run's critical path. True when the copy loads; otherwise nothing is left of it.
- * @param {ReturnType<typeof describe>} rt @param {string} name @param {string} partial @param {(line: string) => void} log
- */
-function reuseBinding(rt, name, partial, log) {
-	const versionIn = (/** @type {string} */ dir) => {
-		try {
-			return JSON.parse(
-				fs.readFileSync(path.join(dir, 'node_modules', name, 'package.json'), 'utf8'),
-			).version;
-		} catch {
-			return undefined;
-		}
-	};
-	const wanted = versionIn(partial);
-	const tag = `-node${rt.nodeVersion}-${process.platform}-${process.arch}-`;
-	const release = (/** @type {string} */ dir) =>
-		path.join(dir, 'node_modules', name, 'build', 'Release');
-	for (const entry of fs.readdirSync(CACHE_ROOT)) {
-		const other = path.join(CACHE_ROOT, entry);
-		if (!entry.startsWith('n8n-') || !entry.includes(tag) || entry.includes('.partial-')) continue;
-		if (other === rt.dir || !wanted || versionIn(other) !== wanted) continue;
-		const binding = path.join(release(other), `node_${name}.node`);
-		if (!fs.existsSync(path.join(other, '.prepared.json')) || !fs.existsSync(binding)) continue;
-		fs.mkdirSync(release(partial), { recursive: true });
-		fs.copyFileSync(binding, path.join(release(partial), `node_${name}.node`));
-		if (loads(rt, name, partial)) {
-			log(`${name} ${wanted}: the binding built for Node ${rt.nodeVersion} in ${entry}, copied`);
-			return true;
-		}
-		fs.rmSync(path.join(partial, 'node_modules', name, 'build'), { recursive: true, force: true });
-	}
-	return false;
-}
-
-/**
  * Make `line`'s runtime usable: reuse it when it verifies, (re)install it otherwise.
  * @param {{line?: string, log?: (line: string) => void, force?: boolean}} [o]
  */
@@ -312,7 +275,6 @@ function prepare({
 	});
 	log(`installed in ${((Date.now() - t) / 1000).toFixed(0)} s`);
 	for (const name of NATIVE) {
-		if (reuseBinding(rt, name, partial, log)) continue;
 		t = Date.now();
 		log(`building ${name} for Node ${rt.nodeVersion} (node-gyp, a few minutes)…`);
 		/** @type {NodeJS.ProcessEnv} */
