@@ -33,6 +33,7 @@ export const FIRST_WEBHOOK_NODE_VERSION = 2;
  *    (isUniqueViolation);
  *  - getProcessedDataCount counts the row's values (0 without a row); removeProcessed takes values out;
  *    clearAllProcessedItems deletes the row.
+ * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function helperRow(
 	context: IExecuteFunctions,
@@ -94,6 +95,7 @@ const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
 /**
  * The name of a node connected to the running node (before or after it, through any node) that uses the workflow-scope
  * row, read through getChildNodes/getParentNodes with `includeNodeParameters` (the nodes' saved parameters).
+ * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function workflowRowUser(context: IExecuteFunctions): string | undefined {
 	const seen = new Set([context.getNode().name]);

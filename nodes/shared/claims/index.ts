@@ -1,8 +1,9 @@
 // The memory of what ran, across n8n processes and restarts: which events and changes already started a run of the
 // Storefront Trigger (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. Two calls:
 // claimShared (claim this change for this delivery → does the run go on?) and releaseShared (forget it). It lives in
-// n8n's database, through the one store n8n gives a node (../n8n, sharedStore: its Remove Duplicates node's deduplication
-// helper), which reads a row and writes it back whole without a lock: overlapping calls replace each other's values.
+// n8n's database, through the one store n8n gives a node (../n8n, sharedStore: its Remove Duplicates node's
+// deduplication helper), which reads a row and writes it back whole without a lock: overlapping calls replace each
+// other's values.
 // The protocol (docs/maintainers.md, Claims in n8n's database):
 //  1. Batching (storeOver). Within one n8n process a node's calls never overlap: a call waits for the one in flight,
 //     and all that queued meanwhile go to n8n as one, each caller answered as if they had come one after the other.
