@@ -8,7 +8,7 @@ import { realClock, type Clock } from '../clock';
 import { isModeRefusal, isUniqueViolation } from '../n8n';
 
 /**
- * One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./sharedClaims also the
+ * One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./index also the
  * node's.
  */
 export interface StoreRow {
@@ -42,7 +42,7 @@ const NONCES_MAX = 8;
 const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
 /**
  * How long one count may stand before its holder is taken for dead. A holder keeps the lock for half a second at most
- * while its batches follow each other (./sharedClaims), plus the call in flight; a run's whole claim takes well
+ * while its batches follow each other (./index), plus the call in flight; a run's whole claim takes well
  * under a second under load (docs/performance.md). A lease is far above that; each waiter adds up to
  * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment. It is also how long claims wait
  * after a process was killed while holding the lock (under load it nearly always holds it), so it is not longer.
@@ -71,7 +71,7 @@ type Release = () => Promise<void>;
 
 /**
  * Why a claim went on without the lock; undefined when it has it. 'shared row': another node of the workflow uses the
- * lock's row (./sharedClaims), which is then never touched.
+ * lock's row (./index), which is then never touched.
  */
 export type Unlocked = 'shared row' | 'foreign row' | 'timed out' | 'error';
 
