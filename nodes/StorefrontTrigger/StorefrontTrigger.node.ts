@@ -137,8 +137,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 1 },
 						default: 15,
 						description:
-							'Refuse (HTTP 400) events created longer ago than this, so a captured delivery cannot be replayed. ' +
-							"Careful: the service's late retries after an outage are refused too.",
+							'Turn away events created longer ago than this, so that a copied delivery cannot be sent again later. ' +
+							"Careful: the service's late retries after an outage are turned away too.",
 					},
 					{
 						displayName: 'Remember Events For (Hours)',

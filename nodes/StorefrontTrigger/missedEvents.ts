@@ -281,8 +281,8 @@ class MissedEventsReader {
 		log.call(
 			this.ctx.logger,
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
-				`${found.events.length} ` +
-				`changes this n8n has not run${found.events.length ? ', one run started for them' : ''}`,
+				`${found.events.length} changes this n8n has not run` +
+				(found.events.length ? ', one run started for them' : ''),
 		);
 		return found.young;
 	}
