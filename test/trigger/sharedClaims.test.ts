@@ -19,6 +19,7 @@ import {
 	type StoreRow,
 } from '../../nodes/shared/claims/claimLock';
 import { InMemoryDeduplicator } from '../helpers/deduplication';
+import { seeded } from '../claims/virtualTime';
 
 /** The values a claim of `id` by the delivery `token` records (nodes/shared/claims/index.ts). */
 const claimValues = (id: string, token: string) => ({
@@ -81,18 +82,6 @@ function processStore(store: InMemoryDeduplicator, kind: Kind, timing?: LockTimi
 /** A single check-and-record of the event id: what the Remove Duplicates node does for each item. */
 const singleCheck = async (store: SharedStore, id: string) =>
 	!(await store.record([`event:${id}`])).had.has(`event:${id}`);
-
-/** mulberry32: a small seeded generator, so a failing schedule can be replayed from its seed. */
-function seeded(seed: number) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 type Step = 'read' | 'write' | 'sleep';
 
