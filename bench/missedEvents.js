@@ -47,7 +47,7 @@ async function main() {
 			const t = createTriggerHarness({
 				nodeType: new StorefrontTrigger(),
 				typeVersion: 2,
-				parameters: { events: ['*'], options: { missedEventsCheckMinutes: 0.05 } },
+				parameters: { events: ['*'], options: { missedEventsCheckMinutes: 1 } },
 				credentials: {
 					baseUrl: sb.baseUrl,
 					apiKey: sb.apiKey,

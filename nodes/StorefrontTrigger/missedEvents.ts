@@ -102,26 +102,21 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 		}
 	}
 	const minutes = checkMinutes(options);
-	// A change younger than half the interval (30 s at most) is left to its delivery until the next reading.
-	const graceMs = Math.min(DELIVERY_GRACE_MS, minutes * 30_000);
 	if (minutes > 0)
 		ctx.helpers.registerCron(
 			{ expression: scheduleOf(minutes) as never },
-			() => void reader.read(graceMs, true),
+			() => void reader.read(DELIVERY_GRACE_MS, true),
 		);
 	return { closeFunction: async () => reader.stop() };
 }
 
 /**
- * n8n's cron expression (with seconds) for a reading every `minutes`: below a minute every whole number of seconds
- * (what the tests and the demo use), else every whole number of minutes at a random second, as n8n's Schedule
- * Trigger spreads its own.
+ * n8n's cron expression (with seconds) for a reading every `minutes` whole minutes, at a random second, as n8n's
+ * Schedule Trigger spreads its own.
  */
 function scheduleOf(minutes: number): string {
 	const second = Math.floor(Math.random() * 60);
-	const seconds = Math.max(1, Math.round(minutes * 60));
-	if (seconds < 60) return `*/${seconds} * * * * *`;
-	const whole = Math.min(60, Math.max(1, Math.round(minutes)));
+	const whole = Math.min(60, minutes);
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;
 }
 

@@ -24,13 +24,12 @@ export const catchesUp = (options: Options) =>
 
 /**
  * Minutes between two checks for missed events; 0: none. The editor takes whole minutes; a workflow's JSON may say
- * less, down to MIN_CHECK_MINUTES (the suites' quick schedules), never a reading every second.
+ * a fraction: it is rounded, and less than a minute becomes one (more often would spend the shop's requests).
  */
 export const checkMinutes = (options: Options) => {
 	const minutes = options.missedEventsCheckMinutes ?? DEFAULT_CHECK_MINUTES;
-	return minutes > 0 ? Math.max(MIN_CHECK_MINUTES, minutes) : 0;
+	return minutes > 0 ? Math.max(1, Math.round(minutes)) : 0;
 };
-const MIN_CHECK_MINUTES = 0.25;
 
 /** How long claims of events and changes are kept ("Remember Events For"), in ms. */
 export const rememberMs = (options: Options) =>

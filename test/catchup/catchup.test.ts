@@ -329,11 +329,11 @@ try {
 // 24 s, and a change found by comparing needs two readings.
 describe('while n8n keeps running, on a service without updated_at (Check for Missed Events Every)', () => {
 	specLiteralCellOnly(
-		'status changes of 12 orders made before the activation, on a service without updated_at: 10 of their deliveries never arrive (the public URL down), 2 do; each of the 12 runs once within the interval (Check for Missed Events Every 0.25), none twice',
+		'status changes of 12 orders made before the activation, on a service without updated_at: 10 of their deliveries never arrive (the public URL down), 2 do; each of the 12 runs once within the interval (Check for Missed Events Every 1), none twice',
 		async () => {
 			// Without updated_at a reading finds an older order's status change by comparing with what the previous reading
 			// (the baseline at activation included) saw, dates it when it first saw it and reads again once it outgrew the
-			// grace (7.5 s here). Before that, such a change was dated by every reading anew, stayed too young for ever, and
+			// grace (30 s). Before that, such a change was dated by every reading anew, stayed too young for ever, and
 			// none of the 10 lost ones ran.
 			let wf: Awaited<ReturnType<typeof catchUpWorkflow>> | undefined;
 			try {
@@ -345,15 +345,12 @@ describe('while n8n keeps running, on a service without updated_at (Check for Mi
 					.slice(made)
 					.filter((e) => e.type === 'order.created')
 					.map((e) => String((e.data as any).order_id));
-				wf = await catchUpWorkflow(
-					{ missedEventsCheckMinutes: 0.25 },
-					{ events: ['order.updated'] },
-				);
+				wf = await catchUpWorkflow({ missedEventsCheckMinutes: 1 }, { events: ['order.updated'] });
 				await baselineOf(wf);
-				// Within the interval (15 s) and the grace (7.5 s), plus the time two paced readings of this shop take (a first
+				// Within the interval (60 s) and the grace (30 s), plus the time two paced readings of this shop take (a first
 				// that sees a change, a second once it outgrew the grace), and 15 s for the runs on a loaded machine.
 				const pagedS = Math.max(0, Math.ceil(env.sandbox.state.orders.size / 100) - 2) * 6;
-				const boundS = 15 + 7.5 + 2 * pagedS + 15;
+				const boundS = 60 + 30 + 2 * pagedS + 15;
 				await registerWebhook(env, UNREACHABLE);
 				const from = env.sandbox.events.length;
 				const changedAt = Date.now();
@@ -410,7 +407,7 @@ describe('while n8n keeps running, on a service without updated_at (Check for Mi
 				expect(sources).toEqual({ webhook: 2, catchUp: 10 });
 				expect(withinS).toBeLessThan(boundS);
 			} finally {
-				// Its readings every 15 s would add requests and runs to the tests after it (the first counts a restart's requests).
+				// Its readings every minute would add requests and runs to the tests after it (the first counts a restart's requests).
 				if (wf) await env.client.deactivateWorkflow(wf.id);
 			}
 		},
@@ -761,8 +758,9 @@ describe('whatever the service sends', () => {
 
 describe('while n8n keeps running (Check for Missed Events Every)', () => {
 	test('the public URL down for a while: 40 orders whose deliveries never arrived each run once at the next reading, without a restart; none twice among them and the orders delivered around them', async () => {
-		// Every 15 s (the default is 5 minutes: the same reading, sooner); changes younger than 7.5 s wait for their delivery.
-		const wf = await catchUpWorkflow({ missedEventsCheckMinutes: 0.25 });
+		// Every minute (the default is 5 minutes: the same reading, sooner); changes younger than 30 s wait for their
+		// delivery.
+		const wf = await catchUpWorkflow({ missedEventsCheckMinutes: 1 });
 		await eventually(
 			() =>
 				new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText())
@@ -787,13 +785,18 @@ describe('while n8n keeps running (Check for Missed Events Every)', () => {
 		await checkouts(5);
 		const restoredAt = Date.now();
 		const expected = sandboxChanges(from).filter((c) => c.startsWith('order.created'));
+		// The first reading once they outgrew the grace: within the interval (60 s) and the grace (30 s), the time a reading
+		// of a list read whole takes (spec-literal: a page per 100 orders, 6 s apart past the first 2), and 30 s for the runs.
+		const pagedS = SPEC_LITERAL
+			? Math.max(0, Math.ceil(env.sandbox.state.orders.size / 100) - 2) * 6
+			: 0;
 		const executions = await eventually(
 			async () => {
 				const all = (await settled(wf.id, executionsBefore + 11)).slice(executionsBefore);
 				return expected.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
 			},
 			'every order to run',
-			120_000,
+			(60 + 30 + pagedS + 30) * 1000,
 		).catch((error: Error) => {
 			// What the trigger said it read: the readings of this workflow in n8n's log.
 			const readings = logText()
@@ -1133,7 +1136,7 @@ describe('what n8n remembers, and what one change is', () => {
 	);
 
 	contractCellsOnly(
-		'a payment sent as the payment object ({id: "pay_…", order_id}: compat event_data "object"): 5 orders paid while the public URL is down run once each at the next reading (Check for Missed Events Every 0.25); the service\'s late retries of those deliveries, byte for byte, run nothing',
+		'a payment sent as the payment object ({id: "pay_…", order_id}: compat event_data "object"): 5 orders paid while the public URL is down run once each at the next reading (Check for Missed Events Every 1); the service\'s late retries of those deliveries, byte for byte, run nothing',
 		async () => {
 			let wf: Awaited<ReturnType<typeof catchUpWorkflow>> | undefined;
 			try {
@@ -1141,7 +1144,7 @@ describe('what n8n remembers, and what one change is', () => {
 					200,
 				);
 				wf = await catchUpWorkflow(
-					{ missedEventsCheckMinutes: 0.25 },
+					{ missedEventsCheckMinutes: 1 },
 					{ events: ['payment.completed'] },
 				);
 				const workflowId = wf.id;
@@ -1174,7 +1177,9 @@ describe('what n8n remembers, and what one change is', () => {
 						return expected.every((c) => runsOf(all).runs.has(c)) ? all : undefined;
 					},
 					'the payments to run at a reading',
-					90_000,
+					// The next reading once they outgrew the grace: within the interval (60 s) and the grace (30 s), and 30 s for
+					// the runs.
+					120_000,
 				);
 				const ranAfterS = (Date.now() - back) / 1000;
 				await env.sandbox.idle();
@@ -1209,7 +1214,7 @@ describe('what n8n remembers, and what one change is', () => {
 				expect(late.filter((e) => e.passedNothing).length).toBeGreaterThanOrEqual(5);
 			} finally {
 				await env.sandbox.admin('PUT', '/profile', { profile: PROFILE });
-				// Its readings every 15 s would go on adding requests and runs to whatever follows.
+				// Its readings every minute would go on adding requests and runs to whatever follows.
 				if (wf) await env.client.deactivateWorkflow(wf.id);
 			}
 		},

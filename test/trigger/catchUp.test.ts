@@ -54,6 +54,32 @@ function freshNodeType(): INodeType {
 
 /** Catch Up After Downtime without the check for missed events on a schedule (its own tests set one). */
 const NO_SCHEDULE: IDataObject = { missedEventsCheckMinutes: 0 };
+/** The check for missed events every minute, the shortest schedule. */
+const EVERY_MINUTE: IDataObject = { missedEventsCheckMinutes: 1 };
+/** How long a scheduled reading leaves a change to its delivery (missedEvents.ts, DELIVERY_GRACE_MS). */
+const GRACE_MS = 30_000;
+
+/**
+ * A scheduled reading runs when tick() says, so only its clock matters: the tests that need a change to outgrow the
+ * delivery grace move the process's clock and timers on instead of waiting it out (outgrowGrace). The clock otherwise
+ * runs as a real one, and the in-process sandbox shares it, so its records age with it; what the sandbox's server and
+ * n8n-core's I/O need (ticks, immediates, hrtime) stays real.
+ */
+function movableClock() {
+	jest.useFakeTimers({
+		advanceTimers: true,
+		doNotFake: [
+			'nextTick',
+			'setImmediate',
+			'clearImmediate',
+			'queueMicrotask',
+			'hrtime',
+			'performance',
+		],
+	});
+}
+/** The grace passes: the clock moves on, and what waited on a timer meanwhile (a reading's second look) runs. */
+const outgrowGrace = async () => await jest.advanceTimersByTimeAsync(GRACE_MS + 100);
 
 function trigger(
 	options: IDataObject = NO_SCHEDULE,
@@ -421,6 +447,8 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 });
 
 describe('each change runs once, whatever the service sends and the user does', () => {
+	afterEach(() => jest.useRealTimers());
+
 	const setStatus = async (id: string, status: string) =>
 		expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
 
@@ -458,16 +486,17 @@ describe('each change runs once, whatever the service sends and the user does', 
 			const order = await checkout();
 			ids.push(String(order.id ?? order.order_id));
 		}
-		const t = trigger({ missedEventsCheckMinutes: 0.25 });
+		movableClock();
+		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		for (const id of ids) await setStatus(id, 'processing');
 		const [delivered, ...lost] = eventsSince(from).filter((e) => e.type === 'order.updated');
 		expect(await deliverAndRun(t, delivered)).toHaveLength(1);
 		// The first reading finds the changes too young (without updated_at: first seen now); within the grace after it
-		// (7.5 s at this interval) they run: on that reading's second look, or at the next reading.
+		// they run: on that reading's second look, or at the next reading.
 		expect(await active.tick()).toEqual([]);
-		await sleep(7_600);
+		await outgrowGrace();
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
 		const reached = (e: IDataObject) => changeKey(e.type, e.data, true);
@@ -483,12 +512,13 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
-		const t = trigger({ missedEventsCheckMinutes: 0.25 });
+		movableClock();
+		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
 		const [lost] = eventsSince(from);
-		await sleep(7_600);
+		await outgrowGrace();
 		const first = await active.tick();
 		expect(first).toHaveLength(1);
 		t.settle(first[0], new Error('Redis is down')); // n8n could not start that run
@@ -562,16 +592,19 @@ describe('each change runs once, whatever the service sends and the user does', 
 	});
 
 	it("checks for missed events on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
-		const t = trigger({ missedEventsCheckMinutes: 0.25 });
+		movableClock();
+		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
-		expect(active.schedule).toEqual({ expression: '*/15 * * * * *' });
+		expect(active.schedule).toEqual({
+			expression: expect.stringMatching(/^\d+ \*\/1 \* \* \* \*$/),
+		});
 		const from = ctx.sb.events.length;
 		await checkout();
 		await checkout();
 		const [lost, delivered] = eventsSince(from);
 		expect(await deliverAndRun(t, delivered)).toHaveLength(1);
-		// Younger than half the interval (7.5 s): left to its delivery.
-		await sleep(7_600);
+		// Younger than the grace: left to its delivery.
+		await outgrowGrace();
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
@@ -585,14 +618,15 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a change too young at one reading (left to its delivery) is reported by the next one: the reading that saw it first does not make it known', async () => {
-		const t = trigger({ missedEventsCheckMinutes: 0.25 });
+		movableClock();
+		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
 		await checkout();
 		const [lost] = eventsSince(from);
-		// At once: younger than half the interval, so not reported yet.
+		// At once: younger than the grace, so not reported yet.
 		expect(await active.tick()).toEqual([]);
-		await sleep(7_600);
+		await outgrowGrace();
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
@@ -602,7 +636,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it(`a scheduled reading sends ${FREE_REQUESTS} requests at once and paces the rest ${REQUEST_SPACING_MS / 1000} s apart (at most 10 a minute beyond a quiet shop's): the third waits`, async () => {
-		const t = trigger({ missedEventsCheckMinutes: 0.25 });
+		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		// More than a page of orders changed since the cursor: a reading of 3 requests.
 		for (let i = 0; i < 101; i++) await checkout();
@@ -617,13 +651,22 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await t.close();
 	}, 30_000);
 
-	it('the schedule: every 5 minutes by default, as set, or none (0)', async () => {
+	it('the schedule: every 5 minutes by default, as set in whole minutes (a fraction in the JSON rounded, at least 1), or none (0)', async () => {
 		expect((await trigger({}).trigger('activate')).schedule).toMatchObject({
 			expression: expect.stringMatching(/^\d+ \*\/5 \* \* \* \*$/),
 		});
 		expect(
 			(await trigger({ missedEventsCheckMinutes: 15 }).trigger('activate')).schedule,
 		).toMatchObject({ expression: expect.stringMatching(/^\d+ \*\/15 \* \* \* \*$/) });
+		for (const [minutes, every] of [
+			[0.25, 1],
+			[2.4, 2],
+		])
+			expect(
+				(await trigger({ missedEventsCheckMinutes: minutes }).trigger('activate')).schedule,
+			).toMatchObject({
+				expression: expect.stringMatching(new RegExp(`^\\d+ \\*/${every} \\* \\* \\* \\*$`)),
+			});
 		expect(
 			(await trigger({ missedEventsCheckMinutes: 0 }).trigger('activate')).schedule,
 		).toBeUndefined();
