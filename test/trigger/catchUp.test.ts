@@ -63,11 +63,13 @@ const GRACE_MS = 30_000;
  * A scheduled reading runs when tick() says, so only its clock matters: the tests that need a change to outgrow the
  * delivery grace move the process's clock and timers on instead of waiting it out (outgrowGrace). The clock otherwise
  * runs as a real one, and the in-process sandbox shares it, so its records age with it; what the sandbox's server and
- * n8n-core's I/O need (ticks, immediates, hrtime) stays real.
+ * n8n-core's I/O need (ticks, immediates, hrtime) stays real. Installed once for the whole file: the sandbox's records
+ * are shared by its tests, and a clock put back to real time after a jump would date new records before older ones.
  */
 function movableClock() {
+	// Moving on every millisecond, as the real clock does: records made one after the other get times in that order.
 	jest.useFakeTimers({
-		advanceTimers: true,
+		advanceTimers: 1,
 		doNotFake: [
 			'nextTick',
 			'setImmediate',
@@ -79,6 +81,9 @@ function movableClock() {
 	});
 }
 /** The grace passes: the clock moves on, and what waited on a timer meanwhile (a reading's second look) runs. */
+beforeAll(() => movableClock());
+afterAll(() => jest.useRealTimers());
+
 const outgrowGrace = async () => await jest.advanceTimersByTimeAsync(GRACE_MS + 100);
 
 function trigger(
@@ -447,8 +452,6 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 });
 
 describe('each change runs once, whatever the service sends and the user does', () => {
-	afterEach(() => jest.useRealTimers());
-
 	const setStatus = async (id: string, status: string) =>
 		expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
 
@@ -486,7 +489,6 @@ describe('each change runs once, whatever the service sends and the user does', 
 			const order = await checkout();
 			ids.push(String(order.id ?? order.order_id));
 		}
-		movableClock();
 		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
@@ -512,7 +514,6 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
-		movableClock();
 		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
@@ -592,7 +593,6 @@ describe('each change runs once, whatever the service sends and the user does', 
 	});
 
 	it("checks for missed events on n8n's schedule while active: a change whose delivery never arrived runs once at the next reading; what ran or was started is not started again", async () => {
-		movableClock();
 		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		expect(active.schedule).toEqual({
@@ -618,7 +618,6 @@ describe('each change runs once, whatever the service sends and the user does', 
 	}, 30_000);
 
 	it('a change too young at one reading (left to its delivery) is reported by the next one: the reading that saw it first does not make it known', async () => {
-		movableClock();
 		const t = trigger(EVERY_MINUTE);
 		const active = await t.trigger('activate');
 		const from = ctx.sb.events.length;
