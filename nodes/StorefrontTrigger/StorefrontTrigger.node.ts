@@ -98,8 +98,8 @@ export class StorefrontTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
 						default: DEFAULT_CHECK_MINUTES,
 						description:
-							'How often, while the workflow is active, to look for changes whose event never arrived and run them ' +
-							'(0: never)',
+							'How often, while the workflow is active, to look for changes whose event never arrived ' +
+							'and run them (0: never)',
 						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 					},
 					{
@@ -108,8 +108,8 @@ export class StorefrontTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, across restarts and ' +
-							'queue mode',
+							'Whether to acknowledge a redelivered event without running the workflow again, ' +
+							'across restarts and queue mode',
 					},
 					{
 						displayName: 'Include Headers',

@@ -117,8 +117,8 @@ export class StorefrontV1 implements INodeType {
 								name: 'Automatic (Fewest Requests)',
 								value: 'auto',
 								description:
-									'Looks each value up when the items are few against the catalog, and reads the whole catalog ' +
-									'otherwise',
+									'Looks each value up when the items are few against the catalog, ' +
+									'and reads the whole catalog otherwise',
 							},
 							{
 								name: 'Looking Each Up',

@@ -12,8 +12,8 @@ const properties: INodeProperties[] = [
 	),
 	{
 		displayName:
-			'Returns one item with product, order and customer counts, orders by status, revenue and average order value, ' +
-			'computed live',
+			'Returns one item with product, order and customer counts, orders by status, ' +
+			'revenue and average order value, computed live',
 		name: 'summaryNotice',
 		type: 'notice',
 		default: '',

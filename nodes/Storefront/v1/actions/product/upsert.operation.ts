@@ -90,8 +90,8 @@ function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	if (MATCH_FIELDS.includes(field as MatchField)) return field as MatchField;
 	throw new NodeOperationError(
 		ctx.getNode(),
-		'The parameter "Fields to Match On" (columns.matchingColumns) must be SKU, Name or Product ID, ' +
-			`got "${field}"`,
+		'The parameter "Fields to Match On" (columns.matchingColumns) ' +
+			`must be SKU, Name or Product ID, got "${field}"`,
 	);
 }
 

@@ -56,8 +56,8 @@ const refuse = (message: string, description?: string): Plan => ({
 function ambiguous(noun: string, match: string, products: IDataObject[]): Plan {
 	const ids = products.map((product) => recordId(product, 'product') ?? '(no id)').join(', ');
 	return refuse(
-		`${products.length} products have the ${noun} "${match}" (${ids}); Create or Update changed none ` +
-			'of them',
+		`${products.length} products have the ${noun} "${match}" (${ids}); ` +
+			'Create or Update changed none of them',
 		`Give each product its own ${noun} (or delete the extra ones), or match on Product ID.`,
 	);
 }
@@ -182,8 +182,8 @@ async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promis
 		shop.ctx,
 		itemIndex,
 		`Another run claimed the create of the product with ${noun} "${row.match}" in the last ` +
-			`${CLAIM_MINUTES} minutes, and it is not in the shop; it was not created here, so that it is not ` +
-			'created twice',
+			`${CLAIM_MINUTES} minutes, and it is not in the shop; ` +
+			'it was not created here, so that it is not created twice',
 		'That run may still be waiting for the rate limit. Run the workflow again later: it then updates the ' +
 			`product, or creates it once the claim is ${CLAIM_MINUTES} minutes old (a product deleted since, say).`,
 	);
