@@ -74,8 +74,7 @@ export async function eachItem(
 		} catch (error) {
 			if (!answersModel && !continueOnFail) return { ok: false, error };
 			const { message, description } = error as { message: string; description?: string };
-			// Details only where they add to the message for a model (n8n's own tool wrapper does the same): it pays per
-			// token.
+			// Details only where they add to the message for a model, which pays per token (as n8n's tool wrapper).
 			const details = description && !(answersModel && message.includes(description));
 			return {
 				ok: true,

@@ -11,13 +11,9 @@ import * as order from './order';
 import * as product from './product';
 import * as store from './store';
 
-const resources: Record<string, Record<string, unknown>> = {
-	analytics,
-	customer,
-	order,
-	product,
-	store,
-};
+/** Each resource's module of operations (its index.ts). */
+type OperationModules = Record<string, Record<string, unknown>>;
+const resources: OperationModules = { analytics, customer, order, product, store };
 
 /** The client's settings from the node's options. */
 function settingsFrom(options: IDataObject): Partial<ClientSettings> {
