@@ -253,27 +253,17 @@ async function pollOnce(
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'orders', state.orders);
+		const records = read.records.values();
 		if (!state.orders) state.orders = baselineOrders(read, now);
-		else {
-			const found = orderEvents(read.records.values(), state.orders, read.newest, wanted, now);
-			events.push(...found.events);
-		}
+		else events.push(...orderEvents(records, state.orders, read.newest, wanted, now));
 		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'products', state.products);
+		const records = read.records.values();
 		if (!state.products) state.products = baselineProducts(read, threshold, now);
-		else {
-			const found = productEvents(
-				read.records.values(),
-				state.products,
-				read.newest,
-				wanted,
-				threshold,
-				now,
-			);
-			events.push(...found.events);
-		}
+		else
+			events.push(...productEvents(records, state.products, read.newest, wanted, threshold, now));
 		state.products.sorted = read.sorted && read.stamped;
 	}
 	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
