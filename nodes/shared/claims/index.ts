@@ -147,9 +147,8 @@ const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
 
 /**
- * How long a process keeps the lock while its batches follow each other. Taking and releasing it costs four
- * statements (count, read, insert, delete) beside a batch's two (read, write), and under load each waits its turn in
- * the database (docs/performance.md, The duplicate check in n8n's database). Far below a lease (./claimLock).
+ * How long a process keeps the lock while its batches follow each other: taking and releasing it costs four statements
+ * beside a batch's two, each waiting its turn in the database under load. Far below a lease (./claimLock).
  */
 const HOLD_MS = 500;
 
@@ -226,7 +225,7 @@ function batched(scope: string, access: StoreAccess, call: Call): Promise<Record
 /** The claims' store over `access`; `scope` names the node in this process (its calls are batched together). */
 export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
-	let reading: Promise<void> | undefined;
+	let reading: Promise<number> | undefined;
 	return {
 		record: async (values, unlockedOnly = [], probes = []) =>
 			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
@@ -234,13 +233,7 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 			(await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget }))
 				.exclusive,
 		readRow: async () => {
-			reading ??= access.data.count().then(
-				() => void (reading = undefined),
-				(error: unknown) => {
-					reading = undefined;
-					throw error;
-				},
-			);
+			reading ??= access.data.count().finally(() => (reading = undefined));
 			await reading;
 		},
 	};
@@ -289,7 +282,7 @@ const marked = new Map<string, string>();
 
 /**
  * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
- * marks the period's start. `row.record(values, keepLast)` records, then keeps only the last `keepLast` values.
+ * marks the period's start.
  */
 export async function turnPeriod(
 	scope: string,
