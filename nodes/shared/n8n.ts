@@ -75,10 +75,13 @@ export const isModeRefusal = (error: unknown) =>
 	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
 // n8n's Remove Duplicates node is the only node of n8n's that uses the store. With Scope Workflow its operations Remove
-// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row
-// (sharedStore below says why the trigger then leaves that row alone). Its type name, operation values and
-// `options.scope` (default Node) are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow
-// keeps its memory in the lock's row, and is found connected to the trigger".
+// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row. Sharing
+// it would harm that node: a lock inserted before its first call takes its values, releasing the lock deletes them
+// (updates of orders it had passed got through), its first insert can collide with the lock's (a failed execution),
+// and its Clean Database deletes a held lock. So a trigger that finds such a node connected to it never touches the
+// row and claims without the lock (sharedStore). Its type name, operation values and `options.scope` (default Node)
+// are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow keeps its memory in the lock's
+// row, and is found connected to the trigger".
 const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
 const WORKFLOW_ROW_OPERATIONS = [
 	'removeItemsSeenInPreviousExecutions',
@@ -163,16 +166,6 @@ const unlockedWarnedAt = new Map<string, number>();
 /** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
 const toldSharedRow = new Set<string>();
 
-// The lock's row is the workflow-scope row of n8n's store, the one n8n's Remove Duplicates node uses with Scope
-// Workflow (Remove Items Processed in Previous Executions, and its Clean Database) — the only node of n8n's that uses
-// the store. Sharing it would harm that node: a lock inserted before its first call takes its values, and releasing the
-// lock deletes them (updates of orders it had passed got through), its first insert can collide with
-// the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
-// connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
-// node never overlap), the small window of docs/maintainers.md across processes. Every Storefront Trigger of a workflow
-// takes the lock the same way, so they share it as one lock; their claims are each in its own node's row. How such a
-// node is found: workflowRowUser, above.
-
 /** How the warnings of a store name its node, its claims and what can happen without the lock. */
 export interface ClaimWords {
 	node: string;
@@ -202,11 +195,10 @@ export function sharedStore(
 	const row = helperRow(context, 'node', OPTIONS);
 	// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 	const data: StoreRow = {
+		...row,
 		count: async () => await retryingUniqueKey(context, row.count),
 		record: async (values, keepLast) =>
 			await retryingUniqueKey(context, async () => await row.record(values, keepLast)),
-		remove: row.remove,
-		clear: row.clear,
 	};
 	const rowUser = workflowRowUser(context);
 	const lock = rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined;
