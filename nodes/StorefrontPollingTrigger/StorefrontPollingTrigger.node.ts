@@ -46,10 +46,7 @@ const BASELINE_PAGES = 5;
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
-/**
- * The static data objects of the polls in progress in this running n8n. Bound: one per polling trigger node of an
- * active workflow, while its poll runs (a WeakSet, so it keeps nothing of a workflow that was deactivated).
- */
+/** The static data objects of the polls under way in this n8n (a WeakSet: nothing of a deactivated workflow). */
 const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
@@ -62,12 +59,11 @@ const RATE_LIMIT_WAIT_MS = 120_000;
 function baselineOf(read: ChangeRead) {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
 	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
+	const atCursor = [...read.records.values()].filter((record) => changedAt(record) === cursor);
 	return {
 		cursor,
 		oldestFirst,
-		atCursor: oldestFirst
-			.filter(([, record]) => changedAt(record) === cursor)
-			.map(([, record]) => record),
+		atCursor,
 		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
 	};
 }

@@ -25,14 +25,10 @@ export const FIRST_WEBHOOK_NODE_VERSION = 2;
 
 /**
  * One scope's row of n8n's deduplication store (table `processed_data`, one row per workflow and scope) through the
- * helpers n8n gives a run's steps. What the claims build on, in mode "entries" (contract: "the dedupe store keeps
- * rows as the claims read them"):
- *  - checkProcessedAndRecord answers, in `processed`, which of the values the row had before the call; it adds the
- *    others after the row's values and, with maxEntries, drops the row's oldest values down to maxEntries;
- *  - the first call on a scope inserts the row: of two first calls at once, one fails on the table's primary key
- *    (isUniqueViolation);
- *  - getProcessedDataCount counts the row's values (0 without a row); removeProcessed takes values out;
- *    clearAllProcessedItems deletes the row.
+ * helpers n8n gives a run's steps. In mode "entries" checkProcessedAndRecord answers, in `processed`, which values the
+ * row had before the call, adds the others after them and, with maxEntries, drops the oldest down to maxEntries; the
+ * first call on a scope inserts the row (isUniqueViolation). Contract: "the dedupe store keeps rows as the claims read
+ * them" (docs/maintainers.md lists the other helpers' part).
  * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function helperRow(
@@ -133,10 +129,6 @@ export function claimedIn(run: IRun | undefined, node: string): boolean {
 	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
-// The claim store over n8n's deduplication helper (../claims works on any StoreAccess): the node's row for its claims,
-// the workflow's row for the lock (unless a Remove Duplicates node keeps its memory there), and the warnings a user
-// reads in n8n's log when a claim goes without the lock.
-
 /** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
@@ -175,8 +167,10 @@ export interface ClaimWords {
 }
 
 /**
- * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
- * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
+ * The node's claims in n8n's database, through the deduplication helper (undefined where this n8n has none): the node's
+ * row for the claims, the workflow's for the lock (unless a Remove Duplicates node keeps its memory there), and a
+ * warning in n8n's log when a claim goes without the lock. `scope` names the node in this running n8n (workflow id +
+ * node id): its calls are batched one after the other.
  */
 export function sharedStore(
 	context: IExecuteFunctions,

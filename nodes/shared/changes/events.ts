@@ -30,9 +30,7 @@ export interface PolledEvent extends IDataObject {
 interface Timed {
 	at: number;
 	event: PolledEvent;
-	/**
-	 * Found by comparing with the remembered status or stock (no updated_at): that memory, not the cursor, keeps it once.
-	 */
+	/** Found by comparison with the remembered status or stock: that memory, not the cursor, reports it once. */
 	compared?: boolean;
 }
 

@@ -63,7 +63,7 @@ export interface SharedStore {
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	readRow(): Promise<void>;
 	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
-	forget(values: string[]): Promise<boolean>;
+	forget(values: string[]): Promise<void>;
 }
 
 /** The values a claim of `key` by the delivery `token` records. */
@@ -106,12 +106,8 @@ export async function claimShared(
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
-export async function releaseShared(
-	store: SharedStore,
-	key: string,
-	token: string,
-): Promise<boolean> {
-	return await store.forget(Object.values(valuesOf(key, token)));
+export async function releaseShared(store: SharedStore, key: string, token: string): Promise<void> {
+	await store.forget(Object.values(valuesOf(key, token)));
 }
 
 /** How a process reaches the store: the node's row (the claims), the workflow's row (the lock). */
@@ -121,7 +117,7 @@ interface StoreAccess {
 	lock?: StoreRow;
 	/** Names the lock in this process (what is known about its row): the workflow. */
 	lockKey: string;
-	/** How long claims are kept (./retention); absent: only the row's cap bounds it. */
+	/** How long claims are kept (turnPeriod, below); absent: only the row's cap bounds it. */
 	retentionMs?: number;
 	timing?: LockTiming;
 	/** Told when a batch went on without the lock, and why. */
@@ -229,9 +225,9 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	return {
 		record: async (values, unlockedOnly = [], probes = []) =>
 			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
-		forget: async (forget) =>
-			(await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget }))
-				.exclusive,
+		forget: async (forget) => {
+			await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget });
+		},
 		readRow: async () => {
 			reading ??= access.data.count().finally(() => (reading = undefined));
 			await reading;
