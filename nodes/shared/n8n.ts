@@ -167,25 +167,17 @@ export interface ClaimWords {
 }
 
 /**
- * The node's claims in n8n's database, through the deduplication helper (undefined where this n8n has none): the node's
- * row for the claims, the workflow's for the lock (unless a Remove Duplicates node keeps its memory there), and a
- * warning in n8n's log when a claim goes without the lock. `scope` names the node in this running n8n (workflow id +
- * node id): its calls are batched one after the other.
+ * The node's claims in n8n's database, through the deduplication helper (every n8n this package supports has it, in
+ * execute() and tool contexts alike): the node's row for the claims, the workflow's for the lock (unless a Remove
+ * Duplicates node keeps its memory there), and a warning in n8n's log when a claim goes without the lock. `scope`
+ * names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
  */
 export function sharedStore(
 	context: IExecuteFunctions,
 	scope: string,
 	retentionMs: number,
 	words: ClaimWords,
-): SharedStore | undefined {
-	const helpers = context.helpers;
-	const needed = [
-		'checkProcessedAndRecord',
-		'getProcessedDataCount',
-		'removeProcessed',
-		'clearAllProcessedItems',
-	] as const;
-	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
+): SharedStore {
 	const row = helperRow(context, 'node', OPTIONS);
 	// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 	const data: StoreRow = {

@@ -144,14 +144,9 @@ export async function acquireLock(
 					await row.remove([MARK]);
 					return foreign();
 				}
-			} catch (error) {
-				if (isModeRefusal(error)) return foreign();
-				return without('error');
-			}
-			try {
 				await row.clear();
-			} catch {
-				return without('error');
+			} catch (error) {
+				return isModeRefusal(error) ? foreign() : without('error');
 			}
 			seen = -1;
 			continue;
