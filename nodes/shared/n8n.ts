@@ -129,7 +129,7 @@ export function claimedIn(run: IRun | undefined, node: string): boolean {
 	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
-/** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
+/** The node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
 const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
