@@ -57,14 +57,9 @@ function event(type: EventKind, record: string, at: number, data: IDataObject, s
 }
 
 export function orderData(order: IDataObject, status = order.status): IDataObject {
-	return {
-		order_id: recordId(order, 'order'),
-		store_id: order.store_id,
-		total: order.total,
-		currency: order.currency,
-		status,
-		items: Array.isArray(order.items) ? order.items : [],
-	};
+	const { store_id, total, currency } = order;
+	const items = Array.isArray(order.items) ? order.items : [];
+	return { order_id: recordId(order, 'order'), store_id, total, currency, status, items };
 }
 
 /** payment.completed as far as an order record shows it: no payment id or method (set to null), `paid_at` added. */
