@@ -61,7 +61,6 @@ function baselineOf(read: ChangeRead) {
 	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
 	const atCursor = [...read.records.values()].filter((record) => changedAt(record) === cursor);
 	return {
-		cursor,
 		oldestFirst,
 		atCursor,
 		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
@@ -70,23 +69,23 @@ function baselineOf(read: ChangeRead) {
 
 /** The orders' baseline also keeps each order's status, so its next change has a previous_status. */
 function baselineOrders(read: ChangeRead, now: number): OrderState {
-	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
+	const { oldestFirst, atCursor, fresh } = baselineOf(read);
 	const statuses = oldestFirst
 		.filter(([, o]) => typeof o.status === 'string')
 		.map(([id, o]): [string, string] => [id, String(o.status)]);
 	const state: OrderState = { ...fresh, statuses };
-	orderEvents(atCursor, state, cursor, new Set(ORDER_KINDS), now);
+	orderEvents(atCursor, state, read.newest, new Set(ORDER_KINDS), now);
 	return state;
 }
 
 /** The products' baseline also keeps which are low already, so only a new fall is reported. */
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
-	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
+	const { oldestFirst, atCursor, fresh } = baselineOf(read);
 	const low = oldestFirst
 		.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold)
 		.map(([id]) => id);
 	const state: ProductState = { ...fresh, low };
-	productEvents(atCursor, state, cursor, new Set(PRODUCT_KINDS), threshold, now);
+	productEvents(atCursor, state, read.newest, new Set(PRODUCT_KINDS), threshold, now);
 	return state;
 }
 
@@ -270,13 +269,10 @@ async function pollOnce(
 }
 
 /**
- * One list's changes since its cursor (every record at the first activation, the baseline), read with what is wrong
- * with them said:
- * - Records the trigger cannot key (no id under any accepted name) or date (no updated_at or created_at) would be
- *   reported as nothing, silently: at the baseline that fails the activation with the missing field named; a later
- *   poll skips them and says so in n8n's log.
- * - A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when
- *   first seen.
+ * One list's changes since its cursor (every record at the baseline), with what is wrong with them said. Records the
+ * trigger cannot key or date would be reported as nothing, silently: at the baseline that fails the activation with
+ * the missing field named; a later poll skips them and says so in n8n's log. A service listing in another order (or
+ * without updated_at) is read whole on every poll: said in n8n's log when first seen.
  */
 async function readResource(
 	context: IPollFunctions,
