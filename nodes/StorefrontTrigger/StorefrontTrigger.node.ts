@@ -23,9 +23,10 @@ import { FIRST_WEBHOOK_NODE_VERSION } from '../shared/n8n';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
-import { DEFAULT_CHECK_MINUTES } from './options';
+import { DEFAULT_CHECK_MINUTES, type Options } from './options';
 import { receive } from './receive';
 import { startReading } from './missedEvents';
+import { markSuperseded } from './superseded';
 
 /** Offered before the event kinds in Events. */
 const ALL_EVENTS = [
@@ -167,6 +168,7 @@ export class StorefrontTrigger implements INodeType {
 	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await claimItems(this);
+		const options = this.getNodeParameter('options', 0, {}) as Options;
+		return [await markSuperseded(this, await claimItems(this, options), options)];
 	}
 }

@@ -56,10 +56,10 @@ const REFUSAL_ADVICE: Record<string, string> = {
 export function refusedRun(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-): INodeExecutionData[][] | undefined {
+): INodeExecutionData[] | undefined {
 	const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
 	if (!refused) return undefined;
-	if (context.continueOnFail()) return [[]];
+	if (context.continueOnFail()) return [];
 	const { code, message } = (refused.json.refused ?? {}) as IDataObject;
 	throw new NodeOperationError(context.getNode(), `Refused a delivery: ${String(message)}`, {
 		description: REFUSAL_ADVICE[String(code)] ?? '',

@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
 import { timeOf } from '../shared/changes/read';
-import { SOURCE_FIELD } from './options';
+import { catchesUp, SOURCE_FIELD, type Options } from './options';
 
 /** A delivery this much younger than its run is not checked: the order has rarely changed again so soon. */
 const LATE_AFTER_MS = 60_000;
@@ -19,16 +19,18 @@ const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
 	now - timeOf(created_at) > LATE_AFTER_MS;
 
 /**
- * Marks the late order.updated deliveries among `items` whose order has another status now; returns the items that go
- * on (without the superseded ones when `leaveOut`). An order that cannot be read leaves its item as it is (and says
- * so).
+ * Marks the late order.updated deliveries among the claimed `items` whose order has another status now; returns the
+ * items that go on (without the superseded ones with Leave Out Superseded Changes). Only with the catch-up on, and
+ * not in a test or a retry, which run what they are given. An order that cannot be read leaves its item as it is (and
+ * says so).
  */
 export async function markSuperseded(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-	leaveOut: boolean,
-	now: number,
+	options: Options,
 ): Promise<INodeExecutionData[]> {
+	if (!catchesUp(options) || ['manual', 'retry'].includes(context.getMode())) return items;
+	const now = Date.now();
 	const late = items.filter(({ json }) => json[SOURCE_FIELD] !== 'catchUp' && isLate(json, now));
 	if (late.length === 0) return items;
 	const client = await StorefrontClient.create(context);
@@ -50,5 +52,7 @@ export async function markSuperseded(
 			);
 		}
 	}
-	return leaveOut ? items.filter(({ json }) => json.superseded !== true) : items;
+	return options.leaveOutSuperseded === true
+		? items.filter(({ json }) => json.superseded !== true)
+		: items;
 }
