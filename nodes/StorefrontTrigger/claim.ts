@@ -2,8 +2,7 @@
 // with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
 // goes on unless the same delivery or change got there first (Drop Duplicate Events). In three steps:
 //  1. Refused: a refused delivery's run fails with the reason (./refusals).
-//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere). Free:
-//     after a crash n8n re-runs accepted executions itself while the service redelivers them.
+//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere, free).
 //  3. Claimed: in n8n's database, which every n8n of the instance shares (../shared/claims): another webhook processor
 //     or worker in queue mode, this n8n before a restart. With the catch-up on, the change itself is claimed
 //     (./changeKeys), so a delivery and a reading that report it run it once.
@@ -24,7 +23,7 @@ import {
 	type Options,
 } from './options';
 import { refusedRun } from './refusals';
-import { acceptRun } from './ranHere';
+import { acceptDelivery, noteRanHere } from './ranHere';
 
 /** What the store's warnings say of the trigger's claims. */
 const CLAIM_WORDS = {
@@ -61,10 +60,11 @@ export async function claimItems(
 	const scope = scopeOf(context);
 	const claims = items.map(({ json, [DELIVERY_KEY]: token }) => {
 		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
+		if (!acceptDelivery(scope, json.id, token, now)) return null;
 		const claim = byChange ? claimOf(json, json[SOURCE_FIELD] === 'catchUp') : { key: json.id };
 		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
-		const ran = byChange ? [claim.key, ...(claim.notes ?? [])] : [];
-		return acceptRun(scope, json.id, token, now, ran) ? { claim, token } : null;
+		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
+		return { claim, token };
 	});
 
 	// 3. Claimed in n8n's database, together: a reading's run asks it once (one batch), not once per change. Should it

@@ -21,7 +21,7 @@ import {
 	type Options,
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
-import { acceptEvent } from './ranHere';
+import { acceptDelivery } from './ranHere';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -114,7 +114,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// dashboard must run each time.
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
-	if (dropDuplicates && !acceptEvent(scopeOf(context), event.id, delivery, Date.now())) {
+	if (dropDuplicates && !acceptDelivery(scopeOf(context), event.id, delivery, Date.now())) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 
