@@ -1,8 +1,6 @@
-// A late status change: the service's retry of an order.updated after an outage may arrive after the order changed
-// again — after the catch-up ran its current status. Run last, it would make "on hold" the workflow's last word on
-// an order that is processing. So a delivery of an order.updated that is late (created more than LATE_AFTER_MS before
-// its run) is checked against the order as it is now (one request): a status it no longer has marks the item
-// `superseded: true` with `current_status`, and "Leave Out Superseded Changes" drops it (docs/trigger.md).
+// A late status change (docs/trigger.md, Late and superseded): the service's retry of an order.updated after an outage
+// may arrive after the catch-up ran the order's current status. Run last, it would make "on hold" the workflow's last
+// word on an order that is processing, so a late delivery is checked against the order as it is now (one request).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
@@ -19,10 +17,8 @@ const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
 	now - timeOf(created_at) > LATE_AFTER_MS;
 
 /**
- * Marks the late order.updated deliveries among the claimed `items` whose order has another status now; returns the
- * items that go on (without the superseded ones with Leave Out Superseded Changes). Only with the catch-up on, and
- * not in a test or a retry, which run what they are given. An order that cannot be read leaves its item as it is (and
- * says so).
+ * Marks `superseded` the late order.updated deliveries among the claimed `items` whose order has another status now,
+ * and returns the items that go on. Only with the catch-up on, and not in a test or a retry (they run what they got).
  */
 export async function markSuperseded(
 	context: IExecuteFunctions,
