@@ -13,15 +13,12 @@ export const FAILED_EXECUTION_EVERY_MS = 20 * 60_000;
 const warnings = new Throttle(WARNING_EVERY_MS);
 const executions = new Throttle(FAILED_EXECUTION_EVERY_MS);
 
-export interface RefusalReport {
-	/** Refusals since the last warning, this one included; 0: no warning now. */
-	warn: number;
-	/** Whether this refusal becomes a failed execution. */
-	execution: boolean;
-}
-
-/** Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it. */
-export function noteRefusal(scope: string, now: number): RefusalReport {
+/**
+ * Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it: `warn`, the
+ * refusals since the last warning (this one included), 0 when no warning is due; `execution`, whether this refusal
+ * becomes a failed execution.
+ */
+export function noteRefusal(scope: string, now: number): { warn: number; execution: boolean } {
 	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
 
