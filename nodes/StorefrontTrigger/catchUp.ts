@@ -1,7 +1,7 @@
 // What a reading of Catch Up After Downtime and Check for Missed Events finds (docs/trigger.md): the changes in the
 // order and product lists from shortly before the newest change that ran, read by the change reader the polling
-// trigger uses too (../shared/changes), in the webhook events' shape, oldest first. Its run claims them like a
-// delivery's (./changeKeys), so whichever path brings a change first runs it.
+// trigger uses too (../shared/changes), in the webhook events' shape, oldest first. Which of them are left out, and
+// how the run started for the others claims them, is ./missedEvents's and ./claim's.
 import type { IDataObject } from 'n8n-workflow';
 
 import { isObject, recordId, type StorefrontClient } from '../shared/transport';
@@ -9,7 +9,6 @@ import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-import { claimKey } from './changeKeys';
 
 /**
  * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order: one
@@ -95,7 +94,7 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 }
 
 export interface CatchUp {
-	/** The changes found, oldest first, in the webhook events' shape; none of them run here. */
+	/** The changes found, oldest first, in the webhook events' shape. */
 	events: PolledEvent[];
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
@@ -106,8 +105,6 @@ export interface CatchUp {
 
 /** What one reading is for, and how it goes. */
 export interface Reading {
-	/** Whether a change (its claim key) ran or is running here: it is left out. */
-	skip: (key: string) => boolean;
 	/** The node's static data: the baselines and the last run change. */
 	staticData: IDataObject;
 	/** The Events parameter's values ("*": all). */
@@ -116,15 +113,13 @@ export interface Reading {
 	now: number;
 	/** Changes younger than this are left to their deliveries (the next reading finds them if none arrives). */
 	graceMs: number;
-	/** Paces the requests. */
 	beforeRequest: () => Promise<void>;
 }
 
 /**
- * One read of the lists the chosen kinds need. A kind without a baseline gets one (where its list is now; nothing of
- * it is reported); the others report every change since their cursor, as the polling trigger reports them to a
- * trigger that remembers what `memory` holds: an order changed since then reports its current status
- * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
+ * One read of the lists the chosen kinds need, oldest first. A kind without a baseline gets one (where its list is now;
+ * nothing of it is reported); the others report every change since their cursor, as the polling trigger would report
+ * them with the statuses `memory` saw (docs/trigger.md, What you see).
  */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
 	const { staticData, memory, now } = reading;
@@ -207,9 +202,6 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 	}
 	if (baselined.length) staticData[BASELINES_KEY] = baselines;
 	memory.firstFound = firstFound.entries();
-	result.events = found
-		.sort(byTime)
-		.map((e) => e.event)
-		.filter((event) => !reading.skip(claimKey(event)));
+	result.events = found.sort(byTime).map((e) => e.event);
 	return result;
 }

@@ -115,7 +115,6 @@ class MissedEventsReader {
 	 */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	private readonly staticData: IDataObject;
-	/** The Events parameter's values ("*": all). */
 	private readonly kinds: string[];
 	private readonly scope: string;
 	private readonly rememberMs: number;
@@ -190,7 +189,7 @@ class MissedEventsReader {
 
 	/** One reading; resolves to the number of changes it left for later (too young). */
 	private async once(scheduled: boolean): Promise<number> {
-		const { scope, kinds, about } = this;
+		const { client, memory, staticData, scope, kinds, about, rememberMs } = this;
 		let sent = 0;
 		const pace = async () => {
 			if (scheduled && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
@@ -203,11 +202,7 @@ class MissedEventsReader {
 			this.memory,
 			lapsed.map(([, run]) => run.event),
 		);
-		const skip = (key: string) =>
-			this.running.has(key) || ranHere(scope, key, now, this.rememberMs);
-		const { client, memory, staticData } = this;
 		const found = await findChanges(client, {
-			skip,
 			staticData,
 			kinds,
 			memory,
@@ -222,25 +217,28 @@ class MissedEventsReader {
 					`requests; changes from now on are caught up after downtime`,
 			);
 		}
-		if (found.events.length) {
+		// Left out: the changes that ran, or are running, here.
+		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
+		const events = found.events.filter((event) => !skip(claimKey(event)));
+		if (events.length) {
 			// Known once its run claimed them, wherever it ran (a queue worker); until it ends, not started again.
-			const keys = found.events.map(claimKey);
-			found.events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
+			const keys = events.map(claimKey);
+			events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
 			const ended = (claimed: boolean) => {
 				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
-				const mine = found.events.filter((_, i) => this.running.get(keys[i])?.at === now);
+				const mine = events.filter((_, i) => this.running.get(keys[i])?.at === now);
 				for (const event of mine) this.running.delete(claimKey(event));
 				if (claimed) noteRanHere(scope, keys, Date.now());
 				else unread(this.memory, mine);
 			};
-			void this.start(found.events).then(ended, () => ended(false));
+			void this.start(events).then(ended, () => ended(false));
 		}
-		const log = found.events.length ? this.ctx.logger.info : this.ctx.logger.debug;
+		const log = events.length ? this.ctx.logger.info : this.ctx.logger.debug;
 		log.call(
 			this.ctx.logger,
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
-				`${found.events.length} changes this n8n has not run` +
-				(found.events.length ? ', one run started for them' : ''),
+				`${events.length} changes this n8n has not run` +
+				(events.length ? ', one run started for them' : ''),
 		);
 		return found.young;
 	}
