@@ -11,13 +11,8 @@ export const ACCEPTED_RETENTION_MS = DEFAULT_REMEMBER_HOURS * 3_600_000;
 export const ACCEPTED_IDS_LIMIT = 10_000;
 const MAX_RAN_HERE = 100_000;
 
-/** One accepted event id: when, and which delivery (or reading) it was accepted for. */
-interface Acceptance {
-	at: number;
-	token: string;
-}
-
-const acceptedHere = new Map<string, Map<string, Acceptance>>();
+/** Per node, each accepted event id: when, and which delivery (or reading) it was accepted for. */
+const acceptedHere = new Map<string, Map<string, { at: number; token: string }>>();
 const ranInThisN8n = new Map<string, Map<string, number>>();
 
 function memoryOf<V>(memories: Map<string, Map<string, V>>, scope: string): Map<string, V> {
