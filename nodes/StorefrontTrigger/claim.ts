@@ -72,7 +72,7 @@ export async function claimItems(
 	const store = sharedStore(context, scope, rememberMs(options), CLAIM_WORDS);
 	const goesOn = await Promise.all(
 		claims.map(async (wanted) => {
-			if (!wanted || !store) return wanted !== null;
+			if (!wanted) return wanted !== null;
 			return await claimShared(store, wanted.claim, wanted.token).catch((error: Error) => {
 				context.logger.warn(
 					`Storefront Trigger: could not check event ${wanted.claim.key} for duplicates in n8n's database, so it ` +
