@@ -39,15 +39,11 @@ export interface ClientSettings {
 	retryDelayMs: number;
 	/** Pace cap for this node run; 0 = as fast as the service allows. */
 	maxRequestsPerMinute: number;
-	/**
-	 * How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails.
-	 * A time, not a count of refusals: with the governor a request is refused about once per window at most.
-	 */
+	/** How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails. */
 	rateLimitWaitMs: number;
 	/**
-	 * How long one try waits for the service's answer. A service that accepts the connection and never answers (a hung
-	 * load balancer) would otherwise hold the run, or a trigger's activation, for ever. A time-out counts as a broken
-	 * connection: GET, PUT and DELETE are tried again, a POST never (it may have reached the service).
+	 * How long one try waits for an answer, counted as a broken connection then: a hung load balancer would otherwise
+	 * hold the run, or a trigger's activation, for ever.
 	 */
 	timeoutMs: number;
 }
@@ -76,7 +72,6 @@ const RETRYABLE_NETWORK_CODES = [
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ];
 
-// Waits as the client reckons them: a Retry-After header read, a retry's backoff.
 /** Longest backoff between two tries of a temporary fault. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -125,7 +120,7 @@ export class StorefrontClient {
 		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
 		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
 		this.account = accountOf(baseUrl, data.apiKey);
-		this.governor = governorFor(baseUrl, data.apiKey);
+		this.governor = governorFor(this.account);
 	}
 
 	static async create(
