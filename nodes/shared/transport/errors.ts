@@ -1,29 +1,15 @@
 // The errors a request to the Storefront API ends in, as a user reads them in n8n: the service's own words from its
 // error body (docs/api-contract.md row 10), built from plain, sanitised objects, never from the helper's own error or
 // the request options (which carry the Authorization header).
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	ITriggerFunctions,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IAllExecuteFunctions, IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { RATE_LIMIT_PLANS } from '../constants';
 import { isObject } from './envelope';
 import type { RateLimitWaitError } from './governor';
 
-/**
- * Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's
- * catch-up.
- */
-export type Context =
-	| IExecuteFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions
-	| ITriggerFunctions;
+/** Who calls the API: the action node, its searches, the polling trigger and the webhook trigger's catch-up. */
+export type Context = IAllExecuteFunctions;
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 
@@ -72,13 +58,10 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 	let parsed = body;
 	if (typeof body === 'string') {
 		const text = body.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				parsed = JSON.parse(text);
-			} catch {
-				return { message: firstLine(text) };
-			}
-		} else {
+		if (!text.startsWith('{') && !text.startsWith('[')) return { message: firstLine(text) };
+		try {
+			parsed = JSON.parse(text);
+		} catch {
 			return { message: firstLine(text) };
 		}
 	}
@@ -93,12 +76,11 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 			code: typeof error.code === 'string' ? error.code : undefined,
 		};
 	}
-	const errors = fieldErrors(parsed.errors);
 	const candidates = [
 		parsed.message,
 		typeof error === 'string' ? error : undefined,
 		parsed.error_description,
-		errors,
+		fieldErrors(parsed.errors),
 		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
 	];
 	const message = candidates.find(
@@ -237,15 +219,13 @@ export function notJson(
 	target: RequestTarget,
 	what = 'not JSON',
 ): NodeApiError {
-	const empty =
-		response.body === undefined ||
-		response.body === null ||
-		(typeof response.body === 'string' && response.body.trim() === '');
-	const text = empty
-		? 'empty body'
-		: typeof response.body === 'string'
-			? firstLine(response.body)
-			: JSON.stringify(response.body).slice(0, 200);
+	const body = response.body ?? '';
+	const text =
+		typeof body !== 'string'
+			? JSON.stringify(body).slice(0, 200)
+			: body.trim() === ''
+				? 'empty body'
+				: firstLine(body);
 	return nodeApiError(
 		ctx,
 		{ message: text, httpCode: String(response.statusCode) },
