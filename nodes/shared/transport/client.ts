@@ -231,15 +231,15 @@ export class StorefrontClient {
 		return record;
 	}
 
-	/** One page of a list, with the page that follows it (resource-locator searches, the polling trigger). */
+	/** One page of the largest size, with the page that follows it (searches, the triggers, Create or Update). */
 	async getPage(
 		segments: string[],
 		resourceKey: string,
 		qs: IDataObject,
 		page: number,
-		size: number,
 		target: RequestTarget = {},
 	): Promise<Page> {
+		const size = MAX_PAGE_SIZE;
 		const { items, meta } = await this.listPage(segments, resourceKey, qs, page, size, target);
 		const total = typeof meta.total === 'number' ? meta.total : undefined;
 		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };

@@ -3,7 +3,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, ORDER_STATUSES } from '../../../shared/constants';
+import { ORDER_STATUSES } from '../../../shared/constants';
 import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
 
 function pageOf(token?: string): number {
@@ -42,13 +42,7 @@ export async function searchProducts(
 	const client = await StorefrontClient.create(this);
 	const qs: IDataObject = filter?.trim() ? { search: filter.trim() } : {};
 	const page = pageOf(paginationToken);
-	const { items, nextPage } = await client.getPage(
-		['products'],
-		'products',
-		qs,
-		page,
-		MAX_PAGE_SIZE,
-	);
+	const { items, nextPage } = await client.getPage(['products'], 'products', qs, page);
 	return {
 		results: withIds(this, items, 'products').map(({ id, record }) => ({
 			name: [record.name ?? id, record.sku].filter(Boolean).join(' · '),
@@ -70,7 +64,7 @@ export async function searchOrders(
 	const status = ORDER_STATUSES.find(({ value }) => value === text)?.value;
 	const qs: IDataObject = status ? { status } : {};
 	const page = pageOf(paginationToken);
-	const { items, nextPage } = await client.getPage(['orders'], 'orders', qs, page, MAX_PAGE_SIZE);
+	const { items, nextPage } = await client.getPage(['orders'], 'orders', qs, page);
 	const orders = withIds(this, items, 'orders');
 	const matching =
 		status || !text
