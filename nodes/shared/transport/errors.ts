@@ -19,22 +19,12 @@ function firstLine(text: string): string {
 	const stripped = isHtml
 		? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n')
 		: text;
-	const lines = [
-		...new Set(
-			stripped
-				.split(/\r?\n/)
-				.map((part) => part.trim())
-				.filter((part) => part.length > 0),
-		),
-	];
-	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
-	const decoded = isHtml
-		? line.replace(
-				/&(amp|lt|gt|quot|#39);/g,
-				(entity, name: string) => HTML_ENTITIES[name] ?? entity,
-			)
-		: line;
-	return decoded.slice(0, 300);
+	const parts = stripped.split(/\r?\n/).map((part) => part.trim());
+	const lines = parts.filter((part) => part.length > 0);
+	if (!isHtml) return (lines[0] ?? '').slice(0, 300);
+	const line = [...new Set(lines)].slice(0, 2).join(' — ');
+	const entity = /&(amp|lt|gt|quot|#39);/g;
+	return line.replace(entity, (match, name: string) => HTML_ENTITIES[name] ?? match).slice(0, 300);
 }
 
 function fieldErrors(list: unknown): string | undefined {
