@@ -10,7 +10,7 @@ import { realClock, type Clock } from '../clock';
 const MINUTE_MS = 60_000;
 /** Reset times within this of each other are the same window (headers carry whole seconds). */
 const SAME_WINDOW_MS = 1_500;
-/** The longest single sleep: node code cannot cancel n8n-workflow's sleep, and a pending timer keeps a process alive. */
+/** The longest single sleep: node code cannot cancel n8n-workflow's sleep, and a pending timer keeps n8n alive. */
 const MAX_SLEEP_MS = 1_000;
 
 export interface Ticket {

@@ -4,7 +4,7 @@
 // it `order_id`, its items' `product_id`, so a service may well key its records `<resource>_id` alone.
 import type { IDataObject } from 'n8n-workflow';
 
-/** Where a record's id may be, in the order tried: `id`, then `order_id` for `orders` or `order` (list or record key). */
+/** Where a record's id may be, in the order tried: `id`, then `order_id` for `orders` or `order` (list, record key). */
 const idFields = (resource: string) => ['id', `${resource.replace(/s$/, '')}_id`];
 
 /** The record's id as a string, or undefined when it has none under any accepted name. */
