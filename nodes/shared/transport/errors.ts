@@ -2,7 +2,7 @@
 // error body (docs/api-contract.md row 10), built from plain, sanitised objects, never from the helper's own error or
 // the request options (which carry the Authorization header).
 import type { IAllExecuteFunctions, IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { jsonParse, NodeApiError } from 'n8n-workflow';
 
 import { RATE_LIMIT_PLANS } from '../constants';
 import { isObject } from './envelope';
@@ -47,13 +47,10 @@ function fieldErrors(list: unknown): string | undefined {
 export function serviceMessage(body: unknown): { message: string; code?: string } {
 	let parsed = body;
 	if (typeof body === 'string') {
+		// Text that does not parse as JSON stays text (JSON from `{` or `[` is never a string).
 		const text = body.trim();
-		if (!text.startsWith('{') && !text.startsWith('[')) return { message: firstLine(text) };
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			return { message: firstLine(text) };
-		}
+		if (/^[[{]/.test(text)) parsed = jsonParse(text, { fallbackValue: text });
+		if (typeof parsed === 'string') return { message: firstLine(text) };
 	}
 	if (Array.isArray(parsed)) return { message: fieldErrors(parsed) ?? '' };
 	if (!isObject(parsed)) return { message: '' };
