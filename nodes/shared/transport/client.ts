@@ -30,8 +30,6 @@ import {
 } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
-export type { RequestTarget } from './errors';
-
 export interface ClientSettings {
 	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
 	maxRetries: number;
@@ -41,10 +39,7 @@ export interface ClientSettings {
 	maxRequestsPerMinute: number;
 	/** How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails. */
 	rateLimitWaitMs: number;
-	/**
-	 * How long one try waits for an answer, counted as a broken connection then: a hung load balancer would otherwise
-	 * hold the run, or a trigger's activation, for ever.
-	 */
+	/** How long one try waits for an answer, then a broken connection: a hung load balancer would hold a run for ever. */
 	timeoutMs: number;
 }
 
@@ -140,9 +135,8 @@ export class StorefrontClient {
 	}
 
 	/**
-	 * One API call; resolves only for 2xx. It waits for a slot of the key's governor first; a 429 sends it back to
-	 * its place in the governor's queue until the time budget runs out. Other temporary faults are retried here
-	 * with backoff, up to Max Retries, for idempotent methods only.
+	 * One API call; resolves only for 2xx. A 429 sends it back to its place in the governor's queue; other temporary
+	 * faults are retried here (docs/storefront-node.md, "Rate limits" and "Other faults").
 	 */
 	async request(
 		method: IHttpRequestMethods,
@@ -295,10 +289,7 @@ export class StorefrontClient {
 		return { items, meta: paginationMeta(response.body) };
 	}
 
-	/**
-	 * The governor's slot for one request, the time it waited counted in `waitedForLimitMs` when it was for a limit the
-	 * service has shown.
-	 */
+	/** The governor's slot for one request, its wait counted in `waitedForLimitMs` if for a limit the service showed. */
 	private async slot(deadline: number, seq: number | undefined): Promise<Ticket> {
 		if (this.waiting.count++ === 0) this.waiting.since = Date.now();
 		try {

@@ -133,10 +133,7 @@ export interface FullResponse {
 	endpoint?: string;
 }
 
-/**
- * A request that waited for the rate limit as long as its budget allows: not sent (again). `refused`: the times the
- * service turned it away, and its last answer.
- */
+/** A request that waited for the rate limit as long as its budget allows; `refused`: its 429s, and the last one. */
 export function waitedTooLong(
 	ctx: Context,
 	error: RateLimitWaitError,
