@@ -329,7 +329,7 @@ export function accountOf(baseUrl: string, apiKey: unknown): string {
 		.digest('hex')}`;
 }
 
-/** The governor of one account, one per n8n process. */
+/** The governor of one account, one per n8n process (module scope). */
 export function governorFor(account: string): Governor {
 	const governor = governors.get(account) ?? new Governor();
 	governors.set(account, governor);
