@@ -1,6 +1,5 @@
 // The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
-// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules,
-// the errors a request ends in (errors.ts) and the per-key rate governor have their own files.
+// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks (the rest: index.ts, governor.ts).
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -240,9 +239,9 @@ export class StorefrontClient {
 	}
 
 	/**
-	 * Every item of a list (`limit` undefined) or the first `limit` ones, walking pages of the largest size the
-	 * contract allows (or just `limit` when that is smaller) with the filters on every page, from page 1 or on from
-	 * the page `after`.
+	 * Every item of a list (`limit` undefined) or the first `limit` ones, the filters on every page, in pages of the
+	 * largest size (or `limit` if smaller), from page 1 or on from `after`: a first page getPage read with these filters
+	 * and this size.
 	 */
 	async getMany(
 		segments: string[],
@@ -254,7 +253,6 @@ export class StorefrontClient {
 	): Promise<IDataObject[]> {
 		const wanted = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(limit));
 		const size = Math.min(MAX_PAGE_SIZE, wanted);
-		// `after`: the first page, already read by getPage with this size and these filters; the walk goes on from it.
 		const collected: IDataObject[] = after ? after.items.slice(0, wanted) : [];
 		let page: number | undefined = after ? after.nextPage : 1;
 		let firstPageCount = after ? after.items.length : 0;
