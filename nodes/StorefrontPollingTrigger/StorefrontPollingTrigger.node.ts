@@ -46,10 +46,7 @@ const BASELINE_PAGES = 5;
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
-/**
- * The static data objects of the polls in progress in this running n8n. Bound: one per polling trigger node of an
- * active workflow, while its poll runs (a WeakSet, so it keeps nothing of a workflow that was deactivated).
- */
+/** The static data objects of the polls under way in this n8n (a WeakSet: nothing of a deactivated workflow). */
 const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
@@ -62,35 +59,33 @@ const RATE_LIMIT_WAIT_MS = 120_000;
 function baselineOf(read: ChangeRead) {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
 	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
+	const atCursor = [...read.records.values()].filter((record) => changedAt(record) === cursor);
 	return {
-		cursor,
 		oldestFirst,
-		atCursor: oldestFirst
-			.filter(([, record]) => changedAt(record) === cursor)
-			.map(([, record]) => record),
+		atCursor,
 		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
 	};
 }
 
 /** The orders' baseline also keeps each order's status, so its next change has a previous_status. */
 function baselineOrders(read: ChangeRead, now: number): OrderState {
-	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
+	const { oldestFirst, atCursor, fresh } = baselineOf(read);
 	const statuses = oldestFirst
 		.filter(([, o]) => typeof o.status === 'string')
 		.map(([id, o]): [string, string] => [id, String(o.status)]);
 	const state: OrderState = { ...fresh, statuses };
-	orderEvents(atCursor, state, cursor, new Set(ORDER_KINDS), now);
+	orderEvents(atCursor, state, read.newest, new Set(ORDER_KINDS), now);
 	return state;
 }
 
 /** The products' baseline also keeps which are low already, so only a new fall is reported. */
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
-	const { cursor, oldestFirst, atCursor, fresh } = baselineOf(read);
+	const { oldestFirst, atCursor, fresh } = baselineOf(read);
 	const low = oldestFirst
 		.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold)
 		.map(([id]) => id);
 	const state: ProductState = { ...fresh, low };
-	productEvents(atCursor, state, cursor, new Set(PRODUCT_KINDS), threshold, now);
+	productEvents(atCursor, state, read.newest, new Set(PRODUCT_KINDS), threshold, now);
 	return state;
 }
 
@@ -253,27 +248,17 @@ async function pollOnce(
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'orders', state.orders);
+		const records = read.records.values();
 		if (!state.orders) state.orders = baselineOrders(read, now);
-		else {
-			const found = orderEvents(read.records.values(), state.orders, read.newest, wanted, now);
-			events.push(...found.events);
-		}
+		else events.push(...orderEvents(records, state.orders, read.newest, wanted, now));
 		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'products', state.products);
+		const records = read.records.values();
 		if (!state.products) state.products = baselineProducts(read, threshold, now);
-		else {
-			const found = productEvents(
-				read.records.values(),
-				state.products,
-				read.newest,
-				wanted,
-				threshold,
-				now,
-			);
-			events.push(...found.events);
-		}
+		else
+			events.push(...productEvents(records, state.products, read.newest, wanted, threshold, now));
 		state.products.sorted = read.sorted && read.stamped;
 	}
 	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
@@ -284,13 +269,10 @@ async function pollOnce(
 }
 
 /**
- * One list's changes since its cursor (every record at the first activation, the baseline), read with what is wrong
- * with them said:
- * - Records the trigger cannot key (no id under any accepted name) or date (no updated_at or created_at) would be
- *   reported as nothing, silently: at the baseline that fails the activation with the missing field named; a later
- *   poll skips them and says so in n8n's log.
- * - A service listing in another order (or without updated_at) is read whole on every poll: said in n8n's log when
- *   first seen.
+ * One list's changes since its cursor (every record at the baseline), with what is wrong with them said. Records the
+ * trigger cannot key or date would be reported as nothing, silently: at the baseline that fails the activation with
+ * the missing field named; a later poll skips them and says so in n8n's log. A service listing in another order (or
+ * without updated_at) is read whole on every poll: said in n8n's log when first seen.
  */
 async function readResource(
 	context: IPollFunctions,

@@ -205,7 +205,7 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		// 3. The changes, as the polling trigger finds them from a cursor at `since` and the statuses the memory saw.
 		const state = { cursor: since, atCursor: [], sorted: true, statuses: memory.statuses, low: [] };
 		const records = read.records.values();
-		const { events } =
+		const events =
 			resource === 'orders'
 				? orderEvents(records, state, read.newest, new Set(kinds), now)
 				: productEvents(records, state, read.newest, new Set(kinds), 0, now);

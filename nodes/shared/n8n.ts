@@ -25,14 +25,10 @@ export const FIRST_WEBHOOK_NODE_VERSION = 2;
 
 /**
  * One scope's row of n8n's deduplication store (table `processed_data`, one row per workflow and scope) through the
- * helpers n8n gives a run's steps. What the claims build on, in mode "entries" (contract: "the dedupe store keeps
- * rows as the claims read them"):
- *  - checkProcessedAndRecord answers, in `processed`, which of the values the row had before the call; it adds the
- *    others after the row's values and, with maxEntries, drops the row's oldest values down to maxEntries;
- *  - the first call on a scope inserts the row: of two first calls at once, one fails on the table's primary key
- *    (isUniqueViolation);
- *  - getProcessedDataCount counts the row's values (0 without a row); removeProcessed takes values out;
- *    clearAllProcessedItems deletes the row.
+ * helpers n8n gives a run's steps. In mode "entries" checkProcessedAndRecord answers, in `processed`, which values the
+ * row had before the call, adds the others after them and, with maxEntries, drops the oldest down to maxEntries; the
+ * first call on a scope inserts the row (isUniqueViolation). Contract: "the dedupe store keeps rows as the claims read
+ * them" (docs/maintainers.md lists the other helpers' part).
  * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function helperRow(
@@ -75,10 +71,13 @@ export const isModeRefusal = (error: unknown) =>
 	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
 // n8n's Remove Duplicates node is the only node of n8n's that uses the store. With Scope Workflow its operations Remove
-// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row
-// (sharedStore below says why the trigger then leaves that row alone). Its type name, operation values and
-// `options.scope` (default Node) are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow
-// keeps its memory in the lock's row, and is found connected to the trigger".
+// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row. Sharing
+// it would harm that node: a lock inserted before its first call takes its values, releasing the lock deletes them
+// (updates of orders it had passed got through), its first insert can collide with the lock's (a failed execution),
+// and its Clean Database deletes a held lock. So a trigger that finds such a node connected to it never touches the
+// row and claims without the lock (sharedStore). Its type name, operation values and `options.scope` (default Node)
+// are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow keeps its memory in the lock's
+// row, and is found connected to the trigger".
 const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
 const WORKFLOW_ROW_OPERATIONS = [
 	'removeItemsSeenInPreviousExecutions',
@@ -130,11 +129,7 @@ export function claimedIn(run: IRun | undefined, node: string): boolean {
 	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
-// The claim store over n8n's deduplication helper (../claims works on any StoreAccess): the node's row for its claims,
-// the workflow's row for the lock (unless a Remove Duplicates node keeps its memory there), and the warnings a user
-// reads in n8n's log when a claim goes without the lock.
-
-/** The trigger node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
+/** The node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
 const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
@@ -163,16 +158,6 @@ const unlockedWarnedAt = new Map<string, number>();
 /** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
 const toldSharedRow = new Set<string>();
 
-// The lock's row is the workflow-scope row of n8n's store, the one n8n's Remove Duplicates node uses with Scope
-// Workflow (Remove Items Processed in Previous Executions, and its Clean Database) — the only node of n8n's that uses
-// the store. Sharing it would harm that node: a lock inserted before its first call takes its values, and releasing the
-// lock deletes them (updates of orders it had passed got through), its first insert can collide with
-// the lock's (a failed execution), and its Clean Database deletes a held lock. So a trigger that finds such a node
-// connected to it never touches the row and claims without the lock: exact within one n8n process (its calls for a
-// node never overlap), the small window of docs/maintainers.md across processes. Every Storefront Trigger of a workflow
-// takes the lock the same way, so they share it as one lock; their claims are each in its own node's row. How such a
-// node is found: workflowRowUser, above.
-
 /** How the warnings of a store name its node, its claims and what can happen without the lock. */
 export interface ClaimWords {
 	node: string;
@@ -182,31 +167,24 @@ export interface ClaimWords {
 }
 
 /**
- * The node's values in n8n's database, through the deduplication helper; undefined where this n8n has none.
- * `scope` names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
+ * The node's claims in n8n's database, through the deduplication helper (every n8n this package supports has it, in
+ * execute() and tool contexts alike): the node's row for the claims, the workflow's for the lock (unless a Remove
+ * Duplicates node keeps its memory there), and a warning in n8n's log when a claim goes without the lock. `scope`
+ * names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
  */
 export function sharedStore(
 	context: IExecuteFunctions,
 	scope: string,
 	retentionMs: number,
 	words: ClaimWords,
-): SharedStore | undefined {
-	const helpers = context.helpers;
-	const needed = [
-		'checkProcessedAndRecord',
-		'getProcessedDataCount',
-		'removeProcessed',
-		'clearAllProcessedItems',
-	] as const;
-	if (needed.some((name) => typeof helpers[name] !== 'function')) return undefined;
+): SharedStore {
 	const row = helperRow(context, 'node', OPTIONS);
 	// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 	const data: StoreRow = {
+		...row,
 		count: async () => await retryingUniqueKey(context, row.count),
 		record: async (values, keepLast) =>
 			await retryingUniqueKey(context, async () => await row.record(values, keepLast)),
-		remove: row.remove,
-		clear: row.clear,
 	};
 	const rowUser = workflowRowUser(context);
 	const lock = rowUser === undefined ? helperRow(context, 'workflow', LOCK_OPTIONS) : undefined;

@@ -64,9 +64,7 @@ run('require-continue-on-fail', {
 		},
 		{
 			name: 'continueOnFail read in execute and handed to the code that runs the items (the Storefront node)',
-			code: withExecute(
-				'return await router.call(this, { continueOnFail: this.continueOnFail() });',
-			),
+			code: withExecute('return await router.call(this, this.continueOnFail());'),
 		},
 		{
 			name: 'continueOnFail called in a function nested in execute',

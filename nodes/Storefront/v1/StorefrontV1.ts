@@ -202,8 +202,7 @@ export class StorefrontV1 implements INodeType {
 	methods = { listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		// "On Error: Continue" is read here and handed through the router to the operation's item loop
-		// (actions/eachItem.ts), which turns a failed item into an `{ error }` item instead of failing the node.
-		return await router.call(this, { continueOnFail: this.continueOnFail() });
+		// "On Error: Continue" is handled in the operation's item loop (actions/eachItem.ts).
+		return await router.call(this, this.continueOnFail());
 	}
 }

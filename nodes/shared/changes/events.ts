@@ -30,9 +30,7 @@ export interface PolledEvent extends IDataObject {
 interface Timed {
 	at: number;
 	event: PolledEvent;
-	/**
-	 * Found by comparing with the remembered status or stock (no updated_at): that memory, not the cursor, keeps it once.
-	 */
+	/** Found by comparison with the remembered status or stock: that memory, not the cursor, reports it once. */
 	compared?: boolean;
 }
 
@@ -53,29 +51,15 @@ export function byTime(a: Timed, b: Timed): number {
 	);
 }
 
-function event(
-	type: EventKind,
-	recordId: string,
-	at: number,
-	data: IDataObject,
-	suffix = '',
-): Timed {
-	const id = `poll_${type}_${recordId}${suffix ? `_${suffix}` : ''}`;
-	return {
-		at,
-		event: { id, type, created_at: new Date(at).toISOString(), data },
-	};
+function event(type: EventKind, record: string, at: number, data: IDataObject, suffix = ''): Timed {
+	const id = `poll_${type}_${record}${suffix ? `_${suffix}` : ''}`;
+	return { at, event: { id, type, created_at: new Date(at).toISOString(), data } };
 }
 
 export function orderData(order: IDataObject, status = order.status): IDataObject {
-	return {
-		order_id: recordId(order, 'order'),
-		store_id: order.store_id,
-		total: order.total,
-		currency: order.currency,
-		status,
-		items: Array.isArray(order.items) ? order.items : [],
-	};
+	const { store_id, total, currency } = order;
+	const items = Array.isArray(order.items) ? order.items : [];
+	return { order_id: recordId(order, 'order'), store_id, total, currency, status, items };
 }
 
 /** payment.completed as far as an order record shows it: no payment id or method (set to null), `paid_at` added. */
@@ -93,17 +77,8 @@ export function paymentData(order: IDataObject): IDataObject {
 
 export function productData(product: IDataObject): IDataObject {
 	const { store_id, name, sku, category, price, currency, stock, status } = product;
-	return {
-		product_id: recordId(product, 'product'),
-		store_id,
-		name,
-		sku,
-		category,
-		price,
-		currency,
-		stock,
-		status,
-	};
+	const product_id = recordId(product, 'product');
+	return { product_id, store_id, name, sku, category, price, currency, stock, status };
 }
 
 export function lowStockData(product: IDataObject, threshold: number): IDataObject {
@@ -111,21 +86,15 @@ export function lowStockData(product: IDataObject, threshold: number): IDataObje
 	return { product_id: recordId(product, 'product'), store_id, name, sku, stock, threshold };
 }
 
-export interface Detected {
-	events: Timed[];
-	/** Every event the records show (emitted or not), for the next cursor's `atCursor`. */
-	all: Timed[];
-}
-
 /**
- * Moves the cursor to `newest`: keeps the events not already emitted at the old one, and remembers the ids at (or
+ * Moves the cursor to `newest`: returns the events not already emitted at the old one, and remembers the ids at (or
  * after) the new one.
  */
 function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 	found: Timed[],
 	state: S,
 	newest: number,
-): Detected {
+): Timed[] {
 	const already = new Set(state.atCursor);
 	const events = found.filter((e) => !already.has(e.event.id));
 	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
@@ -136,7 +105,7 @@ function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 		if (e.at >= cursor && !e.compared && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
 	state.cursor = cursor;
 	state.atCursor = atCursor.slice(-MAX_AT_CURSOR);
-	return { events, all: found };
+	return events;
 }
 
 /**
@@ -152,7 +121,7 @@ export function orderEvents(
 	newest: number,
 	wanted: Set<string>,
 	now: number,
-): Detected {
+): Timed[] {
 	const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 	const found: Timed[] = [];
 	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
@@ -182,9 +151,8 @@ export function orderEvents(
 			found.push(event('payment.completed', id, paid, paymentData(order)));
 		if (status !== undefined) statuses.set(id, status);
 	}
-	const detected = advanceCursor(found, state, newest);
 	state.statuses = statuses.entries();
-	return detected;
+	return advanceCursor(found, state, newest);
 }
 
 /**
@@ -199,7 +167,7 @@ export function productEvents(
 	wanted: Set<string>,
 	threshold: number,
 	now: number,
-): Detected {
+): Timed[] {
 	const low = new RecentMap(
 		state.low.map((id): [string, true] => [id, true]),
 		MAX_LOW,
@@ -224,19 +192,13 @@ export function productEvents(
 			(!isNew || (stamped && updated > created)) &&
 			wanted.has('inventory.low')
 		) {
-			const e = event(
-				'inventory.low',
-				id,
-				updated,
-				lowStockData(product, threshold),
-				String(updated),
-			);
+			const data = lowStockData(product, threshold);
+			const e = event('inventory.low', id, updated, data, String(updated));
 			found.push({ ...e, compared: !stamped });
 		}
 		if (isLow) low.set(id, true);
 		else if (!Number.isNaN(stock)) low.delete(id);
 	}
-	const detected = advanceCursor(found, state, newest);
 	state.low = low.keys();
-	return detected;
+	return advanceCursor(found, state, newest);
 }

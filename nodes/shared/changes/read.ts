@@ -54,8 +54,7 @@ const MAX_READS = 3;
 
 /**
  * Reads the records changed at or after `cursor`. Without a cursor (the baseline) it reads `baselinePages` pages, and
- * more while they are all at the newest millisecond.
- * `fetchPage(page)` returns one page of the list (100 records, the contract's largest).
+ * more while they are all at the newest millisecond. `fetchPage(page)` returns one page of the list (reader, above).
  */
 export async function readChanges(
 	fetchPage: (page: number) => Promise<Page>,

@@ -1,16 +1,12 @@
-// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row
-// (a second insert of it fails on the table's primary key). The holder inserts the workflow-scope row, deleting it
-// releases it; a waiter only reads (counts the row's values) until it is gone, so waiting never writes. A count that
-// does not change for a whole lease means the holder died holding it; a row that is not this lock's (more values, no
-// marker: a Remove Duplicates node's) is left alone, and then, or after LOCK_WAIT_MS, the claim goes on without the
-// lock, so a lock never stops events (docs/maintainers.md, Claims in n8n's database).
+// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row.
+// The holder inserts the workflow-scope row, deleting it releases it; a waiter only counts the row's values until it
+// is gone, so waiting never writes. A count unchanged for a lease means the holder died; a row that is not this
+// lock's, or LOCK_WAIT_MS of waiting, lets the claim go on without the lock: a lock never stops events
+// (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
 import { isModeRefusal, isUniqueViolation } from '../n8n';
 
-/**
- * One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./index also the
- * node's.
- */
+/** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./index also the node's. */
 export interface StoreRow {
 	/** How many values the row holds; 0 when there is no row. A read: it writes nothing. */
 	count(): Promise<number>;
@@ -41,11 +37,9 @@ const NONCES_MAX = 8;
  */
 const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
 /**
- * How long one count may stand before its holder is taken for dead. A holder keeps the lock for half a second at most
- * while its batches follow each other (./index), plus the call in flight; a run's whole claim takes well
- * under a second under load (docs/performance.md). A lease is far above that; each waiter adds up to
- * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment. It is also how long claims wait
- * after a process was killed while holding the lock (under load it nearly always holds it), so it is not longer.
+ * How long one count may stand before its holder is taken for dead: far above the half second a holder keeps the lock
+ * (./index, HOLD_MS), but also how long claims wait after a holder was killed, so not longer. Each waiter adds up to
+ * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment.
  */
 export const LEASE_MS = 5_000;
 const LEASE_JITTER_MS = 2_500;
@@ -54,9 +48,8 @@ const SLOW_LEASES = 20;
 /** A claim waits at most this long for the lock, then goes on without it (and says so). */
 export const LOCK_WAIT_MS = 30_000;
 /**
- * How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step, while a turn
- * may come (a holder keeps the lock half a second at most); after BACK_OFF_AFTER_MS of waiting, twice as long each
- * second more, up to MAX_POLL_MS (a holder that died: the wait is a lease).
+ * How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step; after
+ * BACK_OFF_AFTER_MS (longer than a holder keeps the lock), twice as long each second more, up to MAX_POLL_MS.
  */
 const POLL_MS = 10;
 const BACK_OFF_AFTER_MS = 1_000;
@@ -67,26 +60,14 @@ const FOREIGN_FOR_MS = 10 * 60_000;
 /** Until when, per lock key, this process knows the workflow row to be another node's. */
 const foreignUntil = new Map<string, number>();
 
-type Release = () => Promise<void>;
-
-/**
- * Why a claim went on without the lock; undefined when it has it. 'shared row': another node of the workflow uses the
- * lock's row (./index), which is then never touched.
- */
+/** Why a claim went on without the lock. 'shared row': another node of the workflow uses the lock's row (../n8n). */
 export type Unlocked = 'shared row' | 'foreign row' | 'timed out' | 'error';
 
+/** `release` (deletes the row) when the lock was had, else why not; and how long it took. */
 export interface Acquired {
-	/** Deletes the row; present when the lock was had. */
-	release?: Release;
-	/** Why not, otherwise. */
+	release?: () => Promise<void>;
 	unlocked?: Unlocked;
-	/** How long it took. */
 	waitedMs: number;
-}
-
-function foreign(key: string, timing: LockTiming, started: number): Acquired {
-	foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
-	return { unlocked: 'foreign row', waitedMs: timing.now() - started };
 }
 
 /** A waiter's pause before its next count, after `waitedMs` of waiting. */
@@ -103,13 +84,17 @@ function pauseAfter(waitedMs: number, timing: LockTiming): number {
 export async function acquireLock(
 	row: StoreRow,
 	key: string,
-	timing: LockTiming = realTiming,
+	timing: LockTiming,
 ): Promise<Acquired> {
 	const started = timing.now();
 	const without = (unlocked: Unlocked): Acquired => ({
 		unlocked,
 		waitedMs: timing.now() - started,
 	});
+	const foreign = (): Acquired => {
+		foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
+		return without('foreign row');
+	};
 	const held = (): Acquired => ({
 		release: async () => await row.clear(),
 		waitedMs: timing.now() - started,
@@ -120,8 +105,7 @@ export async function acquireLock(
 	let slowestCount = 0;
 	for (;;) {
 		const now = timing.now();
-		if ((foreignUntil.get(key) ?? 0) > now)
-			return { unlocked: 'foreign row', waitedMs: now - started };
+		if ((foreignUntil.get(key) ?? 0) > now) return without('foreign row');
 		let count: number;
 		try {
 			count = await row.count();
@@ -140,12 +124,12 @@ export async function acquireLock(
 				// was inserted by another process between the count and this call, which has only added values to it.
 				if (!(await row.record(values)).has(MARK)) return held();
 			} catch (error) {
-				if (isModeRefusal(error)) return foreign(key, timing, started);
+				if (isModeRefusal(error)) return foreign();
 				if (!isUniqueViolation(error)) return without('error');
 				// Another insert won: held.
 			}
 		} else if (count > FOREIGN_COUNT) {
-			return foreign(key, timing, started);
+			return foreign();
 		} else if (count !== seen) {
 			seen = count;
 			seenSince = timing.now();
@@ -158,16 +142,11 @@ export async function acquireLock(
 					// process holds the lock — or the row is someone else's: take the marker out again.
 					if ((await row.count()) === 1) return held();
 					await row.remove([MARK]);
-					return foreign(key, timing, started);
+					return foreign();
 				}
-			} catch (error) {
-				if (isModeRefusal(error)) return foreign(key, timing, started);
-				return without('error');
-			}
-			try {
 				await row.clear();
-			} catch {
-				return without('error');
+			} catch (error) {
+				return isModeRefusal(error) ? foreign() : without('error');
 			}
 			seen = -1;
 			continue;

@@ -63,7 +63,7 @@ export interface SharedStore {
 	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
 	readRow(): Promise<void>;
 	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
-	forget(values: string[]): Promise<boolean>;
+	forget(values: string[]): Promise<void>;
 }
 
 /** The values a claim of `key` by the delivery `token` records. */
@@ -106,12 +106,8 @@ export async function claimShared(
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
-export async function releaseShared(
-	store: SharedStore,
-	key: string,
-	token: string,
-): Promise<boolean> {
-	return await store.forget(Object.values(valuesOf(key, token)));
+export async function releaseShared(store: SharedStore, key: string, token: string): Promise<void> {
+	await store.forget(Object.values(valuesOf(key, token)));
 }
 
 /** How a process reaches the store: the node's row (the claims), the workflow's row (the lock). */
@@ -121,7 +117,7 @@ interface StoreAccess {
 	lock?: StoreRow;
 	/** Names the lock in this process (what is known about its row): the workflow. */
 	lockKey: string;
-	/** How long claims are kept (./retention); absent: only the row's cap bounds it. */
+	/** How long claims are kept (turnPeriod, below); absent: only the row's cap bounds it. */
 	retentionMs?: number;
 	timing?: LockTiming;
 	/** Told when a batch went on without the lock, and why. */
@@ -147,9 +143,8 @@ const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
 
 /**
- * How long a process keeps the lock while its batches follow each other. Taking and releasing it costs four
- * statements (count, read, insert, delete) beside a batch's two (read, write), and under load each waits its turn in
- * the database (docs/performance.md, The duplicate check in n8n's database). Far below a lease (./claimLock).
+ * How long a process keeps the lock while its batches follow each other: taking and releasing it costs four statements
+ * beside a batch's two, each waiting its turn in the database under load. Far below a lease (./claimLock).
  */
 const HOLD_MS = 500;
 
@@ -226,21 +221,15 @@ function batched(scope: string, access: StoreAccess, call: Call): Promise<Record
 /** The claims' store over `access`; `scope` names the node in this process (its calls are batched together). */
 export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
-	let reading: Promise<void> | undefined;
+	let reading: Promise<number> | undefined;
 	return {
 		record: async (values, unlockedOnly = [], probes = []) =>
 			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
-		forget: async (forget) =>
-			(await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget }))
-				.exclusive,
+		forget: async (forget) => {
+			await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget });
+		},
 		readRow: async () => {
-			reading ??= access.data.count().then(
-				() => void (reading = undefined),
-				(error: unknown) => {
-					reading = undefined;
-					throw error;
-				},
-			);
+			reading ??= access.data.count().finally(() => (reading = undefined));
 			await reading;
 		},
 	};
@@ -289,7 +278,7 @@ const marked = new Map<string, string>();
 
 /**
  * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
- * marks the period's start. `row.record(values, keepLast)` records, then keeps only the last `keepLast` values.
+ * marks the period's start.
  */
 export async function turnPeriod(
 	scope: string,

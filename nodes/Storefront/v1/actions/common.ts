@@ -11,17 +11,14 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { StorefrontClient } from '../../../shared/transport';
 
 /**
- * Items of one run sent at once ("Max Concurrent Requests"). n8n's HTTP Request node sends every item at once; 50
- * keeps a run across the internet faster than n8n's own work per item while bounding sockets and memory. The rate
- * governor still decides when each request goes.
+ * "Max Concurrent Requests" by default. n8n's HTTP Request node sends every item at once; 50 keeps a run faster than
+ * n8n's own work per item while bounding sockets and memory. The rate governor still decides when each request goes.
  */
 export const DEFAULT_CONCURRENCY = 50;
 
-/** What the router hands every operation with its items. */
+/** What the router hands every operation with its items: the run's one client, and "On Error: Continue". */
 export interface RunSettings {
-	/** The run's one client: credentials read once, one pace cap over every item. */
 	client: StorefrontClient;
-	/** "On Error: Continue": a failed item becomes an `{ error }` item instead of failing the node. */
 	continueOnFail: boolean;
 }
 
@@ -33,11 +30,8 @@ export type OperationExecute = (
 ) => Promise<INodeExecutionData[]>;
 
 /**
- * What the AI model is told about the tool variant of this operation (shown only there: n8n names the variant
- * `storefrontTool`, which the `@tool` display condition tests). n8n's automatic description is the operation's action
- * plus "in Storefront" ("Update order status in Storefront"): nothing of the id format, the allowed values or
- * what comes back, so a model guesses. A node that has its own `toolDescription` parameter gets no automatic one
- * (n8n's convertNodeToAiTool), so each operation brings a default written for a model, and the user can edit it.
+ * What the AI model is told about the tool variant (`@tool`) of this operation, in place of n8n's automatic "Update
+ * order status in Storefront": n8n's convertNodeToAiTool makes none for a node with its own `toolDescription`.
  */
 export function toolDescription(text: string): INodeProperties {
 	return {
@@ -53,10 +47,7 @@ export function toolDescription(text: string): INodeProperties {
 	};
 }
 
-/**
- * A warning on the tool variant of an operation that changes the store (docs/ai-agent.md, "Write operations: what to
- * watch").
- */
+/** A warning on the tool variant of an operation that changes the store (docs/ai-agent.md, "Write operations"). */
 export function writeToolNotice(what: string): INodeProperties {
 	return {
 		displayName:
@@ -112,9 +103,7 @@ export const orderLocator = locator(
 	'type a status such as "pending" to list only those orders, or part of an ID',
 );
 
-/**
- * An error a request or check raised, as the node throws it: a NodeApiError or NodeOperationError comes back unchanged.
- */
+/** An error as the node throws it: both constructors hand back an error of their own class unchanged. */
 export function asNodeError(
 	ctx: IExecuteFunctions,
 	error: unknown,
@@ -152,6 +141,12 @@ export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
 	);
 }
 
+/** The id in a resource locator (or a text parameter), trimmed; not text nor a number: `undefined`. */
+export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: number) {
+	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
+	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : undefined;
+}
+
 /** The id in a resource locator, checked non-empty. */
 export function locatorId(
 	ctx: IExecuteFunctions,
@@ -159,9 +154,7 @@ export function locatorId(
 	label: string,
 	itemIndex: number,
 ): string {
-	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
-	const id =
-		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	const id = locatorValue(ctx, name, itemIndex);
 	if (id) return id;
 	throw itemError(
 		ctx,

@@ -5,15 +5,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { StorefrontClient } from '../../../shared/transport';
 import type { OperationExecute, RunSettings } from './common';
-import { asNodeError, DEFAULT_CONCURRENCY } from './common';
-
-/** Items sent at once ("Max Concurrent Requests"). */
-function concurrencyOf(ctx: IExecuteFunctions): number {
-	const value = ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
-	return typeof value === 'number' && Number.isFinite(value)
-		? Math.max(1, Math.floor(value))
-		: DEFAULT_CONCURRENCY;
-}
+import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
 
 /**
  * Whether a failed call goes back to the AI model as the tool's result, `[{"error": "…"}]`, instead of failing the
@@ -64,18 +56,6 @@ async function runItems(
 	return outcomes;
 }
 
-/** The record a parameter names (a resource locator's id), trimmed; unreadable: none. */
-function parameterKey(ctx: IExecuteFunctions, parameter: string, itemIndex: number) {
-	try {
-		const value = ctx.getNodeParameter(parameter, itemIndex, '', { extractValue: true }) as unknown;
-		return typeof value === 'string' || typeof value === 'number'
-			? String(value).trim()
-			: undefined;
-	} catch {
-		return undefined;
-	}
-}
-
 /**
  * Runs `run` for each item and returns its output items, each paired with its input item. `record` (a parameter such
  * as productId, or a function) names the record an item changes or reads: items of one record run in input order.
@@ -94,8 +74,7 @@ export async function eachItem(
 		} catch (error) {
 			if (!answersModel && !continueOnFail) return { ok: false, error };
 			const { message, description } = error as { message: string; description?: string };
-			// Details only where they add to the message for a model (n8n's own tool wrapper does the same): it pays per
-			// token.
+			// Details only where they add to the message for a model, which pays per token (as n8n's tool wrapper).
 			const details = description && !(answersModel && message.includes(description));
 			return {
 				ok: true,
@@ -103,22 +82,30 @@ export async function eachItem(
 			};
 		}
 	};
-	const concurrency = concurrencyOf(this);
+	const asked = this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
+	const concurrency =
+		typeof asked === 'number' && Number.isFinite(asked)
+			? Math.max(1, Math.floor(asked))
+			: DEFAULT_CONCURRENCY;
 	const keyOf =
 		concurrency === 1 || record === undefined
 			? () => undefined
 			: typeof record === 'string'
-				? (itemIndex: number) => parameterKey(this, record, itemIndex)
+				? (itemIndex: number) => {
+						try {
+							return locatorValue(this, record, itemIndex);
+						} catch {
+							return undefined;
+						}
+					}
 				: record;
 	const outcomes = await runItems(items.length, concurrency, keyOf, attempt);
 
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < outcomes.length; itemIndex++) {
 		const outcome = outcomes[itemIndex];
-		// Items after a failure never started (one at a time) or were not claimed (concurrent): the first failure by index
-		// stops the node.
+		// Items after a failure never started or were not claimed: the first failure by index stops the node.
 		if (!outcome) continue;
-		// Both error constructors hand back an error of their own class unchanged (item index included).
 		if (!outcome.ok) throw asNodeError(this, outcome.error, itemIndex);
 		const records = Array.isArray(outcome.json) ? outcome.json : [outcome.json];
 		for (const json of records) returnData.push({ json, pairedItem: { item: itemIndex } });
@@ -126,27 +113,17 @@ export async function eachItem(
 	return returnData;
 }
 
-/** What an operation whose items each make their own requests does for one item. */
-type ItemRun = (
-	this: IExecuteFunctions,
-	client: StorefrontClient,
-	itemIndex: number,
-) => Promise<IDataObject | IDataObject[]>;
-
 /** The execute of an operation whose items each make their own requests (`record`: as in eachItem). */
-export function perItem(run: ItemRun, record?: string): OperationExecute {
-	return async function (
+export function perItem(
+	run: (
 		this: IExecuteFunctions,
-		items: INodeExecutionData[],
-		settings: RunSettings,
-	) {
-		const { client } = settings;
-		return await eachItem.call(
-			this,
-			items,
-			settings,
-			async (i) => await run.call(this, client, i),
-			record,
-		);
+		client: StorefrontClient,
+		itemIndex: number,
+	) => Promise<IDataObject | IDataObject[]>,
+	record?: string,
+): OperationExecute {
+	return async function (this: IExecuteFunctions, items, settings) {
+		const each = async (itemIndex: number) => await run.call(this, settings.client, itemIndex);
+		return await eachItem.call(this, items, settings, each, record);
 	};
 }

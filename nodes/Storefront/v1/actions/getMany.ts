@@ -8,54 +8,6 @@ import type { OperationExecute } from './common';
 import { itemError, toolDescription } from './common';
 import { perItem } from './eachItem';
 
-/**
- * Simplify on the tool variant of Get Many, on by default: a model's context is small and paid per token, and a list
- * of full records is mostly fields it does not need.
- */
-const simplifyProperty = (noun: string, fields: string): INodeProperties => ({
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description:
-		`Whether to return only the fields of each ${noun} an AI model needs (${fields}) ` +
-		'instead of the full record',
-	displayOptions: { show: { '@tool': [true] } },
-});
-
-function returnAllAndLimit(noun: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
-		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: 'Max number of results to return',
-			hint: 'Only as many pages as needed for this many results are fetched',
-			displayOptions: { show: { returnAll: [false] } },
-		},
-	];
-}
-
-/** Filters with empty values dropped: the node never sends an empty filter (contract row 7). */
-function cleanFilters(filters: IDataObject): IDataObject {
-	const qs: IDataObject = {};
-	for (const [key, value] of Object.entries(filters)) {
-		if (value !== '' && value !== undefined && value !== null)
-			qs[key] = typeof value === 'string' ? value.trim() : value;
-	}
-	return qs;
-}
-
 /** A Get Many operation's tool description and its Simplify projection (the fields a model needs). */
 export interface ToolUse {
 	description: string;
@@ -81,8 +33,8 @@ export function pickWithId(record: IDataObject, resource: string, keys: string[]
 }
 
 /**
- * Parameters of a Get Many operation: Return All, Limit and a Filters collection of the given query options; on
- * the tool variant also its description and Simplify.
+ * A Get Many operation's parameters, `filters` its query options. Simplify is on by default: a model's context is
+ * small and paid per token, and a list of full records is mostly fields it does not need.
  */
 export function getManyProperties(
 	noun: string,
@@ -91,7 +43,24 @@ export function getManyProperties(
 ): INodeProperties[] {
 	return [
 		toolDescription(tool.description),
-		...returnAllAndLimit(noun),
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			hint: 'Only as many pages as needed for this many results are fetched',
+			displayOptions: { show: { returnAll: [false] } },
+		},
 		{
 			displayName: 'Filters',
 			name: 'filters',
@@ -101,7 +70,16 @@ export function getManyProperties(
 			description: `Narrow the ${noun}s returned; filters apply on every page`,
 			options: filters,
 		},
-		simplifyProperty(noun, tool.fields),
+		{
+			displayName: 'Simplify',
+			name: 'simplify',
+			type: 'boolean',
+			default: true,
+			description:
+				`Whether to return only the fields of each ${noun} an AI model needs (${tool.fields}) ` +
+				'instead of the full record',
+			displayOptions: { show: { '@tool': [true] } },
+		},
 	];
 }
 
@@ -121,7 +99,12 @@ export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExe
 			const message = `The parameter "Limit" (limit) must be 1 or more, got ${JSON.stringify(limit)}`;
 			throw itemError(this, itemIndex, message);
 		}
-		const qs = cleanFilters(filters);
+		// Empty filters are dropped: the node never sends an empty filter (contract row 7).
+		const qs: IDataObject = {};
+		for (const [key, value] of Object.entries(filters)) {
+			if (value !== '' && value !== undefined && value !== null)
+				qs[key] = typeof value === 'string' ? value.trim() : value;
+		}
 		const records = await client.getMany([resourceKey], resourceKey, qs, limit, { itemIndex });
 		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 		return simplify ? records.map((record) => tool.simplify(record)) : records;

@@ -11,13 +11,9 @@ import * as order from './order';
 import * as product from './product';
 import * as store from './store';
 
-const resources: Record<string, Record<string, unknown>> = {
-	analytics,
-	customer,
-	order,
-	product,
-	store,
-};
+/** Each resource's module of operations (its index.ts). */
+type OperationModules = Record<string, Record<string, unknown>>;
+const resources: OperationModules = { analytics, customer, order, product, store };
 
 /** The client's settings from the node's options. */
 function settingsFrom(options: IDataObject): Partial<ClientSettings> {
@@ -34,16 +30,10 @@ function settingsFrom(options: IDataObject): Partial<ClientSettings> {
 	return settings;
 }
 
-/**
- * How the node's settings ask failures to be handled; `continueOnFail` is `this.continueOnFail()`, read in execute().
- */
-interface RouterOptions {
-	continueOnFail: boolean;
-}
-
+/** Runs the chosen operation on the run's items; `continueOnFail` is `this.continueOnFail()`, read in execute(). */
 export async function router(
 	this: IExecuteFunctions,
-	{ continueOnFail }: RouterOptions,
+	continueOnFail: boolean,
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
@@ -59,12 +49,9 @@ export async function router(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const client = await StorefrontClient.create(this, settingsFrom(options));
 	const returnData = await op.execute.call(this, items, { client, continueOnFail });
-	addHints(this, rateLimitHint(client));
+	// "Waited 48 s for Storefront's rate limit": a run held back by the plan's limit says so, not a silent pause.
+	if (client.waitedForLimitMs >= 1000) {
+		addHints(this, [`Waited ${duration(client.waitedForLimitMs)} for Storefront's rate limit`]);
+	}
 	return [returnData];
-}
-
-/** "Waited 48 s for Storefront's rate limit": a run held back by the plan's limit says so instead of a silent pause. */
-function rateLimitHint(client: StorefrontClient): string[] {
-	const waited = client.waitedForLimitMs;
-	return waited >= 1000 ? [`Waited ${duration(waited)} for Storefront's rate limit`] : [];
 }

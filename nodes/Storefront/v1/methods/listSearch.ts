@@ -6,21 +6,25 @@ import { NodeOperationError } from 'n8n-workflow';
 import { ORDER_STATUSES } from '../../../shared/constants';
 import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
 
-function pageOf(token?: string): number {
-	const page = Number(token);
-	return Number.isInteger(page) && page > 0 ? page : 1;
-}
-
 /**
- * The page's records with their ids. Records without one cannot be picked, so they are left out; a page of records
- * none of which has one is an error saying so, never a list of `undefined` values.
+ * The page the token names, its records with their ids. Records without one cannot be picked, so they are left out; a
+ * page of records none of which has one is an error saying so, never a list of `undefined` values.
  */
-function withIds(context: ILoadOptionsFunctions, items: IDataObject[], resource: string) {
-	const keyed = items.flatMap((record) => {
+async function pageWithIds(
+	context: ILoadOptionsFunctions,
+	resource: string,
+	qs: IDataObject,
+	token?: string,
+) {
+	const client = await StorefrontClient.create(context);
+	const asked = Number(token);
+	const page = Number.isInteger(asked) && asked > 0 ? asked : 1;
+	const { items, nextPage } = await client.getPage([resource], resource, qs, page);
+	const records = items.flatMap((record) => {
 		const id = recordId(record, resource);
 		return id === undefined ? [] : [{ id, record }];
 	});
-	if (items.length > 0 && keyed.length === 0) {
+	if (items.length > 0 && records.length === 0) {
 		throw new NodeOperationError(
 			context.getNode(),
 			`Storefront's ${resource} have no id: none of the ${items.length} listed has ${idFieldNames(resource)}`,
@@ -30,7 +34,7 @@ function withIds(context: ILoadOptionsFunctions, items: IDataObject[], resource:
 			},
 		);
 	}
-	return keyed;
+	return { records, paginationToken: nextPage === undefined ? undefined : String(nextPage) };
 }
 
 /** @public n8n calls it by its name, from the Product parameter's From List. */
@@ -39,16 +43,14 @@ export async function searchProducts(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const client = await StorefrontClient.create(this);
 	const qs: IDataObject = filter?.trim() ? { search: filter.trim() } : {};
-	const page = pageOf(paginationToken);
-	const { items, nextPage } = await client.getPage(['products'], 'products', qs, page);
+	const { records, ...next } = await pageWithIds(this, 'products', qs, paginationToken);
 	return {
-		results: withIds(this, items, 'products').map(({ id, record }) => ({
+		results: records.map(({ id, record }) => ({
 			name: [record.name ?? id, record.sku].filter(Boolean).join(' · '),
 			value: id,
 		})),
-		paginationToken: nextPage === undefined ? undefined : String(nextPage),
+		...next,
 	};
 }
 
@@ -58,18 +60,19 @@ export async function searchOrders(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const client = await StorefrontClient.create(this);
 	const text = filter?.trim().toLowerCase() ?? '';
 	// A filter naming a status lists that status server-side; other text matches IDs on the fetched page.
 	const status = ORDER_STATUSES.find(({ value }) => value === text)?.value;
-	const qs: IDataObject = status ? { status } : {};
-	const page = pageOf(paginationToken);
-	const { items, nextPage } = await client.getPage(['orders'], 'orders', qs, page);
-	const orders = withIds(this, items, 'orders');
+	const { records, ...next } = await pageWithIds(
+		this,
+		'orders',
+		status ? { status } : {},
+		paginationToken,
+	);
 	const matching =
 		status || !text
-			? orders
-			: orders.filter(({ id, record }) =>
+			? records
+			: records.filter(({ id, record }) =>
 					[id, record.customer_id].some((field) =>
 						String(field ?? '')
 							.toLowerCase()
@@ -89,6 +92,6 @@ export async function searchOrders(
 				.join(' · '),
 			value: id,
 		})),
-		paginationToken: nextPage === undefined ? undefined : String(nextPage),
+		...next,
 	};
 }

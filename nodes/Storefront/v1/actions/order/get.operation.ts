@@ -19,7 +19,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });

@@ -32,7 +32,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same order run in input order, even when items run at once (../eachItem.ts). */
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
