@@ -1,11 +1,7 @@
-// The Storefront Trigger starts a workflow from the service's signed webhook events. How a change flows through it:
-//  - a delivery: receive (./receive: verify the signature, read the event, drop a redelivery this n8n took) → a run,
-//    whose first step claims it (./claim: in this n8n, ./ranHere, then in n8n's database, ../shared/claims) → the
-//    next node;
-//  - a change no delivery brought: read (./missedEvents, ./catchUp: at activation, at n8n's start and every few
-//    minutes) → a run, whose first step claims it the same way (./changeKeys) → the next node.
-// Whichever path brings a change first runs it; the other finds it claimed. A refused delivery is reported
-// (./refusals) and never reaches the next node. docs/trigger.md says what a user sees of each step.
+// The Storefront Trigger starts a workflow from the service's signed webhook events (webhook(): ./receive), and runs
+// the changes no delivery brought (trigger(): ./missedEvents). Either way the run's first step claims them (execute():
+// ./claim, then ./superseded), so whichever path brings a change first runs it. The flow, one file a step, is in
+// docs/maintainers.md (Layout); what a user sees of each step, in docs/trigger.md.
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -23,9 +19,10 @@ import { FIRST_WEBHOOK_NODE_VERSION } from '../shared/n8n';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
-import { DEFAULT_CHECK_MINUTES } from './options';
+import { DEFAULT_CHECK_MINUTES, type Options } from './options';
 import { receive } from './receive';
 import { startReading } from './missedEvents';
+import { markSuperseded } from './superseded';
 
 /** Offered before the event kinds in Events. */
 const ALL_EVENTS = [
@@ -167,6 +164,7 @@ export class StorefrontTrigger implements INodeType {
 	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await claimItems(this);
+		const options = this.getNodeParameter('options', 0, {}) as Options;
+		return [await markSuperseded(this, await claimItems(this, options), options)];
 	}
 }

@@ -4,17 +4,15 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { COPY_SECRET } from './refusals';
+
 async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 	const credentials = await context.getCredentials('storefrontApi');
 	if (typeof credentials.webhookSecret !== 'string' || credentials.webhookSecret === '') {
 		throw new NodeOperationError(
 			context.getNode(),
 			'The Storefront credentials have no Webhook Secret, so no delivery could be verified',
-			{
-				description:
-					'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook ' +
-					'Secret" field of the credentials. The trigger never accepts unsigned deliveries.',
-			},
+			{ description: `${COPY_SECRET}. The trigger never accepts unsigned deliveries.` },
 		);
 	}
 }

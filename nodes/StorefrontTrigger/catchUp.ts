@@ -1,10 +1,7 @@
-// "Catch Up After Downtime" (docs/trigger.md): what the Storefront Trigger runs that no delivery brought. A delivery is
-// lost when n8n is down longer than the service keeps retrying, or when n8n's own start-up answer ("n8n is starting
-// up", 200) acknowledges it before any node runs. Every change the webhooks report is also in the order and product
-// lists, so when the workflow is activated and every time n8n starts with it active, the trigger reads those lists from
-// shortly before the newest change it ran (the change reader the polling trigger uses too: ../shared/changes) and
-// starts one run with what it finds, in the webhook events' shape, oldest first. Whichever path brings a change first
-// runs it: both claim the change itself (./changeKeys).
+// What a reading of Catch Up After Downtime and Check for Missed Events finds (docs/trigger.md): the changes in the
+// order and product lists from shortly before the newest change that ran, read by the change reader the polling
+// trigger uses too (../shared/changes), in the webhook events' shape, oldest first. Which of them are left out, and
+// how the run started for the others claims them, is ./missedEvents's and ./claim's.
 import type { IDataObject } from 'n8n-workflow';
 
 import { isObject, recordId, type StorefrontClient } from '../shared/transport';
@@ -12,36 +9,24 @@ import type { EventKind } from '../shared/constants';
 import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
-import { claimKey } from './changeKeys';
 
 /**
- * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order, and
- * one that failed while a later one got through is still being retried: if n8n goes down before its retry, only a
- * read from before it finds it. Ten times the contract's retry span (15 s), and short enough that a restart with
- * nothing missed costs about one request per list (docs/performance.md).
+ * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order: one
+ * that failed while a later one got through is still being retried, and if n8n goes down before its retry, only a
+ * read from before it finds it. Ten times the contract's retry span, yet one request per list (docs/trigger.md, Cost).
  */
 export const CATCH_UP_MARGIN_MS = 5 * 60_000;
 
 /**
- * The last run change is saved rounded down to the minute: a run writes the workflow's static data (one database
- * update after it ends) only when a change of a later minute comes through, not for every event.
+ * Node static data: the last run change (epoch ms), rounded down to LAST_RUN_STEP_MS so that a run writes the static
+ * data (one database update after it ends) only when a change of a later minute comes through, not for every event.
  */
-const LAST_RUN_STEP_MS = 60_000;
-
-/** Node static data: the time of the last run change (epoch ms, rounded down to LAST_RUN_STEP_MS). */
 const LAST_RUN_KEY = 'lastRunChange';
-/**
- * Node static data: per event kind, its baseline, just after the newest change of its list when the trigger first read
- * it: nothing older is ever caught up for that kind. A kind added to Events later gets its own, so widening Events
- * never runs old records.
- */
+const LAST_RUN_STEP_MS = 60_000;
+/** Node static data: per event kind, its baseline (docs/trigger.md): just after the newest change of its first read. */
 const BASELINES_KEY = 'catchUpBaselines';
 
-/**
- * The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell, so a read
- * cannot tell a fall no delivery brought from one that ran (the stock may have fallen further since, or been
- * refilled and fallen again). The Storefront Polling Trigger, which remembers which products it saw low, reports it.
- */
+/** The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell. */
 const CATCH_UP_KINDS: EventKind[] = [
 	'order.created',
 	'order.updated',
@@ -62,9 +47,8 @@ function baselinesIn(staticData: IDataObject): Baselines | undefined {
 
 /**
  * Notes that a change of time `createdAt` (an item's created_at) ran: the next catch-up reads from shortly before it.
- * n8n saves a run's static data whole, as the run's execution started with it, plus what the run changed. A run whose
- * copy has no baseline started from a copy older than the activation — a delivery during it, or in queue mode the
- * webhook processor's copy of the workflow — and saving it would drop the baseline: such a run notes nothing.
+ * n8n saves a run's static data whole, from the copy the run started with: a copy without a baseline is older than the
+ * activation, and saving it would drop the baseline, so such a run notes nothing (docs/maintainers.md, Static data).
  */
 export function noteLastRun(staticData: IDataObject, createdAt: unknown, now: number): void {
 	if (baselinesIn(staticData) === undefined) return;
@@ -83,26 +67,10 @@ export function catchUpCursor(staticData: IDataObject, baseline: number): number
 		: baseline;
 }
 
-/** `statuses` with the statuses of `orders` (the newest MAX_STATUSES kept). */
-function withStatuses(
-	statuses: Array<[string, string]>,
-	orders: Iterable<IDataObject>,
-): Array<[string, string]> {
-	const kept = new RecentMap(statuses, MAX_STATUSES);
-	for (const order of orders) {
-		const id = recordId(order, 'order');
-		if (id !== undefined && typeof order.status === 'string') kept.set(id, order.status);
-	}
-	return kept.entries();
-}
-
-/**
- * Seen (docs/trigger.md): what the readings remember between two reads while its workflow stays active (lost at a
- * restart or a new activation): how far each list was read, the statuses it saw (on a service without `updated_at`
- * the one way to tell a status change), and when it first found each status change it found by comparison.
- */
+/** Seen (docs/trigger.md): what the readings remember between two reads while the workflow stays active. */
 export interface ReadMemory {
 	readTo: Partial<Record<Resource, number>>;
+	/** The statuses read: on a service without `updated_at`, the one way to tell a status change. */
 	statuses: Array<[string, string]>;
 	/** When a reading first saw each status change it found by comparison ("<order>/<status>", epoch ms). */
 	firstFound: Array<[string, number]>;
@@ -126,7 +94,7 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 }
 
 export interface CatchUp {
-	/** The changes found, oldest first, in the webhook events' shape; none of them run here. */
+	/** The changes found, oldest first, in the webhook events' shape. */
 	events: PolledEvent[];
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
@@ -137,8 +105,6 @@ export interface CatchUp {
 
 /** What one reading is for, and how it goes. */
 export interface Reading {
-	/** Whether a change (its claim key) ran or is running here: it is left out. */
-	skip: (key: string) => boolean;
 	/** The node's static data: the baselines and the last run change. */
 	staticData: IDataObject;
 	/** The Events parameter's values ("*": all). */
@@ -147,15 +113,13 @@ export interface Reading {
 	now: number;
 	/** Changes younger than this are left to their deliveries (the next reading finds them if none arrives). */
 	graceMs: number;
-	/** Paces the requests. */
 	beforeRequest: () => Promise<void>;
 }
 
 /**
- * One read of the lists the chosen kinds need. A kind without a baseline gets one (where its list is now; nothing of
- * it is reported); the others report every change since their cursor, as the polling trigger reports them to a
- * trigger that remembers what `memory` holds: an order changed since then reports its current status
- * (previous_status null, or "pending" for one created since, or the status the memory saw). Oldest first.
+ * One read of the lists the chosen kinds need, oldest first. A kind without a baseline gets one (where its list is now;
+ * nothing of it is reported); the others report every change since their cursor, as the polling trigger would report
+ * them with the statuses `memory` saw (docs/trigger.md, What you see).
  */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
 	const { staticData, memory, now } = reading;
@@ -178,15 +142,11 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			? Math.max(Math.min(...cursors), readTo - CATCH_UP_MARGIN_MS)
 			: undefined;
 		const fetchPage = reader(client, resource);
-		const read = await readChanges(
-			async (page) => {
-				await reading.beforeRequest();
-				return await fetchPage(page);
-			},
-			resource,
-			since,
-			1,
-		);
+		const paced = async (page: number) => {
+			await reading.beforeRequest();
+			return await fetchPage(page);
+		};
+		const read = await readChanges(paced, resource, since, 1);
 		result.requests += read.requests;
 		// 2. The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are
 		// dated by created_at and were paid later. A new baseline is just after it.
@@ -197,8 +157,14 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		if (since === undefined) {
 			// A baseline still learns the statuses it read: on a service without updated_at, the next reading finds a
 			// change of these orders by comparing with them.
-			if (resource === 'orders')
-				memory.statuses = withStatuses(memory.statuses, read.records.values());
+			if (resource === 'orders') {
+				const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
+				for (const order of read.records.values()) {
+					const id = recordId(order, 'order');
+					if (id !== undefined && typeof order.status === 'string') statuses.set(id, order.status);
+				}
+				memory.statuses = statuses.entries();
+			}
 			continue;
 		}
 		memory.readTo[resource] = Math.max(readTo, newest);
@@ -236,9 +202,6 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 	}
 	if (baselined.length) staticData[BASELINES_KEY] = baselines;
 	memory.firstFound = firstFound.entries();
-	result.events = found
-		.sort(byTime)
-		.map((e) => e.event)
-		.filter((event) => !reading.skip(claimKey(event)));
+	result.events = found.sort(byTime).map((e) => e.event);
 	return result;
 }

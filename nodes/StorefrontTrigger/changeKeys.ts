@@ -7,19 +7,13 @@ import { eventRecordId, isObject } from '../shared/transport';
 import type { Claim } from '../shared/claims';
 
 /**
- * What one change is, whichever path reports it: kind, record and the change itself. A webhook event and the event a
- * read makes of the same change carry different ids (the service's `evt_…`, a read's `poll_…`) and may carry different
- * optional fields (`previous_status`, `payment_id`, `updated_at`: the spec shows none of them), so the claim is built
- * from the record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what
- * changed alone.
- *  - order.created, product.created, payment.completed: once per order or product (an order is paid once).
- *  - order.updated with previous_status (a delivery): the change from that status to this one, so an order that
- *    returns to a status runs again; it notes that the order reached the status, and finds a reading's run of it.
- *  - order.updated without it (a reading, or a service that sends the order as it is): the order reaching its status,
- *    however: it ran if any change to that status ran. A return to a status is lost where nothing tells it apart.
- *  Only an update that says it kept the status (previous_status equal to status) has no claim: its event id is
- *  claimed (docs/trigger.md, Catch Up After Downtime).
- * Undefined (the event's own id is claimed instead) for other kinds and for data without the fields.
+ * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths). A delivery and a
+ * reading carry different ids (`evt_…`, `poll_…`) and maybe different optional fields, so the claim is built from the
+ * record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what changed alone.
+ * An order.updated with previous_status (a delivery) claims the change from it, so a return to a status runs again,
+ * and notes that the order reached the status; one without it (a reading) claims the order reaching its status, which
+ * ran if any change to that status ran. Undefined (the event's own id is claimed instead) for other kinds, for data
+ * without the fields, and for an update that says it kept its status.
  */
 export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
 	if (!isObject(data)) return undefined;

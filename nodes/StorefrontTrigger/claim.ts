@@ -1,13 +1,12 @@
 // The first step of every run the trigger starts (execute()): n8n calls a node that has both webhook() and execute()
 // with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
-// goes on unless the same delivery or change got there first (Drop Duplicate Events). In four steps:
+// goes on unless the same delivery or change got there first (Drop Duplicate Events). In three steps:
 //  1. Refused: a refused delivery's run fails with the reason (./refusals).
-//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere). Free:
-//     after a crash n8n re-runs accepted executions itself while the service redelivers them.
+//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere, free).
 //  3. Claimed: in n8n's database, which every n8n of the instance shares (../shared/claims): another webhook processor
 //     or worker in queue mode, this n8n before a restart. With the catch-up on, the change itself is claimed
 //     (./changeKeys), so a delivery and a reading that report it run it once.
-//  4. Superseded: a late status change whose order has moved on is marked, or left out (./superseded).
+// What goes on is then checked for superseded changes (./superseded, by execute()), which is no claim.
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -24,8 +23,7 @@ import {
 	type Options,
 } from './options';
 import { refusedRun } from './refusals';
-import { acceptRun } from './ranHere';
-import { markSuperseded } from './superseded';
+import { acceptDelivery, noteRanHere } from './ranHere';
 
 /** What the store's warnings say of the trigger's claims. */
 const CLAIM_WORDS = {
@@ -35,7 +33,11 @@ const CLAIM_WORDS = {
 	doc: 'docs/trigger.md, How the trigger remembers',
 };
 
-export async function claimItems(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+/** The items of this run that go on. */
+export async function claimItems(
+	context: IExecuteFunctions,
+	options: Options,
+): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
 	const passOn = (goesOn: boolean[]) =>
 		items.flatMap((item, index) =>
@@ -45,7 +47,6 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 	// 1. Refused.
 	const refused = refusedRun(context, items);
 	if (refused) return refused;
-	const options = context.getNodeParameter('options', 0, {}) as Options;
 	const mode = context.getMode();
 	const byChange = catchesUp(options);
 	const now = Date.now();
@@ -53,16 +54,17 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 		const staticData = context.getWorkflowStaticData('node');
 		for (const item of items) noteLastRun(staticData, item.json.created_at, now);
 	}
-	if (mode === 'manual' || mode === 'retry') return [passOn(items.map(() => true))];
+	if (mode === 'manual' || mode === 'retry') return passOn(items.map(() => true));
 
 	// 2. Accepted here. An item without a delivery (or an id) is no delivery of the trigger's: it goes on.
 	const scope = scopeOf(context);
 	const claims = items.map(({ json, [DELIVERY_KEY]: token }) => {
 		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
+		if (!acceptDelivery(scope, json.id, token, now)) return null;
 		const claim = byChange ? claimOf(json, json[SOURCE_FIELD] === 'catchUp') : { key: json.id };
 		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
-		const ran = byChange ? [claim.key, ...(claim.notes ?? [])] : [];
-		return acceptRun(scope, json.id, token, now, ran) ? { claim, token } : null;
+		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
+		return { claim, token };
 	});
 
 	// 3. Claimed in n8n's database, together: a reading's run asks it once (one batch), not once per change. Should it
@@ -80,8 +82,5 @@ export async function claimItems(context: IExecuteFunctions): Promise<INodeExecu
 			});
 		}),
 	);
-	if (!byChange) return [passOn(goesOn)];
-
-	// 4. Superseded.
-	return [await markSuperseded(context, passOn(goesOn), options.leaveOutSuperseded === true, now)];
+	return passOn(goesOn);
 }

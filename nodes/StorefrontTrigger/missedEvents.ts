@@ -1,11 +1,9 @@
 // The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md): started by trigger() when
 // n8n activates the workflow or starts with it active, then on n8n's own schedule (the Schedule Trigger's registerCron,
-// which n8n stops on deactivation) while the workflow stays active. It never holds n8n up: trigger() waits for the
-// first reading only when a user activates by hand and only for ACTIVATION_WAIT_MS (to say why it failed), every
-// request has a time-out, and a reading that fails is tried again with backoff until the service answers, however long,
-// so the changes missed meanwhile still run, once (each is claimed by the run it starts: ./changeKeys). What runs
-// after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during its own
-// calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
+// which n8n stops on deactivation). It never holds n8n up, and a reading that fails is tried again with backoff until
+// the service answers, so the changes missed meanwhile still run, once (each is claimed by its run: ./changeKeys).
+// What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
+// its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
 import { randomUUID } from 'crypto';
 import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
@@ -38,11 +36,10 @@ const RATE_LIMIT_WAIT_MS = 60_000;
  */
 const DELIVERY_GRACE_MS = 30_000;
 /**
- * A scheduled reading sends its first FREE_REQUESTS requests at once and each further one REQUEST_SPACING_MS after the
- * last, and the next one starts only once it is done: however large a shop a service makes the trigger read whole (no
- * `updated_at`: ⌈records/100⌉ requests per list), the checks for missed events add at most 10 requests a minute, a
- * tenth of the Starter plan's 100, to the FREE_REQUESTS per interval a quiet shop costs. The reading at activation and
- * start is not paced: it runs once, and what n8n missed while down should run soon.
+ * A scheduled reading sends its first FREE_REQUESTS requests at once, each further one REQUEST_SPACING_MS after the
+ * last, and the next starts only once it is done: however large a shop read whole, the checks add at most 10 requests
+ * a minute (docs/trigger.md, Check for Missed Events). The reading at activation and start is not paced: it runs
+ * once, and what n8n missed while down should run soon.
  */
 export const FREE_REQUESTS = 2;
 export const REQUEST_SPACING_MS = 6_000;
@@ -62,32 +59,20 @@ const isRefusal = (error: unknown): error is Error => {
 };
 
 /**
- * trigger(): n8n calls it when it activates the workflow and whenever n8n starts with it active, on main only (queue
- * mode's webhook processors and workers never do; n8n's ActiveWorkflowManager, both lines). Starts the first reading,
- * and the schedule; returns before the reading ends. The runs it starts go through ./claim like a delivery's.
+ * trigger(), which n8n calls on main only (docs/maintainers.md says when): starts the first reading and the schedule,
+ * and returns before the reading ends. The runs it starts go through ./claim like a delivery's.
  */
 export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
 	const options = ctx.getNodeParameter('options', {}) as Options;
 	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
-	const workflow = ctx.getWorkflow();
-	const node = ctx.getNode().name;
-	const reader = await MissedEventsReader.create(ctx, {
-		kinds: ctx.getNodeParameter('events', []) as string[],
-		scope: scopeOf(ctx),
-		rememberMs: rememberMs(options),
-		about: `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`,
-		start: async (events) => {
-			const token = randomUUID();
-			const done = ctx.helpers.createDeferredPromise<IRun>();
-			const items = events.map((event) => ({
-				json: { ...event, [SOURCE_FIELD]: 'catchUp' },
-				[DELIVERY_KEY]: token,
-			}));
-			ctx.emit([items], undefined, done);
-			return claimedIn(await done.promise, node);
-		},
+	// No retries of its own: a failed reading is tried again whole, with backoff.
+	const client = await StorefrontClient.create(ctx, {
+		rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
+		timeoutMs: READ_TIMEOUT_MS,
+		maxRetries: 0,
 	});
-	const first = reader.read(0);
+	const reader = new MissedEventsReader(ctx, client, options);
+	const first = reader.read();
 	// A user activating by hand hears why the first reading failed (a wrong key, say), within a few seconds; n8n's
 	// start, which activates workflows in batches, never waits for it.
 	if (['activate', 'create', 'update'].includes(ctx.getActivationMode())) {
@@ -105,7 +90,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	if (minutes > 0)
 		ctx.helpers.registerCron(
 			{ expression: scheduleOf(minutes) as never },
-			() => void reader.read(DELIVERY_GRACE_MS, true),
+			() => void reader.read(true),
 		);
 	return { closeFunction: async () => reader.stop() };
 }
@@ -120,22 +105,6 @@ function scheduleOf(minutes: number): string {
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;
 }
 
-interface ReadingOptions {
-	/** The Events parameter's values ("*": all). */
-	kinds: string[];
-	/** Workflow id + node id: whose claims and changes run here. */
-	scope: string;
-	/** How long changes known to have run are remembered (Remember Events For). */
-	rememberMs: number;
-	/** 'workflow "Orders" (id 12)', for the log. */
-	about: string;
-	/**
-	 * Starts one run with the changes found (what emit() does, in the shape the trigger's execute() reads); resolves once
-	 * it ended, with whether it claimed them.
-	 */
-	start: (events: PolledEvent[]) => Promise<boolean>;
-}
-
 class MissedEventsReader {
 	private reading = false;
 	private stopped = false;
@@ -146,43 +115,36 @@ class MissedEventsReader {
 	 */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	private readonly staticData: IDataObject;
+	private readonly kinds: string[];
+	private readonly scope: string;
+	private readonly rememberMs: number;
+	/** 'workflow "Orders" (id 12)', for the log. */
+	private readonly about: string;
 
-	private constructor(
+	/** Made in trigger(), before it returns (the header says why); its requests need no expression. */
+	constructor(
 		private readonly ctx: ITriggerFunctions,
 		private readonly client: StorefrontClient,
-		private readonly options: ReadingOptions,
+		options: Options,
 	) {
+		const workflow = ctx.getWorkflow();
 		this.staticData = ctx.getWorkflowStaticData('node');
-	}
-
-	/**
-	 * Called in trigger(), before it returns: n8n 2.x lends a node its expression engine only until then, and reading
-	 * the credentials (like the node's parameters) may need it. Its requests need none (see the credentials'
-	 * authenticate).
-	 */
-	static async create(
-		ctx: ITriggerFunctions,
-		options: ReadingOptions,
-	): Promise<MissedEventsReader> {
-		// No retries of its own: a failed reading is tried again whole, with the backoff below.
-		const client = await StorefrontClient.create(ctx, {
-			rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
-			timeoutMs: READ_TIMEOUT_MS,
-			maxRetries: 0,
-		});
-		return new MissedEventsReader(ctx, client, options);
+		this.kinds = ctx.getNodeParameter('events', []) as string[];
+		this.scope = scopeOf(ctx);
+		this.rememberMs = rememberMs(options);
+		this.about = `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`;
 	}
 
 	/**
 	 * Starts a reading unless one is under way (then nothing: a schedule's tick never queues behind a slow one).
 	 * Resolves with the outcome of its first attempt; when that failed, it goes on trying in the background.
 	 */
-	async read(graceMs: number, paced = false): Promise<Error | undefined> {
+	async read(scheduled = false): Promise<Error | undefined> {
 		if (this.reading || this.stopped) return undefined;
 		this.reading = true;
 		// Only the first report settles it: a promise resolves once.
 		return await new Promise((report) => {
-			void this.attempts(graceMs, paced, report).finally(() => (this.reading = false));
+			void this.attempts(scheduled, report).finally(() => (this.reading = false));
 		});
 	}
 
@@ -192,18 +154,17 @@ class MissedEventsReader {
 	}
 
 	private async attempts(
-		graceMs: number,
-		paced: boolean,
+		scheduled: boolean,
 		report: (outcome: Error | undefined) => void,
 	): Promise<void> {
 		for (let attempt = 0; !this.stopped; attempt++) {
 			try {
-				const young = await this.once(graceMs, paced);
+				const young = await this.once(scheduled);
 				report(undefined);
 				// Changes left to their deliveries are read again once they outgrow the grace, not an interval later.
 				if (young > 0) {
-					await this.wait(graceMs);
-					if (!this.stopped) await this.once(graceMs, paced);
+					await this.wait(DELIVERY_GRACE_MS);
+					if (!this.stopped) await this.once(scheduled);
 				}
 				return;
 			} catch (error) {
@@ -211,7 +172,7 @@ class MissedEventsReader {
 				const wait = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
 				if (!this.stopped) {
 					this.ctx.logger.warn(
-						`Storefront Trigger: could not read the Storefront lists for ${this.options.about}; trying again in ` +
+						`Storefront Trigger: could not read the Storefront lists for ${this.about}; trying again in ` +
 							`${Math.round(wait / 1000)} s (the changes made meanwhile run then, once): ${(error as Error).message}`,
 					);
 				}
@@ -227,11 +188,11 @@ class MissedEventsReader {
 	}
 
 	/** One reading; resolves to the number of changes it left for later (too young). */
-	private async once(graceMs: number, paced: boolean): Promise<number> {
-		const { scope, kinds, about, rememberMs } = this.options;
+	private async once(scheduled: boolean): Promise<number> {
+		const { client, memory, staticData, scope, kinds, about, rememberMs } = this;
 		let sent = 0;
 		const pace = async () => {
-			if (paced && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
+			if (scheduled && ++sent > FREE_REQUESTS) await this.wait(REQUEST_SPACING_MS);
 			if (this.stopped) throw new Error('deactivated');
 		};
 		const now = Date.now();
@@ -239,17 +200,14 @@ class MissedEventsReader {
 		for (const [key] of lapsed) this.running.delete(key);
 		unread(
 			this.memory,
-			lapsed.map(([, { event }]) => event),
+			lapsed.map(([, run]) => run.event),
 		);
-		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
-		const { client, memory, staticData } = this;
 		const found = await findChanges(client, {
-			skip,
 			staticData,
 			kinds,
 			memory,
 			now,
-			graceMs,
+			graceMs: scheduled ? DELIVERY_GRACE_MS : 0,
 			beforeRequest: pace,
 		});
 		if (this.stopped) return 0;
@@ -259,26 +217,44 @@ class MissedEventsReader {
 					`requests; changes from now on are caught up after downtime`,
 			);
 		}
-		if (found.events.length) {
+		// Left out: the changes that ran, or are running, here.
+		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
+		const events = found.events.filter((event) => !skip(claimKey(event)));
+		if (events.length) {
 			// Known once its run claimed them, wherever it ran (a queue worker); until it ends, not started again.
-			const keys = found.events.map(claimKey);
-			found.events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
+			const keys = events.map(claimKey);
+			events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
 			const ended = (claimed: boolean) => {
 				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
-				const mine = found.events.filter((_, i) => this.running.get(keys[i])?.at === now);
+				const mine = events.filter((_, i) => this.running.get(keys[i])?.at === now);
 				for (const event of mine) this.running.delete(claimKey(event));
 				if (claimed) noteRanHere(scope, keys, Date.now());
 				else unread(this.memory, mine);
 			};
-			void this.options.start(found.events).then(ended, () => ended(false));
+			void this.start(events).then(ended, () => ended(false));
 		}
-		const log = found.events.length ? this.ctx.logger.info : this.ctx.logger.debug;
+		const log = events.length ? this.ctx.logger.info : this.ctx.logger.debug;
 		log.call(
 			this.ctx.logger,
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
-				`${found.events.length} changes this n8n has not run` +
-				(found.events.length ? ', one run started for them' : ''),
+				`${events.length} changes this n8n has not run` +
+				(events.length ? ', one run started for them' : ''),
 		);
 		return found.young;
+	}
+
+	/**
+	 * Starts one run with the changes found (what emit() does, in the shape the trigger's execute() reads); resolves once
+	 * it ended, with whether it claimed them.
+	 */
+	private async start(events: PolledEvent[]): Promise<boolean> {
+		const token = randomUUID();
+		const done = this.ctx.helpers.createDeferredPromise<IRun>();
+		const items = events.map((event) => ({
+			json: { ...event, [SOURCE_FIELD]: 'catchUp' },
+			[DELIVERY_KEY]: token,
+		}));
+		this.ctx.emit([items], undefined, done);
+		return claimedIn(await done.promise, this.ctx.getNode().name);
 	}
 }

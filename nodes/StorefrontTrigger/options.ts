@@ -22,10 +22,7 @@ export const dropsDuplicates = (options: Options) => options.dropDuplicates ?? t
 export const catchesUp = (options: Options) =>
 	dropsDuplicates(options) && (options.catchUp ?? true);
 
-/**
- * Minutes between two checks for missed events; 0: none. The editor takes whole minutes; a workflow's JSON may say
- * a fraction: it is rounded, and less than a minute becomes one (more often would spend the shop's requests).
- */
+/** Minutes between two checks; 0: none. Whole minutes, at least 1: more often would spend the shop's requests. */
 export const checkMinutes = (options: Options) => {
 	const minutes = options.missedEventsCheckMinutes ?? DEFAULT_CHECK_MINUTES;
 	return minutes > 0 ? Math.max(1, Math.round(minutes)) : 0;
@@ -39,10 +36,7 @@ export const rememberMs = (options: Options) =>
 export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
 	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
-/**
- * Which accepted delivery (or which reading) an item came from: set beside `json`, so it never shows in the item's
- * data, and read when its run starts (./claim).
- */
+/** Which accepted delivery (or reading) an item came from, read by ./claim: beside `json`, so it never shows. */
 export const DELIVERY_KEY = 'storefrontDelivery';
 
 /** Which item field says where an item came from: "webhook" (a delivery) or "catchUp" (found by a reading). */

@@ -21,7 +21,7 @@ import {
 	type Options,
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
-import { acceptEvent } from './ranHere';
+import { acceptDelivery } from './ranHere';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -33,8 +33,6 @@ const OMITTED_HEADERS = new Set([
 	'proxy-authorization',
 	'cookie',
 ]);
-
-const ACK = Object.freeze({ received: true });
 
 interface StorefrontEvent extends IDataObject {
 	id: string;
@@ -90,7 +88,8 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	}
 
 	const options = context.getNodeParameter('options', {}) as Options;
-	if (options.rejectOlderThanMinutes !== undefined) {
+	const maxAgeMinutes = options.rejectOlderThanMinutes;
+	if (maxAgeMinutes !== undefined) {
 		const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
 		const now = Date.now();
 		if (Number.isNaN(createdAt)) {
@@ -101,16 +100,12 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 				'The event has no valid "created_at" timestamp',
 			);
 		}
-		if (
-			now - createdAt > options.rejectOlderThanMinutes * 60_000 ||
-			createdAt - now > CLOCK_SKEW_MS
-		) {
+		if (now - createdAt > maxAgeMinutes * 60_000 || createdAt - now > CLOCK_SKEW_MS) {
 			return reject(
 				context,
 				400,
 				'event_outside_window',
-				`The event was created at ${event.created_at}, outside the accepted window of ` +
-					`${options.rejectOlderThanMinutes} minutes`,
+				`The event was created at ${event.created_at}, outside the accepted window of ${maxAgeMinutes} minutes`,
 			);
 		}
 	}
@@ -119,7 +114,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// dashboard must run each time.
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
-	if (dropDuplicates && !acceptEvent(scopeOf(context), event.id, delivery, Date.now())) {
+	if (dropDuplicates && !acceptDelivery(scopeOf(context), event.id, delivery, Date.now())) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 
@@ -134,7 +129,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 
 	const output: INodeExecutionData = { json: item };
 	if (dropDuplicates) output[DELIVERY_KEY] = delivery;
-	return { webhookResponse: ACK, workflowData: [[output]] };
+	return { webhookResponse: { received: true }, workflowData: [[output]] };
 }
 
 /** Answers the request directly and tells n8n not to run the workflow nor send its own response. */
@@ -200,10 +195,7 @@ function readEvent(context: IWebhookFunctions, rawBody: Buffer): StorefrontEvent
 	}
 }
 
-function filterHeaders(headers: IDataObject): IDataObject {
-	const kept: IDataObject = {};
-	for (const name of Object.keys(headers)) {
-		if (!OMITTED_HEADERS.has(name.toLowerCase())) kept[name] = headers[name];
-	}
-	return kept;
-}
+const filterHeaders = (headers: IDataObject): IDataObject =>
+	Object.fromEntries(
+		Object.entries(headers).filter(([name]) => !OMITTED_HEADERS.has(name.toLowerCase())),
+	);

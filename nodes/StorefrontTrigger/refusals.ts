@@ -1,10 +1,7 @@
-// Refused deliveries, made visible where an n8n user looks. A wrong Webhook Secret answers every delivery 401; the
-// service gives up after its retries and n8n would show nothing at all ("the trigger never fires"). So a refusal is
-// said in n8n's log (naming the workflow and the reason, never a secret or digest) and
-// becomes a failed execution of the workflow, which n8n's error workflow can report. Both are bounded per trigger node
-// and n8n process, so a flood of forgeries cannot flood the log or the executions list:
-//  - a warning at most once a minute, saying how many deliveries were refused since the last one;
-//  - a failed execution for the first refusal, then at most one per 20 minutes: at most 3 an hour.
+// Refused deliveries (docs/trigger.md): a wrong Webhook Secret answers every delivery 401 and n8n would show nothing
+// ("the trigger never fires"), so a refusal is said in n8n's log (never a secret or digest) and becomes a failed
+// execution, which n8n's error workflow can report. Both are bounded per trigger node and n8n process, so that a flood
+// of forgeries floods neither the log nor the executions list.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -16,29 +13,27 @@ export const FAILED_EXECUTION_EVERY_MS = 20 * 60_000;
 const warnings = new Throttle(WARNING_EVERY_MS);
 const executions = new Throttle(FAILED_EXECUTION_EVERY_MS);
 
-export interface RefusalReport {
-	/** Refusals since the last warning, this one included; 0: no warning now. */
-	warn: number;
-	/** Whether this refusal becomes a failed execution. */
-	execution: boolean;
-}
-
-/** Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it. */
-export function noteRefusal(scope: string, now: number): RefusalReport {
+/**
+ * Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it: `warn`, the
+ * refusals since the last warning (this one included), 0 when no warning is due; `execution`, whether this refusal
+ * becomes a failed execution.
+ */
+export function noteRefusal(scope: string, now: number): { warn: number; execution: boolean } {
 	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
 
 /** Beside `json` of the one item of a refused delivery's run: its code. */
 export const REFUSED_KEY = 'storefrontRefused';
 
+/** Where the Webhook Secret comes from, said wherever one is missing or wrong. */
+export const COPY_SECRET =
+	'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" ' +
+	'field of the credentials';
+
 /** What a user can do about each refusal, said in the failed execution it becomes. */
 const REFUSAL_ADVICE: Record<string, string> = {
-	invalid_signature:
-		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" ' +
-		'field of the credentials, then deactivate and activate the workflow.',
-	webhook_secret_missing:
-		'Copy the signing secret shown next to the webhook URL in the Storefront dashboard into the "Webhook Secret" ' +
-		'field of the credentials.',
+	invalid_signature: `${COPY_SECRET}, then deactivate and activate the workflow.`,
+	webhook_secret_missing: `${COPY_SECRET}.`,
 	invalid_event:
 		'The sender is not the Storefront service, or it sends something other than events to this URL.',
 	invalid_created_at:
@@ -56,10 +51,10 @@ const REFUSAL_ADVICE: Record<string, string> = {
 export function refusedRun(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-): INodeExecutionData[][] | undefined {
+): INodeExecutionData[] | undefined {
 	const refused = items.find((item) => typeof item[REFUSED_KEY] === 'string');
 	if (!refused) return undefined;
-	if (context.continueOnFail()) return [[]];
+	if (context.continueOnFail()) return [];
 	const { code, message } = (refused.json.refused ?? {}) as IDataObject;
 	throw new NodeOperationError(context.getNode(), `Refused a delivery: ${String(message)}`, {
 		description: REFUSAL_ADVICE[String(code)] ?? '',

@@ -1,13 +1,11 @@
-// A late status change: the service's retry of an order.updated after an outage may arrive after the order changed
-// again — after the catch-up ran its current status. Run last, it would make "on hold" the workflow's last word on
-// an order that is processing. So a delivery of an order.updated that is late (created more than LATE_AFTER_MS before
-// its run) is checked against the order as it is now (one request): a status it no longer has marks the item
-// `superseded: true` with `current_status`, and "Leave Out Superseded Changes" drops it (docs/trigger.md).
+// A late status change (docs/trigger.md, Late and superseded): the service's retry of an order.updated after an outage
+// may arrive after the catch-up ran the order's current status. Run last, it would make "on hold" the workflow's last
+// word on an order that is processing, so a late delivery is checked against the order as it is now (one request).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
 import { timeOf } from '../shared/changes/read';
-import { SOURCE_FIELD } from './options';
+import { catchesUp, SOURCE_FIELD, type Options } from './options';
 
 /** A delivery this much younger than its run is not checked: the order has rarely changed again so soon. */
 const LATE_AFTER_MS = 60_000;
@@ -19,16 +17,16 @@ const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
 	now - timeOf(created_at) > LATE_AFTER_MS;
 
 /**
- * Marks the late order.updated deliveries among `items` whose order has another status now; returns the items that go
- * on (without the superseded ones when `leaveOut`). An order that cannot be read leaves its item as it is (and says
- * so).
+ * Marks `superseded` the late order.updated deliveries among the claimed `items` whose order has another status now,
+ * and returns the items that go on. Only with the catch-up on, and not in a test or a retry (they run what they got).
  */
 export async function markSuperseded(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
-	leaveOut: boolean,
-	now: number,
+	options: Options,
 ): Promise<INodeExecutionData[]> {
+	if (!catchesUp(options) || ['manual', 'retry'].includes(context.getMode())) return items;
+	const now = Date.now();
 	const late = items.filter(({ json }) => json[SOURCE_FIELD] !== 'catchUp' && isLate(json, now));
 	if (late.length === 0) return items;
 	const client = await StorefrontClient.create(context);
@@ -50,5 +48,7 @@ export async function markSuperseded(
 			);
 		}
 	}
-	return leaveOut ? items.filter(({ json }) => json.superseded !== true) : items;
+	return options.leaveOutSuperseded === true
+		? items.filter(({ json }) => json.superseded !== true)
+		: items;
 }

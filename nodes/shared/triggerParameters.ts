@@ -11,10 +11,7 @@ export const setupNotice = (text: string): INodeProperties => ({
 	default: '',
 });
 
-/**
- * The subtitle under a trigger on the canvas: its events by the names the Events list shows ("Order Created, Payment
- * Completed"), not their values.
- */
+/** The subtitle under a trigger on the canvas: its events by the names the Events list shows, not their values. */
 export const eventsSubtitle = (first: INodePropertyOptions[] = []) => {
 	const names = Object.fromEntries([...first, ...EVENT_OPTIONS].map((o) => [o.value, o.name]));
 	return `={{ ($parameter["events"] || []).map((e) => (${JSON.stringify(names)})[e] || e).join(", ") }}`;

@@ -12,7 +12,7 @@ import { NodeConnectionTypes, NodeHelpers, sleep, Workflow } from 'n8n-workflow'
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import {
-	acceptEvent,
+	acceptDelivery,
 	ACCEPTED_IDS_LIMIT,
 	ACCEPTED_RETENTION_MS,
 } from '../../nodes/StorefrontTrigger/ranHere';
@@ -526,20 +526,21 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		const scope = 'wf-memory-limit:node';
 		const now = Date.now();
 		for (let i = 0; i < ACCEPTED_IDS_LIMIT; i++)
-			expect(acceptEvent(scope, `evt_old_${i}`, 'token', now)).toBe(true);
-		expect(acceptEvent(scope, 'evt_newest', 'token', now)).toBe(true);
-		expect(acceptEvent(scope, 'evt_old_0', 'token', now)).toBe(true); // the oldest was forgotten…
-		expect(acceptEvent(scope, `evt_old_${ACCEPTED_IDS_LIMIT - 1}`, 'token', now)).toBe(false); // …recent ones are not
+			expect(acceptDelivery(scope, `evt_old_${i}`, 'token', now)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_newest', 'token', now)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_old_0', 'redelivery', now)).toBe(true); // the oldest was forgotten…
+		const recent = `evt_old_${ACCEPTED_IDS_LIMIT - 1}`;
+		expect(acceptDelivery(scope, recent, 'redelivery', now)).toBe(false); // …recent ones are not
 	});
 
 	it('remembers an id in process memory for 72 hours: a retry within them is dropped, one after them is not', () => {
 		expect(ACCEPTED_RETENTION_MS).toBe(72 * 3600_000);
 		const scope = 'wf-memory-age:node';
 		const now = Date.now();
-		expect(acceptEvent(scope, 'evt_71h', 'token', now - 71 * 3600_000)).toBe(true);
-		expect(acceptEvent(scope, 'evt_73h', 'token', now - 73 * 3600_000)).toBe(true);
-		expect(acceptEvent(scope, 'evt_71h', 'token', now)).toBe(false);
-		expect(acceptEvent(scope, 'evt_73h', 'token', now)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_71h', 'token', now - 71 * 3600_000)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_73h', 'token', now - 73 * 3600_000)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_71h', 'redelivery', now)).toBe(false);
+		expect(acceptDelivery(scope, 'evt_73h', 'redelivery', now)).toBe(true);
 	});
 
 	it('writes nothing into the workflow static data (n8n does not save what a webhook call changes there)', async () => {
