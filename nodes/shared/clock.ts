@@ -19,10 +19,7 @@ export class Throttle {
 
 	constructor(private readonly everyMs: number) {}
 
-	/**
-	 * Counts one cause for `key` at `now`: the causes since it was last said, this one included, if it is said now; else
-	 * 0.
-	 */
+	/** Counts one cause for `key`: if it is said now, the causes since it was last said (this one included), else 0. */
 	note(key: string, now: number): number {
 		let entry = this.last.get(key);
 		if (!entry) this.last.set(key, (entry = { at: -Infinity, count: 0 }));

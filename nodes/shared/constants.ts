@@ -40,21 +40,16 @@ export const ORDER_TRANSITIONS = {
 
 type OrderStatus = keyof typeof ORDER_TRANSITIONS;
 const capitalised = (status: string) => status.charAt(0).toUpperCase() + status.slice(1);
-const allowedFrom = (status: OrderStatus) =>
-	(Object.keys(ORDER_TRANSITIONS) as OrderStatus[]).filter((from) =>
-		(ORDER_TRANSITIONS[from] as readonly string[]).includes(status),
-	);
+const moves = Object.entries(ORDER_TRANSITIONS) as Array<[OrderStatus, readonly string[]]>;
 
 /** "pending → processing or cancelled; …": the allowed moves, as the Status parameter and the tool say them. */
-export const ORDER_MOVES = (
-	Object.entries(ORDER_TRANSITIONS) as Array<[OrderStatus, readonly string[]]>
-)
+export const ORDER_MOVES = moves
 	.filter(([, to]) => to.length > 0)
 	.map(([from, to]) => `${from} → ${to.join(' or ')}`)
 	.join('; ');
 
 const orderStatus = (value: OrderStatus, description: string) => {
-	const from = allowedFrom(value).map(capitalised);
+	const from = moves.filter(([, to]) => to.includes(value)).map(([status]) => capitalised(status));
 	return {
 		value,
 		name: capitalised(value),

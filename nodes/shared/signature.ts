@@ -10,19 +10,8 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 const PREFIX = 'sha256=';
 const HEX_DIGEST_LENGTH = 64;
 
-export type SignatureFailure =
-	| 'missing_secret'
-	| 'missing_body'
-	| 'missing_header'
-	| 'multiple_headers'
-	| 'bad_prefix'
-	| 'bad_digest'
-	| 'mismatch';
-
-export type SignatureCheck = { valid: true } | { valid: false; reason: SignatureFailure };
-
 /** Why a delivery was refused, in words for the 401 body (never contains the secret or the expected digest). */
-export const SIGNATURE_FAILURE_MESSAGES: Record<SignatureFailure, string> = {
+export const SIGNATURE_FAILURE_MESSAGES = {
 	missing_secret: 'The receiver has no webhook secret configured, so no delivery can be verified',
 	missing_body: 'The raw request body is not available, so the signature cannot be verified',
 	missing_header: 'The X-Service-Signature header is missing',
@@ -31,6 +20,9 @@ export const SIGNATURE_FAILURE_MESSAGES: Record<SignatureFailure, string> = {
 	bad_digest: 'The X-Service-Signature digest must be 64 hexadecimal digits',
 	mismatch: 'The X-Service-Signature digest does not match the request body',
 };
+
+type SignatureFailure = keyof typeof SIGNATURE_FAILURE_MESSAGES;
+type SignatureCheck = { valid: true } | { valid: false; reason: SignatureFailure };
 
 const VALID: SignatureCheck = Object.freeze({ valid: true });
 const fail = (reason: SignatureFailure): SignatureCheck => ({ valid: false, reason });

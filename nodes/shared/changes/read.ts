@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { recordId, type Page, type StorefrontClient } from '../transport';
-import { MAX_PAGE_SIZE, type EventKind } from '../constants';
+import type { EventKind } from '../constants';
 
 /** The event kinds an order record shows, and those a product record shows. */
 export const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
@@ -18,8 +18,7 @@ export const resourceOf = (kind: EventKind): Resource =>
 
 /** Page `page` of a list, 100 records (the contract's largest), in the service's order. */
 export function reader(client: StorefrontClient, resource: Resource) {
-	return async (page: number) =>
-		await client.getPage([resource], resource, {}, page, MAX_PAGE_SIZE);
+	return async (page: number) => await client.getPage([resource], resource, {}, page);
 }
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */

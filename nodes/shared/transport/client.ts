@@ -1,6 +1,5 @@
 // The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
-// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks. Envelopes, pagination rules,
-// the errors a request ends in (errors.ts) and the per-key rate governor have their own files.
+// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks (the rest: index.ts, governor.ts).
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
@@ -30,8 +29,6 @@ import {
 } from './governor';
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
-export type { RequestTarget } from './errors';
-
 export interface ClientSettings {
 	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
 	maxRetries: number;
@@ -39,16 +36,9 @@ export interface ClientSettings {
 	retryDelayMs: number;
 	/** Pace cap for this node run; 0 = as fast as the service allows. */
 	maxRequestsPerMinute: number;
-	/**
-	 * How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails.
-	 * A time, not a count of refusals: with the governor a request is refused about once per window at most.
-	 */
+	/** How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails. */
 	rateLimitWaitMs: number;
-	/**
-	 * How long one try waits for the service's answer. A service that accepts the connection and never answers (a hung
-	 * load balancer) would otherwise hold the run, or a trigger's activation, for ever. A time-out counts as a broken
-	 * connection: GET, PUT and DELETE are tried again, a POST never (it may have reached the service).
-	 */
+	/** How long one try waits for an answer, then a broken connection: a hung load balancer would hold a run for ever. */
 	timeoutMs: number;
 }
 
@@ -76,7 +66,6 @@ const RETRYABLE_NETWORK_CODES = [
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ];
 
-// Waits as the client reckons them: a Retry-After header read, a retry's backoff.
 /** Longest backoff between two tries of a temporary fault. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -125,7 +114,7 @@ export class StorefrontClient {
 		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
 		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
 		this.account = accountOf(baseUrl, data.apiKey);
-		this.governor = governorFor(baseUrl, data.apiKey);
+		this.governor = governorFor(this.account);
 	}
 
 	static async create(
@@ -145,9 +134,8 @@ export class StorefrontClient {
 	}
 
 	/**
-	 * One API call; resolves only for 2xx. It waits for a slot of the key's governor first; a 429 sends it back to
-	 * its place in the governor's queue until the time budget runs out. Other temporary faults are retried here
-	 * with backoff, up to Max Retries, for idempotent methods only.
+	 * One API call; resolves only for 2xx. A 429 sends it back to its place in the governor's queue; other temporary
+	 * faults are retried here (docs/storefront-node.md, "Rate limits" and "Other faults").
 	 */
 	async request(
 		method: IHttpRequestMethods,
@@ -236,24 +224,24 @@ export class StorefrontClient {
 		return record;
 	}
 
-	/** One page of a list, with the page that follows it (resource-locator searches, the polling trigger). */
+	/** One page of the largest size, with the page that follows it (searches, the triggers, Create or Update). */
 	async getPage(
 		segments: string[],
 		resourceKey: string,
 		qs: IDataObject,
 		page: number,
-		size: number,
 		target: RequestTarget = {},
 	): Promise<Page> {
+		const size = MAX_PAGE_SIZE;
 		const { items, meta } = await this.listPage(segments, resourceKey, qs, page, size, target);
 		const total = typeof meta.total === 'number' ? meta.total : undefined;
 		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };
 	}
 
 	/**
-	 * Every item of a list (`limit` undefined) or the first `limit` ones, walking pages of the largest size the
-	 * contract allows (or just `limit` when that is smaller) with the filters on every page, from page 1 or on from
-	 * the page `after`.
+	 * Every item of a list (`limit` undefined) or the first `limit` ones, the filters on every page, in pages of the
+	 * largest size (or `limit` if smaller), from page 1 or on from `after`: a first page getPage read with these filters
+	 * and this size.
 	 */
 	async getMany(
 		segments: string[],
@@ -265,7 +253,6 @@ export class StorefrontClient {
 	): Promise<IDataObject[]> {
 		const wanted = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(limit));
 		const size = Math.min(MAX_PAGE_SIZE, wanted);
-		// `after`: the first page, already read by getPage with this size and these filters; the walk goes on from it.
 		const collected: IDataObject[] = after ? after.items.slice(0, wanted) : [];
 		let page: number | undefined = after ? after.nextPage : 1;
 		let firstPageCount = after ? after.items.length : 0;
@@ -300,10 +287,7 @@ export class StorefrontClient {
 		return { items, meta: paginationMeta(response.body) };
 	}
 
-	/**
-	 * The governor's slot for one request, the time it waited counted in `waitedForLimitMs` when it was for a limit the
-	 * service has shown.
-	 */
+	/** The governor's slot for one request, its wait counted in `waitedForLimitMs` if for a limit the service showed. */
 	private async slot(deadline: number, seq: number | undefined): Promise<Ticket> {
 		if (this.waiting.count++ === 0) this.waiting.since = Date.now();
 		try {

@@ -3,8 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { recordId } from './identity';
 
-const LIST_KEYS = ['data', 'items', 'results'];
-
 export function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -13,19 +11,13 @@ export function isObject(value: unknown): value is IDataObject {
 export function unwrapList(body: unknown, resourceKey: string): IDataObject[] | undefined {
 	if (Array.isArray(body)) return body as IDataObject[];
 	if (!isObject(body)) return undefined;
-	for (const key of [resourceKey, ...LIST_KEYS]) {
-		if (Array.isArray(body[key])) return body[key] as IDataObject[];
-	}
-	return undefined;
+	const lists = [body[resourceKey], body.data, body.items, body.results];
+	return lists.find((list) => Array.isArray(list)) as IDataObject[] | undefined;
 }
 
 /** A single resource, unwrapped from `{product: …}` / `{data: …}` when the service wraps it (a body without an id). */
 export function unwrapSingle(body: unknown, resourceKey: string): IDataObject {
 	if (!isObject(body)) return {};
-	if (recordId(body, resourceKey) === undefined) {
-		for (const key of [resourceKey, 'data']) {
-			if (isObject(body[key])) return body[key] as IDataObject;
-		}
-	}
-	return body;
+	if (recordId(body, resourceKey) !== undefined) return body;
+	return [body[resourceKey], body.data].find(isObject) ?? body;
 }

@@ -1,29 +1,15 @@
 // The errors a request to the Storefront API ends in, as a user reads them in n8n: the service's own words from its
 // error body (docs/api-contract.md row 10), built from plain, sanitised objects, never from the helper's own error or
 // the request options (which carry the Authorization header).
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	ILoadOptionsFunctions,
-	IPollFunctions,
-	ITriggerFunctions,
-	JsonObject,
-} from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IAllExecuteFunctions, IDataObject, JsonObject } from 'n8n-workflow';
+import { jsonParse, NodeApiError } from 'n8n-workflow';
 
 import { RATE_LIMIT_PLANS } from '../constants';
 import { isObject } from './envelope';
 import type { RateLimitWaitError } from './governor';
 
-/**
- * Who calls the API: the action node, its resource-locator searches, the polling trigger and the webhook trigger's
- * catch-up.
- */
-export type Context =
-	| IExecuteFunctions
-	| ILoadOptionsFunctions
-	| IPollFunctions
-	| ITriggerFunctions;
+/** Who calls the API: the action node, its searches, the polling trigger and the webhook trigger's catch-up. */
+export type Context = IAllExecuteFunctions;
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 
@@ -33,22 +19,12 @@ function firstLine(text: string): string {
 	const stripped = isHtml
 		? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, '\n')
 		: text;
-	const lines = [
-		...new Set(
-			stripped
-				.split(/\r?\n/)
-				.map((part) => part.trim())
-				.filter((part) => part.length > 0),
-		),
-	];
-	const line = lines.slice(0, isHtml ? 2 : 1).join(' — ');
-	const decoded = isHtml
-		? line.replace(
-				/&(amp|lt|gt|quot|#39);/g,
-				(entity, name: string) => HTML_ENTITIES[name] ?? entity,
-			)
-		: line;
-	return decoded.slice(0, 300);
+	const parts = stripped.split(/\r?\n/).map((part) => part.trim());
+	const lines = parts.filter((part) => part.length > 0);
+	if (!isHtml) return (lines[0] ?? '').slice(0, 300);
+	const line = [...new Set(lines)].slice(0, 2).join(' — ');
+	const entity = /&(amp|lt|gt|quot|#39);/g;
+	return line.replace(entity, (match, name: string) => HTML_ENTITIES[name] ?? match).slice(0, 300);
 }
 
 function fieldErrors(list: unknown): string | undefined {
@@ -71,16 +47,10 @@ function fieldErrors(list: unknown): string | undefined {
 export function serviceMessage(body: unknown): { message: string; code?: string } {
 	let parsed = body;
 	if (typeof body === 'string') {
+		// Text that does not parse as JSON stays text (JSON from `{` or `[` is never a string).
 		const text = body.trim();
-		if (text.startsWith('{') || text.startsWith('[')) {
-			try {
-				parsed = JSON.parse(text);
-			} catch {
-				return { message: firstLine(text) };
-			}
-		} else {
-			return { message: firstLine(text) };
-		}
+		if (/^[[{]/.test(text)) parsed = jsonParse(text, { fallbackValue: text });
+		if (typeof parsed === 'string') return { message: firstLine(text) };
 	}
 	if (Array.isArray(parsed)) return { message: fieldErrors(parsed) ?? '' };
 	if (!isObject(parsed)) return { message: '' };
@@ -93,12 +63,11 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 			code: typeof error.code === 'string' ? error.code : undefined,
 		};
 	}
-	const errors = fieldErrors(parsed.errors);
 	const candidates = [
 		parsed.message,
 		typeof error === 'string' ? error : undefined,
 		parsed.error_description,
-		errors,
+		fieldErrors(parsed.errors),
 		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
 	];
 	const message = candidates.find(
@@ -164,10 +133,7 @@ export interface FullResponse {
 	endpoint?: string;
 }
 
-/**
- * A request that waited for the rate limit as long as its budget allows: not sent (again). `refused`: the times the
- * service turned it away, and its last answer.
- */
+/** A request that waited for the rate limit as long as its budget allows; `refused`: its 429s, and the last one. */
 export function waitedTooLong(
 	ctx: Context,
 	error: RateLimitWaitError,
@@ -237,15 +203,13 @@ export function notJson(
 	target: RequestTarget,
 	what = 'not JSON',
 ): NodeApiError {
-	const empty =
-		response.body === undefined ||
-		response.body === null ||
-		(typeof response.body === 'string' && response.body.trim() === '');
-	const text = empty
-		? 'empty body'
-		: typeof response.body === 'string'
-			? firstLine(response.body)
-			: JSON.stringify(response.body).slice(0, 200);
+	const body = response.body ?? '';
+	const text =
+		typeof body !== 'string'
+			? JSON.stringify(body).slice(0, 200)
+			: body.trim() === ''
+				? 'empty body'
+				: firstLine(body);
 	return nodeApiError(
 		ctx,
 		{ message: text, httpCode: String(response.statusCode) },

@@ -1,8 +1,6 @@
-// One request governor per API key and Base URL, shared by every run of the Storefront node in this n8n process, so
-// that a burst of runs on one key meets the plan's rate limit as one queue instead of N retry loops that all fire when
-// the same window resets. It paces to the X-RateLimit-* headers when the service sends them, else to what its 429s
-// teach; a key starts slow; a 429 pauses every caller once, and the queue goes on in arrival order. Each rule and why:
-// docs/storefront-node.md, "Rate limits: one governor per API key".
+// One request governor per API key and Base URL, shared by every run of the Storefront node in this n8n process: a
+// burst of runs on one key meets the plan's rate limit as one queue. Each rule and why: docs/storefront-node.md,
+// "Rate limits: one governor per API key".
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -12,10 +10,7 @@ import { realClock, type Clock } from '../clock';
 const MINUTE_MS = 60_000;
 /** Reset times within this of each other are the same window (headers carry whole seconds). */
 const SAME_WINDOW_MS = 1_500;
-/**
- * The longest single sleep: a wake-up is re-armed until its time, so that no sleep outlives the queue by more
- * than this (node code cannot cancel n8n-workflow's sleep, and a timer pending for minutes keeps a process alive).
- */
+/** The longest single sleep: node code cannot cancel n8n-workflow's sleep, and a pending timer keeps n8n alive. */
 const MAX_SLEEP_MS = 1_000;
 
 export interface Ticket {
@@ -39,13 +34,11 @@ export function rateHeaders(
 	headers: IDataObject | undefined,
 	now: number,
 ): RateHeaders | undefined {
-	if (!headers) return undefined;
 	const number = (name: string) => {
-		const raw = headers[name];
+		const raw = headers?.[name];
+		// Number(undefined) is NaN, Number(null) and Number('') are 0.
 		const value = Number(Array.isArray(raw) ? raw[0] : raw);
-		return raw === undefined || raw === null || raw === '' || !Number.isFinite(value)
-			? undefined
-			: value;
+		return raw === null || raw === '' || !Number.isFinite(value) ? undefined : value;
 	};
 	const limit = number('x-ratelimit-limit');
 	const remaining = number('x-ratelimit-remaining');
@@ -101,12 +94,9 @@ export class Governor {
 	private windowStart: number;
 	private released = 0;
 	private successes = 0;
-	private paused = false;
-	private pausedUntil = 0;
-	/**
-	 * How many requests may be in flight while nothing is known of the limit (slow start): one until the key's first
-	 * answer in this process, then one more per answer other than 429 (doubling each round trip).
-	 */
+	/** Set by a 429 until the first look at the queue after it ends, where the service's next window begins. */
+	private pausedUntil: number | undefined;
+	/** In flight while nothing is known of the limit (slow start): 1, then one more per answer other than 429. */
 	private ramp = 1;
 
 	private inFlight = 0;
@@ -144,26 +134,20 @@ export class Governor {
 		if (status !== undefined && status !== 429) this.ramp++;
 		const now = this.clock.now();
 		const current = ticket.window === this.window;
+		const success = current && status !== undefined && status >= 200 && status < 300;
 		const info = rateHeaders(headers, now);
 		if (info)
 			this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, ticket, current, now);
-		else if (
-			current &&
-			status !== undefined &&
-			status >= 200 &&
-			status < 300 &&
-			this.limit !== undefined
-		) {
-			// The service stopped sending limits: a plan without one (an upgrade), or a proxy that drops the headers.
-			// The limit they said is kept as if learned from 429s: this window goes on at that pace (after it, one
-			// request at a time until a 429 or the window's end), and a window without a refusal raises it.
+		else if (success && this.limit !== undefined) {
+			// The service stopped sending limits (an upgrade, a proxy that drops them): the limit they said is kept
+			// as if learned from 429s.
 			this.learned = this.limit;
 			this.learnedWindowMs = this.windowMsSeen ?? MINUTE_MS;
 			this.limit = undefined;
 			this.windowEnd = undefined;
 		}
 		if (status === 429) this.refused(info, waitMs, now);
-		else if (current && status !== undefined && status >= 200 && status < 300) this.successes++;
+		else if (success) this.successes++;
 		this.pump();
 	}
 
@@ -172,9 +156,8 @@ export class Governor {
 	 * a key nothing is known of yet: only the first is "waiting for the rate limit" to a user whose plan may have none.
 	 */
 	knowsLimit(): boolean {
-		return (
-			this.limit !== undefined || this.learned !== undefined || this.clock.now() < this.pausedUntil
-		);
+		const paused = this.clock.now() < (this.pausedUntil ?? 0);
+		return this.limit !== undefined || this.learned !== undefined || paused;
 	}
 
 	/** What the governor knows of the limit, in words. */
@@ -222,8 +205,7 @@ export class Governor {
 	}
 
 	private refused(info: RateHeaders | undefined, waitMs: number, now: number): void {
-		if (!this.paused) {
-			this.paused = true;
+		if (this.pausedUntil === undefined) {
 			if (info) this.used = info.limit;
 			else {
 				// The window's successes are the limit (or what other users of the key left of it); its length is
@@ -235,16 +217,16 @@ export class Governor {
 				);
 			}
 		}
-		this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
+		this.pausedUntil = Math.max(this.pausedUntil ?? 0, now + waitMs);
 	}
 
 	/** When the next request may go: 0 (now), a time to look again, or Infinity (at the next answer). */
 	private nextSendAt(now: number): number {
-		if (now < this.pausedUntil) return this.pausedUntil;
-		if (this.paused) {
+		if (this.pausedUntil !== undefined) {
+			if (now < this.pausedUntil) return this.pausedUntil;
 			// The service's next window begins when the pause ends, however late the next request comes.
-			this.paused = false;
 			this.startWindow(this.pausedUntil);
+			this.pausedUntil = undefined;
 		}
 		if (this.limit !== undefined) {
 			if (this.windowEnd !== undefined && now >= this.windowEnd) this.startWindow(now);
@@ -255,9 +237,8 @@ export class Governor {
 		}
 		if (this.learned !== undefined) {
 			if (now >= this.windowStart + this.learnedWindowMs) {
-				// A whole window went by without a refusal: the burst is over, or the limit is higher than learned. What
-				// went through is a floor of the limit: keep the larger. (Forgotten, the next burst would go whole, and
-				// everything in flight when its first 429 came would be refused.)
+				// A whole window without a refusal: what went through is a floor of the limit, kept (forgotten, the next
+				// burst would go whole, and everything in flight at its first 429 would be refused).
 				this.learned = Math.max(this.learned, this.successes);
 				this.startWindow(now);
 				return 0;
@@ -270,12 +251,9 @@ export class Governor {
 	}
 
 	/**
-	 * With a known limit and room left: 0 when a request may go now, Infinity to wait for the next answer, or the
-	 * time to look again. Alone on the key, every request the window has room for goes. Sharing it (seen in the last
-	 * minute), each process sends half the window at once and, from the window's middle, one request at a time while
-	 * the answers leave room: the other process's requests in flight are counted by the service before any answer
-	 * here can show them, so a process that took what its answers said was left would send the window twice over.
-	 * At worst the one request after the half is refused, once a window.
+	 * With a known limit and room left, as nextSendAt. Sharing the key (seen in the last minute), half the window goes at
+	 * once, then one at a time: the other process's requests in flight are counted before any answer here shows them,
+	 * so taking what the answers said was left would send the window twice over.
 	 */
 	private shareOfWindow(now: number): number {
 		if (now >= this.sharedUntil) return 0;
@@ -308,19 +286,12 @@ export class Governor {
 	/** Releases what may go, fails what can no longer go in time, and sets one wake-up for the rest. */
 	private pump(): void {
 		const now = this.clock.now();
-		for (let i = 0; i < this.queue.length; i++) {
-			const waiter = this.queue[i];
-			const stillToWait = this.pausedUntil - now;
-			if (waiter.deadline <= now || waiter.deadline < this.pausedUntil) {
-				this.queue.splice(i--, 1);
-				waiter.reject(
-					new RateLimitWaitError(
-						now - waiter.since,
-						this.describe(),
-						stillToWait > 0 ? stillToWait : undefined,
-					),
-				);
-			}
+		const pausedUntil = this.pausedUntil ?? now;
+		const stillToWait = pausedUntil > now ? pausedUntil - now : undefined;
+		const late = (waiter: Waiter) => waiter.deadline <= now || waiter.deadline < pausedUntil;
+		for (const waiter of this.queue.filter(late)) {
+			this.queue.splice(this.queue.indexOf(waiter), 1);
+			waiter.reject(new RateLimitWaitError(now - waiter.since, this.describe(), stillToWait));
 		}
 		while (this.queue.length > 0) {
 			const at = this.nextSendAt(now);
@@ -345,10 +316,7 @@ export class Governor {
 	}
 }
 
-/**
- * The governors of this n8n process, by account. Bound: one per API key and Base URL used since the process started,
- * never dropped (a governor is a few numbers and its queue, empty once its requests are gone).
- */
+/** By account. Bound: one per API key and Base URL used since n8n started, never dropped (a few numbers each). */
 const governors = new Map<string, Governor>();
 
 /**
@@ -361,10 +329,9 @@ export function accountOf(baseUrl: string, apiKey: unknown): string {
 		.digest('hex')}`;
 }
 
-/** The governor of one API key at one base URL, one per n8n instance (module scope). */
-export function governorFor(baseUrl: string, apiKey: unknown): Governor {
-	const id = accountOf(baseUrl, apiKey);
-	const governor = governors.get(id) ?? new Governor();
-	governors.set(id, governor);
+/** The governor of one account, one per n8n process (module scope). */
+export function governorFor(account: string): Governor {
+	const governor = governors.get(account) ?? new Governor();
+	governors.set(account, governor);
 	return governor;
 }

@@ -4,13 +4,8 @@
 // it `order_id`, its items' `product_id`, so a service may well key its records `<resource>_id` alone.
 import type { IDataObject } from 'n8n-workflow';
 
-/** `order` for `orders`, `order`, …: list keys and single-record keys name the same resource. */
-const singular = (resource: string) => (resource.endsWith('s') ? resource.slice(0, -1) : resource);
-
-/** Where a record's id may be, in the order they are tried: `id`, then the resource's own `<resource>_id`. */
-function idFields(resource: string): string[] {
-	return ['id', `${singular(resource)}_id`];
-}
+/** Where a record's id may be, in the order tried: `id`, then `order_id` for `orders` or `order` (list, record key). */
+const idFields = (resource: string) => ['id', `${resource.replace(/s$/, '')}_id`];
 
 /** The record's id as a string, or undefined when it has none under any accepted name. */
 export function recordId(
@@ -35,7 +30,7 @@ export function recordId(
  * names the record (a payment `{id: "pay_…", order_id}`), while a record's own `<resource>_id` is its id.
  */
 export const eventRecordId = (data: IDataObject, resource: string) =>
-	recordId(data, resource, [...idFields(resource)].reverse());
+	recordId(data, resource, idFields(resource).reverse());
 
 /** `"id" or "order_id"`: the fields named in errors and warnings about records without an id. */
 export function idFieldNames(resource: string): string {

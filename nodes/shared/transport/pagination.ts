@@ -34,8 +34,7 @@ export function nextPageNumber(
 	firstPageCount: number,
 	collected: number,
 ): number | undefined {
-	if (count === 0) return undefined;
-	if (meta.has_more === false) return undefined;
+	if (count === 0 || meta.has_more === false) return undefined;
 	if (typeof meta.total === 'number' && collected >= meta.total) return undefined;
 	if ('next_page' in meta) {
 		// null, absent or not a later page (Number(null) is 0): the end.

@@ -3,7 +3,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE, ORDER_STATUSES } from '../../../shared/constants';
+import { ORDER_STATUSES } from '../../../shared/constants';
 import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
 
 /**
@@ -19,7 +19,7 @@ async function pageWithIds(
 	const client = await StorefrontClient.create(context);
 	const asked = Number(token);
 	const page = Number.isInteger(asked) && asked > 0 ? asked : 1;
-	const { items, nextPage } = await client.getPage([resource], resource, qs, page, MAX_PAGE_SIZE);
+	const { items, nextPage } = await client.getPage([resource], resource, qs, page);
 	const records = items.flatMap((record) => {
 		const id = recordId(record, resource);
 		return id === undefined ? [] : [{ id, record }];

@@ -98,7 +98,7 @@ export async function findProducts(
 		return { catalog, how, calls: client.calls - startCalls, pages: memory.pages };
 	};
 	const search = async (qs: IDataObject) =>
-		await client.getPage(['products'], 'products', qs, 1, MAX_PAGE_SIZE, target);
+		await client.getPage(['products'], 'products', qs, 1, target);
 	const firstPage = async () => {
 		const page = await search({});
 		if (page.total !== undefined) memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
