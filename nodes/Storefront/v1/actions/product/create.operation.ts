@@ -44,8 +44,7 @@ export const execute = perItem(async function (client, itemIndex) {
 		name: this.getNodeParameter('name', itemIndex, ''),
 		price: this.getNodeParameter('price', itemIndex, 0),
 	};
-	const extra = { extraFields: fields.extraFields, collection: 'additionalFields' };
-	const body = productBody(this, itemIndex, values, extra, parameter);
+	const body = productBody(this, itemIndex, values, 'additionalFields', parameter);
 	const [missing] = missingToCreate(body);
 	if (missing !== undefined) {
 		throw itemError(

@@ -2,7 +2,7 @@
 // store n8n gives a node (as the Storefront Trigger claims its changes, under the same lock). Two runs on two queue
 // workers that both found no product with a SKU then create it once: the other finds the product and compares with
 // it. A claim is given up when the create was refused, else kept for CLAIM_MINUTES. Without the store (an n8n that
-// has none), runs in one process still take turns (./catalog).
+// has none), runs in one process still take turns (./upsert.operation, writerTurn).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { sharedStore } from '../../../../shared/n8n';

@@ -4,7 +4,7 @@
 import type { IDataObject, INodeProperties, ResourceMapperField } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
-import { EXTRA_FIELDS_LABEL, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
+import { EXTRA_FIELDS_LABEL, fieldOf, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
 
 const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
 const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
@@ -56,7 +56,7 @@ export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
 	];
 }
 
-/** Optional product fields, shared by Create (Additional Fields) and Update (Update Fields). */
+/** Optional product fields, sorted: Create's Additional Fields, Update's Update Fields (with Name and Price). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 	const fields: INodeProperties[] = [
 		{
@@ -117,12 +117,9 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			default: 'active',
 			description: 'Active products are for sale; drafts and archived products are not',
 		},
+		...(forUpdate ? nameAndPrice(true) : []),
 	];
-	if (forUpdate) {
-		fields.push(...nameAndPrice(true));
-		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	}
-	return fields;
+	return fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
 /**
@@ -157,21 +154,13 @@ export function mapperFields(): ResourceMapperField[] {
 
 const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
 
-/** Each field by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
-interface Spelling {
-	id: string;
-	/** The spellings that win over the others. */
-	exact: string[];
-}
-const BY_SPELLING = new Map<string, Spelling>(
-	[...Object.entries(PRODUCT_FIELDS), ['id', ID_FIELD] as const].flatMap(
-		([id, { label }]): Array<[string, Spelling]> => {
-			const entry = { id, exact: [id, label] };
-			return [
-				[id, entry],
-				[squeeze(label), entry],
-			];
-		},
+/** Each field's id by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
+const BY_SPELLING = new Map(
+	Object.entries({ ...PRODUCT_FIELDS, id: ID_FIELD }).flatMap(
+		([id, { label }]): Array<[string, string]> => [
+			[id, id],
+			[squeeze(label), id],
+		],
 	),
 );
 
@@ -190,13 +179,13 @@ export function inputFields(json: IDataObject): InputFields {
 	const found: InputFields = { values: {}, keys: {} };
 	const exact = new Set<string>();
 	for (const [key, value] of Object.entries(json)) {
-		const entry = BY_SPELLING.get(squeeze(key));
-		if (!entry) continue;
-		const isExact = entry.exact.includes(key);
-		if (entry.id in found.values && (exact.has(entry.id) || !isExact)) continue;
-		found.values[entry.id] = value;
-		found.keys[entry.id] = key;
-		if (isExact) exact.add(entry.id);
+		const id = BY_SPELLING.get(squeeze(key));
+		if (id === undefined || exact.has(id)) continue;
+		const isExact = key === id || key === fieldOf(id)?.label;
+		if (id in found.values && !isExact) continue;
+		found.values[id] = value;
+		found.keys[id] = key;
+		if (isExact) exact.add(id);
 	}
 	return found;
 }

@@ -40,8 +40,7 @@ export const description = updateDisplayOptions(
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-	const extra = { extraFields: fields.extraFields, collection: 'updateFields' };
-	const body = productBody(this, itemIndex, fields, extra, parameter);
+	const body = productBody(this, itemIndex, fields, 'updateFields', parameter);
 	if (Object.keys(body).length === 0) {
 		throw itemError(
 			this,

@@ -8,7 +8,6 @@ import { sleep } from 'n8n-workflow';
 import type { StorefrontClient } from '../../../../shared/transport';
 import { gotNoAnswer, recordId } from '../../../../shared/transport';
 import { asNodeError, itemError } from '../common';
-import type { Catalog } from './catalog';
 import { CLAIM_MINUTES, type CreateClaims } from './createClaims';
 import {
 	changedFields,
@@ -18,6 +17,7 @@ import {
 	unshown,
 	type MatchField,
 } from './fields';
+import { lookUp, type Catalog } from './finder';
 import type { Done } from './report';
 
 /** An item's row, read: the value its product is found by, and the fields to set. */
@@ -169,15 +169,14 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
  * looked for a few times while that create may still be on its way, and compared when found; never created here.
  */
 async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
-	const noun = MATCH_NOUNS[shop.field];
 	for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
 		await sleep(waitMs);
-		const found = await search(shop, row.match, itemIndex);
-		if (found.length > 1)
-			return await write(shop, ambiguous(noun, row.match, found), row, itemIndex);
-		if (found.length === 1)
-			return await write(shop, planUpdate(noun, found[0], row), row, itemIndex);
+		await search(shop, row.match, itemIndex);
+		// Planned again: an update (or none) once found, a refusal where several are; a create while none is.
+		const planned = plan(shop.catalog, row);
+		if (planned.write !== 'create') return await write(shop, planned, row, itemIndex);
 	}
+	const noun = MATCH_NOUNS[shop.field];
 	throw itemError(
 		shop.ctx,
 		itemIndex,
@@ -192,9 +191,7 @@ async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promis
 /** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
 async function search(shop: Shop, match: string, itemIndex: number): Promise<IDataObject[]> {
 	const { client, catalog } = shop;
-	const found = await client.getMany(['products'], 'products', { search: match }, undefined, {
-		itemIndex,
-	});
+	const found = await lookUp(client, match, { itemIndex });
 	const matches = found.filter((product) => catalog.keyOf(product) === match);
 	for (const product of matches) catalog.put(product);
 	return matches;
