@@ -31,92 +31,66 @@ export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): IN
 	};
 }
 
+/** A product field as a parameter or option of Create and Update: its label and type (./fields), and `more`. */
+const option = (name: string, more: Partial<INodeProperties>): INodeProperties => ({
+	displayName: labelOf(name),
+	name,
+	type: PRODUCT_FIELDS[name].type,
+	default: '',
+	...more,
+});
+
 /** Name and Price: parameters of Create's own, which a product needs; options of Update. */
 export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
 	return [
-		{
-			displayName: labelOf('name'),
-			name: 'name',
-			type: 'string',
-			default: '',
+		option('name', {
 			...(forUpdate ? {} : { required: true, placeholder: 'e.g. Linen Shirt' }),
 			description: `${forUpdate ? 'New product name' : 'Product name shown to shoppers'} (1–200 characters)`,
-		},
-		{
-			displayName: labelOf('price'),
-			name: 'price',
-			type: 'number',
+		}),
+		option('price', {
 			...(forUpdate ? {} : { required: true }),
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description: forUpdate
 				? "New unit price, 0 or more, in the product's currency"
 				: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
-		},
+		}),
 	];
 }
 
 /** Optional product fields, sorted: Create's Additional Fields, Update's Update Fields (with Name and Price). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
-	const fields: INodeProperties[] = [
-		{
-			displayName: labelOf('category'),
-			name: 'category',
-			type: 'string',
-			default: '',
+	const fields = [
+		option('category', {
 			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
-		},
-		{
-			displayName: labelOf('currency'),
-			name: 'currency',
-			type: 'string',
-			default: '',
+		}),
+		option('currency', {
 			placeholder: 'e.g. USD',
 			description:
 				"The price's currency as a three-letter code such as USD; the store's currency when not set",
-		},
-		{
-			displayName: labelOf('description'),
-			name: 'description',
-			type: 'string',
+		}),
+		option('description', {
 			typeOptions: { rows: 3 },
-			default: '',
 			description: 'Longer product description shown to shoppers',
-		},
+		}),
 		extraFieldsOption(forUpdate ? 'update' : 'create'),
-		{
-			displayName: labelOf('images'),
-			name: 'images',
-			type: 'string',
-			default: '',
+		option('images', {
 			placeholder: 'e.g. https://example.com/a.jpg, https://example.com/b.jpg',
 			description: forUpdate
 				? 'Comma-separated image URLs; replaces the current images'
 				: 'Comma-separated image URLs',
-		},
-		{
-			displayName: labelOf('stock'),
-			name: 'stock',
-			type: 'number',
+		}),
+		option('stock', {
 			typeOptions: { minValue: 0, numberPrecision: 0 },
 			default: 0,
 			description: 'Units in stock (whole number, 0 or more)',
-		},
-		{
-			displayName: labelOf('sku'),
-			name: 'sku',
-			type: 'string',
-			default: '',
-			description: 'Stock keeping unit; must be unique within the store',
-		},
-		{
-			displayName: labelOf('status'),
-			name: 'status',
-			type: 'options',
+		}),
+		option('sku', { description: 'Stock keeping unit; must be unique within the store' }),
+		option('status', {
 			options: statusOptions(),
 			default: 'active',
 			description: 'Active products are for sale; drafts and archived products are not',
-		},
+		}),
 		...(forUpdate ? nameAndPrice(true) : []),
 	];
 	return fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
