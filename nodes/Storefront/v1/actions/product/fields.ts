@@ -31,11 +31,12 @@ function readText(value: unknown, trim = true): string {
 }
 
 const asText = (value: unknown) => (value === undefined || value === null ? '' : String(value));
-const text = (label: string): ProductField => ({
+/** A text field, trimmed where its spaces cannot be meant. */
+const text = (label: string, trim = true): ProductField => ({
 	label,
 	type: 'string',
-	read: (value) => readText(value),
-	same: (wanted, current) => asText(current).trim() === wanted,
+	read: (value) => readText(value, trim),
+	same: (wanted, current) => (trim ? asText(current).trim() : asText(current)) === wanted,
 });
 
 /** A number, or the text of one as a CSV or a sheet gives it ("19.90", " 12 "); undefined for anything else. */
@@ -68,13 +69,8 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 			return name.length > 200 ? why('must be at most 200 characters', value) : name;
 		},
 	},
-	description: {
-		label: 'Description',
-		type: 'string',
-		// Spaces and line breaks in a description can be meant.
-		read: (value) => readText(value, false),
-		same: (wanted, current) => asText(current) === wanted,
-	},
+	// Spaces and line breaks in a description can be meant.
+	description: text('Description', false),
 	category: text('Category'),
 	price: {
 		label: 'Price',
@@ -153,6 +149,12 @@ export function isEmpty(value: unknown): boolean {
 		(Array.isArray(value) && value.length === 0)
 	);
 }
+
+/** How Create and Update name a field in an item's failure: its parameter, in `collection` unless it is in `own`. */
+export const parameterOf =
+	(collection: string, own: string[] = []) =>
+	(key: string) =>
+		`The parameter "${PRODUCT_FIELDS[key].label}" (${own.includes(key) ? key : `${collection}.${key}`})`;
 
 /** The fields a create needs that `fields` lacks (Create requires them; Create or Update fails such an item). */
 export const missingToCreate = (fields: IDataObject) =>

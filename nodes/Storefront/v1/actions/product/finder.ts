@@ -78,11 +78,7 @@ export interface Found {
  * value that only that field of a product holds, whose search proves the field is searched. Per process, like the
  * rate-limit governor: a guess about cost only; the proof is asked again in every run that needs it.
  */
-interface Learnt {
-	pages?: number;
-	sample?: string;
-}
-const learnt = new Map<string, Learnt>();
+const learnt = new Map<string, { pages?: number; sample?: string }>();
 
 /** Whether a field's value shows `value`, in any case (as the contract's search compares). */
 const holds = (inner: unknown, value: string) =>

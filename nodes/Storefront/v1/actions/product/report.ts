@@ -58,13 +58,11 @@ export function report({ field, done, items, found, numeric, turnWaitedMs }: Run
 	const recovered = results.filter((result) => result.recovered !== undefined);
 	if (recovered.length) hints.push(recoveredHint(recovered, field));
 	if (found) hints.push(foundHint(found, noun));
-	if (numeric) {
-		const [was, values] = numeric === 1 ? ['was', 'value'] : ['were', 'values'];
+	if (numeric)
 		hints.push(
-			`${numeric} ${noun} ${values} came as a number and ${was} read as text; a number loses ` +
-				'leading zeros (000123 becomes 123): read that column as text',
+			`${numeric} ${noun} ${plural(numeric, 'value')} came as a number and ${plural(numeric, 'was', 'were')} ` +
+				'read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
 		);
-	}
 	if (turnWaitedMs >= 1000)
 		hints.push(
 			`Waited ${duration(turnWaitedMs)} for another Create or Update run on this API key to finish`,

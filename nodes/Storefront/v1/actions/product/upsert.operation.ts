@@ -174,11 +174,7 @@ function readRow(
 	}
 }
 
-/**
- * One run of Create or Update: each item's row read; the run's products found once (./finder: looked up, or the
- * catalog read); each item's write planned against them and done only where a field differs (./upsertWrite). Each
- * item's output is its product; what the run did goes to the hints (./report).
- */
+/** One run of Create or Update. Each item's output is its product; what the run did goes to the hints (./report). */
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -207,12 +203,11 @@ export async function execute(
 				this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
 			);
 			const target = { itemIndex: firstRow };
-			found = await findProducts(client, field, { values, findBy, atOnce }, target).catch(
-				(error: unknown) => {
-					notFound = error;
-					return undefined;
-				},
-			);
+			try {
+				found = await findProducts(client, field, { values, findBy, atOnce }, target);
+			} catch (error) {
+				notFound = error;
+			}
 		}
 
 		// 3. Plan each item's write against the products as the run now knows them, and 4. write it. Items of one
@@ -220,7 +215,6 @@ export async function execute(
 		const shop = found && {
 			ctx: this,
 			client,
-			field,
 			catalog: found.catalog,
 			claims: createClaims(this, client.account, field),
 		};
