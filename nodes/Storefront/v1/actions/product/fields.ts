@@ -119,11 +119,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		label: 'Image URLs',
 		type: 'string',
 		read: readUrls,
-		same: (wanted, current) =>
-			Array.isArray(current) &&
-			Array.isArray(wanted) &&
-			current.length === wanted.length &&
-			wanted.every((url, i) => current[i] === url),
+		same: (wanted, current) => Array.isArray(current) && canonical(current) === canonical(wanted),
 	},
 };
 

@@ -1,7 +1,5 @@
 // What a Create or Update run did, said in the output panel's hints, n8n's place for facts about a run: the output
-// items are the products, as Create and Update output them, so expressions after the node are the same for all
-// three. The hints say how many products were created, updated and left unchanged, which fields were written, how
-// the products were found, and what the user should know about the values read.
+// items are the products, as Create and Update output them, so expressions after the node are the same for all three.
 import type { IDataObject } from 'n8n-workflow';
 
 import { duration } from '../../../../shared/transport';
