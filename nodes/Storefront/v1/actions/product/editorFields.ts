@@ -9,10 +9,7 @@ import { EXTRA_FIELDS_LABEL, fieldOf, ID_FIELD, PRODUCT_FIELDS, type ProductFiel
 const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
 const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
 
-/**
- * Extra Fields (JSON), the same option in Create's Additional Fields, Update's Update Fields and Create or Update's
- * Additional Fields.
- */
+/** Extra Fields (JSON), the same option in Create, Update and Create or Update, worded for each. */
 export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): INodeProperties {
 	return {
 		displayName: EXTRA_FIELDS_LABEL,
