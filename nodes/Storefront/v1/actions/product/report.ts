@@ -8,13 +8,6 @@ import type { Found } from './finder';
 
 const plural = (count: number, one: string, many = `${one}s`) => (count === 1 ? one : many);
 
-/** A few values quoted, and how many more there are. */
-function someOf(values: string[], shown = 3): string {
-	const quoted = values.slice(0, shown).map((value) => `"${value}"`);
-	const more = values.length - shown;
-	return more > 0 ? `${quoted.join(', ')} and ${more} more` : quoted.join(', ');
-}
-
 /** What one item did to its product, and the product as the service now has it (the item's output). */
 export interface Done {
 	outcome: 'created' | 'updated' | 'unchanged';
@@ -86,10 +79,12 @@ function recoveredHint(recovered: Done[], field: MatchField): string {
 	const { lost } = recovered[0].recovered!;
 	const matches = recovered.map((result) => result.recovered!.match);
 	const count = matches.length;
+	// The first three values quoted, and how many more there are.
+	const some = matches.slice(0, 3).map((match) => `"${match}"`);
 	return (
 		`${count} ${plural(count, 'create')} got no usable answer (${lost.message}); ` +
 		`${plural(count, 'its product was', 'their products were')} found by ${MATCH_NOUNS[field]} and not ` +
-		`created again: ${someOf(matches)}`
+		`created again: ${some.join(', ')}${count > 3 ? ` and ${count - 3} more` : ''}`
 	);
 }
 
