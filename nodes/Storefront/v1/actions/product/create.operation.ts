@@ -4,13 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { itemError, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
 import { nameAndPrice, productFieldOptions } from './editorFields';
-import { missingToCreate, PRODUCT_FIELDS, productBody } from './fields';
+import { missingToCreate, parameterOf, productBody } from './fields';
 
 /** A field of Create, as an item's failure names it: Name and Price are parameters of their own. */
-const parameter = (key: string) => {
-	const path = key === 'name' || key === 'price' ? key : `additionalFields.${key}`;
-	return `The parameter "${PRODUCT_FIELDS[key].label}" (${path})`;
-};
+const parameter = parameterOf('additionalFields', ['name', 'price']);
 
 const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
@@ -44,15 +41,10 @@ export const execute = perItem(async function (client, itemIndex) {
 		name: this.getNodeParameter('name', itemIndex, ''),
 		price: this.getNodeParameter('price', itemIndex, 0),
 	};
-	const extra = { extraFields: fields.extraFields, collection: 'additionalFields' };
-	const body = productBody(this, itemIndex, values, extra, parameter);
+	const body = productBody(this, itemIndex, values, 'additionalFields', parameter);
 	const [missing] = missingToCreate(body);
 	if (missing !== undefined) {
-		throw itemError(
-			this,
-			itemIndex,
-			`The parameter "${PRODUCT_FIELDS[missing].label}" (${missing}) must not be empty`,
-		);
+		throw itemError(this, itemIndex, `${parameter(missing)} must not be empty`);
 	}
 	const response = await client.request('POST', ['products'], { body }, { itemIndex });
 	return client.single(response, 'product', { itemIndex });

@@ -2,7 +2,7 @@
 // store n8n gives a node (as the Storefront Trigger claims its changes, under the same lock). Two runs on two queue
 // workers that both found no product with a SKU then create it once: the other finds the product and compares with
 // it. A claim is given up when the create was refused, else kept for CLAIM_MINUTES. Without the store (an n8n that
-// has none), runs in one process still take turns (./catalog).
+// has none), runs in one process still take turns (./upsert.operation, writerTurn).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { sharedStore } from '../../../../shared/n8n';
@@ -22,15 +22,10 @@ const WORDS = {
 	doc: 'docs/storefront-node.md, Create or Update',
 };
 
-/** A run's claims on creates: `claim` tells whether this run creates the product; `release` gives a claim up. */
-export interface CreateClaims {
-	/** true: this run creates the product; false: another run claimed its create; undefined: there is no store. */
-	claim(value: string): Promise<boolean | undefined>;
-	/** After a create the service refused: the claim is given up, so that a later run may create the product. */
-	release(value: string, claimed: boolean | undefined): Promise<void>;
-}
+export type CreateClaims = ReturnType<typeof createClaims>;
 
-export function createClaims(ctx: IExecuteFunctions, account: string, field: string): CreateClaims {
+/** A run's claims on creates: `claim` tells whether this run creates the product; `release` gives a claim up. */
+export function createClaims(ctx: IExecuteFunctions, account: string, field: string) {
 	// This run's own mark on its claims (a claim the lock does not cover is told apart by it).
 	const token = Math.random().toString(36).slice(2);
 	const key = (value: string) => `create:${account}:${field}:${value}`;
@@ -42,7 +37,8 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 		return (store = sharedStore(ctx, scope, CLAIM_MINUTES * 60_000, WORDS));
 	};
 	return {
-		async claim(value) {
+		/** true: this run creates the product; false: another run claimed its create; undefined: there is no store. */
+		async claim(value: string): Promise<boolean | undefined> {
 			const claims = shared();
 			if (!claims) return undefined;
 			try {
@@ -56,7 +52,8 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 				return undefined;
 			}
 		},
-		async release(value, claimed) {
+		/** After a create the service refused: the claim is given up, so that a later run may create the product. */
+		async release(value: string, claimed: boolean | undefined): Promise<void> {
 			const claims = claimed === true ? shared() : undefined;
 			if (claims) await releaseShared(claims, key(value), token).catch(() => false);
 		},

@@ -4,15 +4,12 @@
 import type { IDataObject, INodeProperties, ResourceMapperField } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
-import { EXTRA_FIELDS_LABEL, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
+import { EXTRA_FIELDS_LABEL, fieldOf, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
 
 const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
 const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
 
-/**
- * Extra Fields (JSON), the same option in Create's Additional Fields, Update's Update Fields and Create or Update's
- * Additional Fields.
- */
+/** Extra Fields (JSON), the same option in Create, Update and Create or Update, worded for each. */
 export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): INodeProperties {
 	return {
 		displayName: EXTRA_FIELDS_LABEL,
@@ -31,98 +28,69 @@ export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): IN
 	};
 }
 
+/** A product field as a parameter or option of Create and Update: its label and type (./fields), and `more`. */
+const option = (name: string, more: Partial<INodeProperties>): INodeProperties => ({
+	displayName: labelOf(name),
+	name,
+	type: PRODUCT_FIELDS[name].type,
+	default: '',
+	...more,
+});
+
 /** Name and Price: parameters of Create's own, which a product needs; options of Update. */
 export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
 	return [
-		{
-			displayName: labelOf('name'),
-			name: 'name',
-			type: 'string',
-			default: '',
+		option('name', {
 			...(forUpdate ? {} : { required: true, placeholder: 'e.g. Linen Shirt' }),
 			description: `${forUpdate ? 'New product name' : 'Product name shown to shoppers'} (1–200 characters)`,
-		},
-		{
-			displayName: labelOf('price'),
-			name: 'price',
-			type: 'number',
+		}),
+		option('price', {
 			...(forUpdate ? {} : { required: true }),
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description: forUpdate
 				? "New unit price, 0 or more, in the product's currency"
 				: "Unit price, 0 or more, in the product's currency (the store's currency unless set below)",
-		},
+		}),
 	];
 }
 
-/** Optional product fields, shared by Create (Additional Fields) and Update (Update Fields). */
+/** Optional product fields, sorted: Create's Additional Fields, Update's Update Fields (with Name and Price). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
-	const fields: INodeProperties[] = [
-		{
-			displayName: labelOf('category'),
-			name: 'category',
-			type: 'string',
-			default: '',
+	const fields = [
+		option('category', {
 			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
-		},
-		{
-			displayName: labelOf('currency'),
-			name: 'currency',
-			type: 'string',
-			default: '',
+		}),
+		option('currency', {
 			placeholder: 'e.g. USD',
 			description:
 				"The price's currency as a three-letter code such as USD; the store's currency when not set",
-		},
-		{
-			displayName: labelOf('description'),
-			name: 'description',
-			type: 'string',
+		}),
+		option('description', {
 			typeOptions: { rows: 3 },
-			default: '',
 			description: 'Longer product description shown to shoppers',
-		},
+		}),
 		extraFieldsOption(forUpdate ? 'update' : 'create'),
-		{
-			displayName: labelOf('images'),
-			name: 'images',
-			type: 'string',
-			default: '',
+		option('images', {
 			placeholder: 'e.g. https://example.com/a.jpg, https://example.com/b.jpg',
 			description: forUpdate
 				? 'Comma-separated image URLs; replaces the current images'
 				: 'Comma-separated image URLs',
-		},
-		{
-			displayName: labelOf('stock'),
-			name: 'stock',
-			type: 'number',
+		}),
+		option('stock', {
 			typeOptions: { minValue: 0, numberPrecision: 0 },
 			default: 0,
 			description: 'Units in stock (whole number, 0 or more)',
-		},
-		{
-			displayName: labelOf('sku'),
-			name: 'sku',
-			type: 'string',
-			default: '',
-			description: 'Stock keeping unit; must be unique within the store',
-		},
-		{
-			displayName: labelOf('status'),
-			name: 'status',
-			type: 'options',
+		}),
+		option('sku', { description: 'Stock keeping unit; must be unique within the store' }),
+		option('status', {
 			options: statusOptions(),
 			default: 'active',
 			description: 'Active products are for sale; drafts and archived products are not',
-		},
+		}),
+		...(forUpdate ? nameAndPrice(true) : []),
 	];
-	if (forUpdate) {
-		fields.push(...nameAndPrice(true));
-		fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	}
-	return fields;
+	return fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
 /**
@@ -157,21 +125,13 @@ export function mapperFields(): ResourceMapperField[] {
 
 const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
 
-/** Each field by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
-interface Spelling {
-	id: string;
-	/** The spellings that win over the others. */
-	exact: string[];
-}
-const BY_SPELLING = new Map<string, Spelling>(
-	[...Object.entries(PRODUCT_FIELDS), ['id', ID_FIELD] as const].flatMap(
-		([id, { label }]): Array<[string, Spelling]> => {
-			const entry = { id, exact: [id, label] };
-			return [
-				[id, entry],
-				[squeeze(label), entry],
-			];
-		},
+/** Each field's id by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
+const BY_SPELLING = new Map(
+	Object.entries({ ...PRODUCT_FIELDS, id: ID_FIELD }).flatMap(
+		([id, { label }]): Array<[string, string]> => [
+			[id, id],
+			[squeeze(label), id],
+		],
 	),
 );
 
@@ -190,13 +150,13 @@ export function inputFields(json: IDataObject): InputFields {
 	const found: InputFields = { values: {}, keys: {} };
 	const exact = new Set<string>();
 	for (const [key, value] of Object.entries(json)) {
-		const entry = BY_SPELLING.get(squeeze(key));
-		if (!entry) continue;
-		const isExact = entry.exact.includes(key);
-		if (entry.id in found.values && (exact.has(entry.id) || !isExact)) continue;
-		found.values[entry.id] = value;
-		found.keys[entry.id] = key;
-		if (isExact) exact.add(entry.id);
+		const id = BY_SPELLING.get(squeeze(key));
+		if (id === undefined || exact.has(id)) continue;
+		const isExact = key === id || key === fieldOf(id)?.label;
+		if (id in found.values && !isExact) continue;
+		found.values[id] = value;
+		found.keys[id] = key;
+		if (isExact) exact.add(id);
 	}
 	return found;
 }

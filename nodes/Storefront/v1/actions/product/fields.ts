@@ -10,15 +10,12 @@ import { PRODUCT_STATUSES } from '../../../../shared/constants';
 import { isObject } from '../../../../shared/transport';
 import { itemError } from '../common';
 
-/** A field's value as it is sent. */
-type FieldValue = string | number | string[];
-
 export interface ProductField {
 	/** The field's name in the editor, the same in every product operation. */
 	label: string;
 	type: 'string' | 'number' | 'options';
 	/** The value to send; throws an Error saying why it cannot be sent. Only called for a value that is set. */
-	read(value: unknown): FieldValue;
+	read(value: unknown): string | number | string[];
 	/** Whether the product's value equals the value read. */
 	same(wanted: unknown, current: unknown): boolean;
 }
@@ -34,11 +31,12 @@ function readText(value: unknown, trim = true): string {
 }
 
 const asText = (value: unknown) => (value === undefined || value === null ? '' : String(value));
-const text = (label: string): ProductField => ({
+/** A text field, trimmed where its spaces cannot be meant. */
+const text = (label: string, trim = true): ProductField => ({
 	label,
 	type: 'string',
-	read: (value) => readText(value),
-	same: (wanted, current) => asText(current).trim() === wanted,
+	read: (value) => readText(value, trim),
+	same: (wanted, current) => (trim ? asText(current).trim() : asText(current)) === wanted,
 });
 
 /** A number, or the text of one as a CSV or a sheet gives it ("19.90", " 12 "); undefined for anything else. */
@@ -71,13 +69,8 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 			return name.length > 200 ? why('must be at most 200 characters', value) : name;
 		},
 	},
-	description: {
-		label: 'Description',
-		type: 'string',
-		// Spaces and line breaks in a description can be meant.
-		read: (value) => readText(value, false),
-		same: (wanted, current) => asText(current) === wanted,
-	},
+	// Spaces and line breaks in a description can be meant.
+	description: text('Description', false),
 	category: text('Category'),
 	price: {
 		label: 'Price',
@@ -126,11 +119,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		label: 'Image URLs',
 		type: 'string',
 		read: readUrls,
-		same: (wanted, current) =>
-			Array.isArray(current) &&
-			Array.isArray(wanted) &&
-			current.length === wanted.length &&
-			wanted.every((url, i) => current[i] === url),
+		same: (wanted, current) => Array.isArray(current) && canonical(current) === canonical(wanted),
 	},
 };
 
@@ -139,12 +128,9 @@ export const ID_FIELD: ProductField = text('Product ID');
 
 export const EXTRA_FIELDS_LABEL = 'Extra Fields (JSON)';
 
-/** The fields a product can be found by, SKU first (the default). */
-export const MATCH_FIELDS = ['sku', 'name', 'id'] as const;
-export type MatchField = (typeof MATCH_FIELDS)[number];
-
-/** A match field as a sentence names it: "No product has the SKU "A-1"". */
-export const MATCH_NOUNS: Record<MatchField, string> = { sku: 'SKU', name: 'name', id: 'ID' };
+/** The fields a product can be found by, as a sentence names them: "No product has the SKU "A-1"". */
+export const MATCH_NOUNS = { sku: 'SKU', name: 'name', id: 'ID' };
+export type MatchField = keyof typeof MATCH_NOUNS;
 
 /** The rule of a field, the match fields included. */
 export const fieldOf = (name: string): ProductField | undefined =>
@@ -160,26 +146,30 @@ export function isEmpty(value: unknown): boolean {
 	);
 }
 
-/** The fields a product needs to be created; Create asks for them, Create or Update fails an item without them. */
-const REQUIRED_TO_CREATE = ['name', 'price'];
+/** How Create and Update name a field in an item's failure: its parameter, in `collection` unless it is in `own`. */
+export const parameterOf =
+	(collection: string, own: string[] = []) =>
+	(key: string) =>
+		`The parameter "${PRODUCT_FIELDS[key].label}" (${own.includes(key) ? key : `${collection}.${key}`})`;
 
-/** The fields of `fields` a create needs and does not have. */
+/** The fields a create needs that `fields` lacks (Create requires them; Create or Update fails such an item). */
 export const missingToCreate = (fields: IDataObject) =>
-	REQUIRED_TO_CREATE.filter((key) => fields[key] === undefined);
+	['name', 'price'].filter((key) => fields[key] === undefined);
 
 /**
- * The one product body reader of Create, Update and Create or Update: Extra Fields (JSON) (`extraFields`, a parameter
- * of the collection `collection`: an object, or its JSON text), under the product fields of `values` that are set,
- * each read by its rule, in the order of PRODUCT_FIELDS (keys that are no product field are left out). A value that
- * cannot be sent fails the item before any request, named as `where` says ("The parameter "Price" (price)").
+ * The one product body reader of Create, Update and Create or Update: Extra Fields (JSON) (`values.extraFields`, from
+ * the collection `collection`: an object, or its JSON text), under the product fields of `values` that are set, each
+ * read by its rule, in the order of PRODUCT_FIELDS (other keys are left out). A value that cannot be sent fails the
+ * item before any request, named as `where` says ("The parameter "Price" (price)").
  */
 export function productBody(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	values: IDataObject,
-	{ extraFields, collection }: { extraFields?: unknown; collection: string },
+	collection: string,
 	where: (key: string) => string,
 ): IDataObject {
+	const { extraFields } = values;
 	const refuseExtra = (reason: string): never => {
 		throw itemError(
 			ctx,

@@ -7,8 +7,56 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../../shared/constants';
 import type { Page, RequestTarget, StorefrontClient } from '../../../../shared/transport';
-import { Catalog } from './catalog';
+import { recordId } from '../../../../shared/transport';
 import { MATCH_NOUNS, type MatchField } from './fields';
+
+/**
+ * Create or Update's view of the shop: the products the run found, by the match field, kept up to date with what the
+ * run writes.
+ */
+export class Catalog {
+	private readonly byKey = new Map<string, IDataObject[]>();
+
+	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
+	readonly unsettled = new Set<string>();
+
+	constructor(
+		readonly field: MatchField,
+		products: IDataObject[],
+	) {
+		for (const product of products) this.put(product);
+	}
+
+	/** The product's value of the match field, as items are matched on it (trimmed); undefined when it has none. */
+	keyOf(product: IDataObject): string | undefined {
+		const value = this.field === 'id' ? recordId(product, 'product') : product[this.field];
+		const key = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+		return key === '' ? undefined : key;
+	}
+
+	find(key: string): IDataObject[] {
+		return this.byKey.get(key) ?? [];
+	}
+
+	/**
+	 * Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). A product's
+	 * key does not change: an item's fields hold its match value.
+	 */
+	put(product: IDataObject): void {
+		const key = this.keyOf(product);
+		if (key === undefined) return;
+		const id = recordId(product, 'product');
+		const others = this.find(key).filter((p) => id === undefined || recordId(p, 'product') !== id);
+		this.byKey.set(key, [...others, product]);
+	}
+
+	/** Products whose value is `key` with leading zeros (000123 for 123): what a number read from a sheet lost. */
+	withZeros(key: string): IDataObject[] {
+		const bare = (value: string) => value.replace(/^0+/, '');
+		const padded = [...this.byKey].filter(([other]) => other !== key && bare(other) === bare(key));
+		return padded.flatMap(([, products]) => products);
+	}
+}
 
 /** Find Products By: chosen per run (auto), or forced by a user who knows the service. */
 export type FindBy = 'auto' | 'lookup' | 'catalog';
@@ -30,11 +78,7 @@ export interface Found {
  * value that only that field of a product holds, whose search proves the field is searched. Per process, like the
  * rate-limit governor: a guess about cost only; the proof is asked again in every run that needs it.
  */
-interface Learnt {
-	pages?: number;
-	sample?: string;
-}
-const learnt = new Map<string, Learnt>();
+const learnt = new Map<string, { pages?: number; sample?: string }>();
 
 /** Whether a field's value shows `value`, in any case (as the contract's search compares). */
 const holds = (inner: unknown, value: string) =>
@@ -47,6 +91,10 @@ const onlyIn = (product: IDataObject, field: string, value: string) =>
 /** Whether a product shows `value` in any field: what a search that filters returns. */
 const shows = (product: IDataObject, value: string) =>
 	Object.values(product).some((inner) => holds(inner, value));
+
+/** The products the product list's `search` finds for `value` (every page): a value's lookup. */
+export const lookUp = async (client: StorefrontClient, value: string, target: RequestTarget) =>
+	await client.getMany(['products'], 'products', { search: value }, undefined, target);
 
 /** What the choice of a way is made from: nothing but what is known before the next request. */
 export interface LookupAsk {
@@ -139,14 +187,9 @@ export async function findProducts(
 	let choice = lookupChoice({ ...ask, pages: memory.pages });
 	let first: Page | undefined;
 	if (choice === 'first page') {
+		// Asked only while the size is not known: firstPage learns it from the page's total, where it has one.
 		first = await firstPage();
-		const { nextPage, total } = first;
-		const pages =
-			nextPage === undefined
-				? 1
-				: total === undefined
-					? undefined
-					: Math.ceil(total / MAX_PAGE_SIZE);
+		const pages = first.nextPage === undefined ? 1 : memory.pages;
 		choice = lookupChoice({ ...ask, pages, firstRead: true });
 	}
 	if (choice !== 'lookup') return await readAll(first);
@@ -156,13 +199,7 @@ export async function findProducts(
 	let next = 0;
 	const lookups = async () => {
 		for (let i = next++; i < values.length; i = next++)
-			results[i] = await client.getMany(
-				['products'],
-				'products',
-				{ search: values[i] },
-				undefined,
-				target,
-			);
+			results[i] = await lookUp(client, values[i], target);
 	};
 	const width = Number.isFinite(atOnce)
 		? Math.max(1, Math.min(Math.floor(atOnce), values.length))

@@ -4,6 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { ToolUse } from '../getMany';
 import { getManyExecute, getManyProperties, pickWithId } from '../getMany';
 
+/** A simplified product's fields beside its id. */
+const SIMPLIFIED = ['name', 'sku', 'category', 'price', 'currency', 'stock', 'status'];
+
 const tool: ToolUse = {
 	description:
 		'List products of the Storefront shop, optionally only one category or those whose name, SKU or description ' +
@@ -11,16 +14,7 @@ const tool: ToolUse = {
 		'currency, stock (units in stock) and status (active, draft or archived); at most Limit products (default 50), ' +
 		'so a full page may mean more exist.',
 	fields: 'ID, name, SKU, category, price, currency, stock, status',
-	simplify: (product) =>
-		pickWithId(product, 'product', [
-			'name',
-			'sku',
-			'category',
-			'price',
-			'currency',
-			'stock',
-			'status',
-		]),
+	simplify: (product) => pickWithId(product, 'product', SIMPLIFIED),
 };
 
 const properties: INodeProperties[] = getManyProperties(

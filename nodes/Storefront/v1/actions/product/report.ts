@@ -1,7 +1,5 @@
 // What a Create or Update run did, said in the output panel's hints, n8n's place for facts about a run: the output
-// items are the products, as Create and Update output them, so expressions after the node are the same for all
-// three. The hints say how many products were created, updated and left unchanged, which fields were written, how
-// the products were found, and what the user should know about the values read.
+// items are the products, as Create and Update output them, so expressions after the node are the same for all three.
 import type { IDataObject } from 'n8n-workflow';
 
 import { duration } from '../../../../shared/transport';
@@ -9,13 +7,6 @@ import { fieldOf, MATCH_NOUNS, PRODUCT_FIELDS, type MatchField } from './fields'
 import type { Found } from './finder';
 
 const plural = (count: number, one: string, many = `${one}s`) => (count === 1 ? one : many);
-
-/** A few values quoted, and how many more there are. */
-function someOf(values: string[], shown = 3): string {
-	const quoted = values.slice(0, shown).map((value) => `"${value}"`);
-	const more = values.length - shown;
-	return more > 0 ? `${quoted.join(', ')} and ${more} more` : quoted.join(', ');
-}
 
 /** What one item did to its product, and the product as the service now has it (the item's output). */
 export interface Done {
@@ -58,13 +49,11 @@ export function report({ field, done, items, found, numeric, turnWaitedMs }: Run
 	const recovered = results.filter((result) => result.recovered !== undefined);
 	if (recovered.length) hints.push(recoveredHint(recovered, field));
 	if (found) hints.push(foundHint(found, noun));
-	if (numeric) {
-		const [was, values] = numeric === 1 ? ['was', 'value'] : ['were', 'values'];
+	if (numeric)
 		hints.push(
-			`${numeric} ${noun} ${values} came as a number and ${was} read as text; a number loses ` +
-				'leading zeros (000123 becomes 123): read that column as text',
+			`${numeric} ${noun} ${plural(numeric, 'value')} came as a number and ${plural(numeric, 'was', 'were')} ` +
+				'read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
 		);
-	}
 	if (turnWaitedMs >= 1000)
 		hints.push(
 			`Waited ${duration(turnWaitedMs)} for another Create or Update run on this API key to finish`,
@@ -90,10 +79,12 @@ function recoveredHint(recovered: Done[], field: MatchField): string {
 	const { lost } = recovered[0].recovered!;
 	const matches = recovered.map((result) => result.recovered!.match);
 	const count = matches.length;
+	// The first three values quoted, and how many more there are.
+	const some = matches.slice(0, 3).map((match) => `"${match}"`);
 	return (
 		`${count} ${plural(count, 'create')} got no usable answer (${lost.message}); ` +
 		`${plural(count, 'its product was', 'their products were')} found by ${MATCH_NOUNS[field]} and not ` +
-		`created again: ${someOf(matches)}`
+		`created again: ${some.join(', ')}${count > 3 ? ` and ${count - 3} more` : ''}`
 	);
 }
 

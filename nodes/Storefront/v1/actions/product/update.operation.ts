@@ -4,11 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { itemError, locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
 import { productFieldOptions } from './editorFields';
-import { PRODUCT_FIELDS, productBody } from './fields';
+import { parameterOf, productBody } from './fields';
 
 /** A field of Update Fields, as an item's failure names it. */
-const parameter = (key: string) =>
-	`The parameter "${PRODUCT_FIELDS[key].label}" (updateFields.${key})`;
+const parameter = parameterOf('updateFields');
 
 const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
@@ -40,8 +39,7 @@ export const description = updateDisplayOptions(
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-	const extra = { extraFields: fields.extraFields, collection: 'updateFields' };
-	const body = productBody(this, itemIndex, fields, extra, parameter);
+	const body = productBody(this, itemIndex, fields, 'updateFields', parameter);
 	if (Object.keys(body).length === 0) {
 		throw itemError(
 			this,

@@ -15,17 +15,9 @@ import {
 	writeToolNotice,
 } from '../common';
 import { eachItem } from '../eachItem';
-import { writerTurn } from './catalog';
 import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
-import {
-	fieldOf,
-	isEmpty,
-	MATCH_FIELDS,
-	MATCH_NOUNS,
-	productBody,
-	type MatchField,
-} from './fields';
+import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
 import { findProducts, type FindBy, type Found } from './finder';
 import { report, type Done } from './report';
 import { plan, write, type Row } from './upsertWrite';
@@ -83,11 +75,32 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
+const writers = new Map<string, Promise<void>>();
+
+/**
+ * Waits for this run's turn on the account and returns its release. A run reads the catalog after the run before it
+ * wrote, so two runs at once never both create a SKU neither of them saw. Per process only: see
+ * docs/storefront-node.md, "Two runs at once".
+ */
+async function writerTurn(account: string): Promise<() => void> {
+	const previous = writers.get(account) ?? Promise.resolve();
+	let release = () => {};
+	const done = new Promise<void>((resolve) => (release = resolve));
+	const tail = previous.then(async () => await done);
+	writers.set(account, tail);
+	await previous;
+	return () => {
+		release();
+		if (writers.get(account) === tail) writers.delete(account);
+	};
+}
+
 /** The field products are found by (Fields to Match On). */
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
 	const field = Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku';
-	if (MATCH_FIELDS.includes(field as MatchField)) return field as MatchField;
+	if (Object.keys(MATCH_NOUNS).includes(field)) return field as MatchField;
 	throw new NodeOperationError(
 		ctx.getNode(),
 		'The parameter "Fields to Match On" (columns.matchingColumns) ' +
@@ -152,8 +165,8 @@ function readRow(
 	}
 	try {
 		const { extraFields } = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-		const extra = { extraFields, collection: 'additionalFields' };
-		const fields = productBody(ctx, itemIndex, source.values, extra, where);
+		const values = { ...source.values, extraFields };
+		const fields = productBody(ctx, itemIndex, values, 'additionalFields', where);
 		if (match === undefined) return { numeric, error: matchError };
 		return { row: { match, fields, numeric }, match, numeric };
 	} catch (error) {
@@ -161,11 +174,7 @@ function readRow(
 	}
 }
 
-/**
- * One run of Create or Update: each item's row read; the run's products found once (./finder: looked up, or the
- * catalog read); each item's write planned against them and done only where a field differs (./upsertWrite). Each
- * item's output is its product; what the run did goes to the hints (./report).
- */
+/** One run of Create or Update. Each item's output is its product; what the run did goes to the hints (./report). */
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -173,7 +182,7 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const field = matchFieldOf(this);
 	const { client } = run;
-	// A run reads the shop after the account's earlier run in this process wrote (./catalog, writerTurn).
+	// A run reads the shop after the account's earlier run in this process wrote (writerTurn).
 	const asked = Date.now();
 	const release = await writerTurn(client.account);
 	const turnWaitedMs = Date.now() - asked;
@@ -194,12 +203,11 @@ export async function execute(
 				this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
 			);
 			const target = { itemIndex: firstRow };
-			found = await findProducts(client, field, { values, findBy, atOnce }, target).catch(
-				(error: unknown) => {
-					notFound = error;
-					return undefined;
-				},
-			);
+			try {
+				found = await findProducts(client, field, { values, findBy, atOnce }, target);
+			} catch (error) {
+				notFound = error;
+			}
 		}
 
 		// 3. Plan each item's write against the products as the run now knows them, and 4. write it. Items of one
@@ -207,7 +215,6 @@ export async function execute(
 		const shop = found && {
 			ctx: this,
 			client,
-			field,
 			catalog: found.catalog,
 			claims: createClaims(this, client.account, field),
 		};

@@ -8,16 +8,9 @@ import { sleep } from 'n8n-workflow';
 import type { StorefrontClient } from '../../../../shared/transport';
 import { gotNoAnswer, recordId } from '../../../../shared/transport';
 import { asNodeError, itemError } from '../common';
-import type { Catalog } from './catalog';
 import { CLAIM_MINUTES, type CreateClaims } from './createClaims';
-import {
-	changedFields,
-	MATCH_NOUNS,
-	missingToCreate,
-	PRODUCT_FIELDS,
-	unshown,
-	type MatchField,
-} from './fields';
+import { changedFields, MATCH_NOUNS, missingToCreate, PRODUCT_FIELDS, unshown } from './fields';
+import { lookUp, type Catalog } from './finder';
 import type { Done } from './report';
 
 /** An item's row, read: the value its product is found by, and the fields to set. */
@@ -39,7 +32,6 @@ type Plan =
 interface Shop {
 	ctx: IExecuteFunctions;
 	client: StorefrontClient;
-	field: MatchField;
 	catalog: Catalog;
 	claims: CreateClaims;
 }
@@ -146,22 +138,18 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 	let answer;
 	try {
 		answer = await client.request('POST', ['products'], { body: row.fields }, { itemIndex });
+		const product = client.single(answer, 'product', { itemIndex });
+		catalog.put(product);
+		return { outcome: 'created', product };
 	} catch (error) {
-		if (!gotNoAnswer(error)) {
+		// A refused create gives its claim up. A 2xx whose body holds no product (`answer` came): the service took the
+		// create, so it is found like a lost answer.
+		if (answer === undefined && !gotNoAnswer(error)) {
 			await claims.release(row.match, claim);
 			throw asNodeError(shop.ctx, error, itemIndex);
 		}
 		return await recover(shop, row, error as Error, itemIndex);
 	}
-	let product: IDataObject;
-	try {
-		product = client.single(answer, 'product', { itemIndex });
-	} catch (error) {
-		// A 2xx whose body holds no product: the service took the create, so it is found like a lost answer.
-		return await recover(shop, row, error as Error, itemIndex);
-	}
-	catalog.put(product);
-	return { outcome: 'created', product };
 }
 
 /**
@@ -169,15 +157,14 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
  * looked for a few times while that create may still be on its way, and compared when found; never created here.
  */
 async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
-	const noun = MATCH_NOUNS[shop.field];
 	for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
 		await sleep(waitMs);
-		const found = await search(shop, row.match, itemIndex);
-		if (found.length > 1)
-			return await write(shop, ambiguous(noun, row.match, found), row, itemIndex);
-		if (found.length === 1)
-			return await write(shop, planUpdate(noun, found[0], row), row, itemIndex);
+		await search(shop, row.match, itemIndex);
+		// Planned again: an update (or none) once found, a refusal where several are; a create while none is.
+		const planned = plan(shop.catalog, row);
+		if (planned.write !== 'create') return await write(shop, planned, row, itemIndex);
 	}
+	const noun = MATCH_NOUNS[shop.catalog.field];
 	throw itemError(
 		shop.ctx,
 		itemIndex,
@@ -192,9 +179,7 @@ async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promis
 /** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
 async function search(shop: Shop, match: string, itemIndex: number): Promise<IDataObject[]> {
 	const { client, catalog } = shop;
-	const found = await client.getMany(['products'], 'products', { search: match }, undefined, {
-		itemIndex,
-	});
+	const found = await lookUp(client, match, { itemIndex });
 	const matches = found.filter((product) => catalog.keyOf(product) === match);
 	for (const product of matches) catalog.put(product);
 	return matches;
@@ -217,7 +202,7 @@ async function recover(shop: Shop, row: Row, lost: Error, itemIndex: number): Pr
 	if (matches.length === 1)
 		return { outcome: 'created', product: matches[0], recovered: { match, lost } };
 	catalog.unsettled.add(match);
-	const noun = MATCH_NOUNS[shop.field];
+	const noun = MATCH_NOUNS[catalog.field];
 	if (matches.length > 1) return await write(shop, ambiguous(noun, match, matches), row, itemIndex);
 	throw itemError(
 		shop.ctx,
