@@ -1,8 +1,8 @@
 // Once across n8n processes: before Create or Update creates a product it claims the create in n8n's database, the
 // store n8n gives a node (as the Storefront Trigger claims its changes, under the same lock). Two runs on two queue
 // workers that both found no product with a SKU then create it once: the other finds the product and compares with
-// it. A claim is given up when the create was refused, else kept for CLAIM_MINUTES. Without the store (an n8n that
-// has none), runs in one process still take turns (./upsert.operation, writerTurn).
+// it. A claim is given up when the create was refused, else kept for CLAIM_MINUTES. Should n8n's database not answer,
+// runs in one process still take turns (./upsert.operation, writerTurn).
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { sharedStore } from '../../../../shared/n8n';
@@ -29,20 +29,20 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 	// This run's own mark on its claims (a claim the lock does not cover is told apart by it).
 	const token = Math.random().toString(36).slice(2);
 	const key = (value: string) => `create:${account}:${field}:${value}`;
-	let store: SharedStore | undefined | null = null;
+	let store: SharedStore | undefined;
 	// n8n's store, opened by the first create that needs it.
-	const shared = () => {
-		if (store !== null) return store;
-		const scope = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`;
-		return (store = sharedStore(ctx, scope, CLAIM_MINUTES * 60_000, WORDS));
-	};
+	const shared = () =>
+		(store ??= sharedStore(
+			ctx,
+			`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`,
+			CLAIM_MINUTES * 60_000,
+			WORDS,
+		));
 	return {
-		/** true: this run creates the product; false: another run claimed its create; undefined: there is no store. */
+		/** true: this run creates the product; false: another run claimed its create; undefined: no answer. */
 		async claim(value: string): Promise<boolean | undefined> {
-			const claims = shared();
-			if (!claims) return undefined;
 			try {
-				return await claimShared(claims, key(value), token);
+				return await claimShared(shared(), key(value), token);
 			} catch (error) {
 				// Should n8n's database not answer, the create goes on as without the store: one process still takes turns.
 				const why = (error as Error).message;
@@ -54,8 +54,7 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 		},
 		/** After a create the service refused: the claim is given up, so that a later run may create the product. */
 		async release(value: string, claimed: boolean | undefined): Promise<void> {
-			const claims = claimed === true ? shared() : undefined;
-			if (claims) await releaseShared(claims, key(value), token).catch(() => false);
+			if (claimed === true) await releaseShared(shared(), key(value), token).catch(() => undefined);
 		},
 	};
 }
