@@ -23,6 +23,7 @@ import {
 import {
 	byTime,
 	INITIAL_STATUS,
+	isLowStock,
 	lowStockData,
 	orderData,
 	orderEvents,
@@ -40,22 +41,19 @@ import {
 } from '../shared/changes/state';
 import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
 
-/** Pages read at the first activation to learn the shop's recent statuses and low products (100 records each). */
+/** Pages read at the first activation to learn the shop's recent statuses and low products. */
 const BASELINE_PAGES = 5;
 
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
-/** The static data objects of the polls under way in this n8n (a WeakSet: nothing of a deactivated workflow). */
+/** The static data of the polls under way (a WeakSet: it keeps nothing of a deactivated workflow). */
 const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_MS = 120_000;
 
-/**
- * The first activation: where a list is now. Nothing is reported; the ids of the events at the cursor are kept (a
- * record changed in that same millisecond later is then told apart).
- */
+/** The first activation: where a list is now, and the ids of the events at the cursor (nothing is reported). */
 function baselineOf(read: ChangeRead) {
 	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
 	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
@@ -81,23 +79,20 @@ function baselineOrders(read: ChangeRead, now: number): OrderState {
 /** The products' baseline also keeps which are low already, so only a new fall is reported. */
 function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
 	const { oldestFirst, atCursor, fresh } = baselineOf(read);
-	const low = oldestFirst
-		.filter(([, p]) => typeof p.stock === 'number' && p.stock <= threshold)
-		.map(([id]) => id);
+	const low = oldestFirst.filter(([, p]) => isLowStock(p, threshold)).map(([id]) => id);
 	const state: ProductState = { ...fresh, low };
 	productEvents(atCursor, state, read.newest, new Set(PRODUCT_KINDS), threshold, now);
 	return state;
 }
 
-/** Fetch Test Event's sample of each kind: the record that shows it, when its event happened, its data. */
-const SAMPLES: Record<
-	EventKind,
-	{
-		time: string;
-		shows?: (record: IDataObject, threshold: number) => boolean;
-		data: (record: IDataObject, threshold: number) => IDataObject;
-	}
-> = {
+/** Fetch Test Event's sample of a kind: the record that shows it, when its event happened, its data. */
+interface Sample {
+	time: string;
+	shows?: (record: IDataObject, threshold: number) => boolean;
+	data: (record: IDataObject, threshold: number) => IDataObject;
+}
+
+const SAMPLES: Record<EventKind, Sample> = {
 	// As a poll reports it: every order is created pending (docs/polling-trigger.md), whatever its status now.
 	'order.created': { time: 'created_at', data: (order) => orderData(order, INITIAL_STATUS) },
 	'order.updated': {
@@ -110,11 +105,7 @@ const SAMPLES: Record<
 		data: paymentData,
 	},
 	'product.created': { time: 'created_at', data: productData },
-	'inventory.low': {
-		time: 'updated_at',
-		shows: (product, threshold) => typeof product.stock === 'number' && product.stock <= threshold,
-		data: lowStockData,
-	},
+	'inventory.low': { time: 'updated_at', shows: isLowStock, data: lowStockData },
 };
 
 /** Fetch Test Event: the newest record that shows the first chosen kind, as that event; the state is not touched. */
@@ -126,12 +117,11 @@ async function sampleEvent(
 	const lists: Partial<Record<Resource, IDataObject[]>> = {};
 	for (const kind of kinds) {
 		const resource = resourceOf(kind);
-		// Most recently changed first: page 1 of a list in contract row 21's order, else the whole list, read once.
+		// Most recently changed first, read once: page 1 of a list in contract row 21's order, else the whole list.
 		const changed = (lists[resource] ??= [
 			...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values(),
 		].sort((a, b) => changedAt(b) - changedAt(a)));
-		// A creation's sample is the newest record created (a creation is a change: among those read); the other
-		// kinds' the most recently changed record that shows them.
+		// A creation's sample is the newest record created (a creation is a change, so among those read).
 		const records = kind.endsWith('.created')
 			? [...changed].sort((a, b) => timeOf(b.created_at) - timeOf(a.created_at))
 			: changed;
@@ -221,9 +211,8 @@ export class StorefrontPollingTrigger implements INodeType {
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
-		// n8n starts the next scheduled poll even while one is still waiting (e.g. for the rate limit): two polls from
-		// one state would report the same changes twice, so a poll that finds another running on the same static data
-		// skips its turn. Kept in this process's memory only, so nothing of it is ever saved.
+		// n8n starts the next scheduled poll even while one still waits (for the rate limit, say): two polls from one
+		// state would report the same changes twice, so a poll that finds another running skips its turn.
 		if (running.has(staticData)) return null;
 		running.add(staticData);
 		try {
@@ -261,18 +250,16 @@ async function pollOnce(
 			events.push(...productEvents(records, state.products, read.newest, wanted, threshold, now));
 		state.products.sorted = read.sorted && read.stamped;
 	}
-	// n8n saves the static data when the poll returns items (and at activation), never for a poll without any:
-	// the cursor then moves in memory only, and a restart repeats that read, which reports nothing new either.
+	// n8n saves the static data only when the poll returns items (and at activation): otherwise the cursor moves in
+	// memory only, and a restart repeats that read, which reports nothing new either.
 	writeState(staticData, state);
 	if (events.length === 0) return null;
 	return [context.helpers.returnJsonArray(events.sort(byTime).map((e) => e.event))];
 }
 
 /**
- * One list's changes since its cursor (every record at the baseline), with what is wrong with them said. Records the
- * trigger cannot key or date would be reported as nothing, silently: at the baseline that fails the activation with
- * the missing field named; a later poll skips them and says so in n8n's log. A service listing in another order (or
- * without updated_at) is read whole on every poll: said in n8n's log when first seen.
+ * One list's changes since its cursor, with what is wrong with them said. Records without an id or time would go
+ * unreported silently: the baseline fails naming the field, a later poll logs them. A list read whole is logged once.
  */
 async function readResource(
 	context: IPollFunctions,

@@ -1,7 +1,6 @@
-// What the nodes rely on inside n8n that n8n does not document as API, in one place. Each part names the n8n
-// behaviour it reads and its contract test (test/n8n/contract.test.ts, "n8n contract: …"), which runs it against the
-// real n8n of every matrix cell, so that an n8n release that changes one fails CI by name. The whole list, with the
-// behaviours that have no code here: docs/maintainers.md, What the code relies on in n8n.
+// What the nodes rely on inside n8n that n8n does not document as API, in one place (docs/maintainers.md, What the
+// code relies on in n8n). Each part names its contract test (test/n8n/contract.test.ts, "n8n contract: …"), run on
+// every matrix cell's n8n, so that an n8n release that changes one fails CI by name.
 import type {
 	DeduplicationScope,
 	ICheckProcessedOptions,
@@ -16,19 +15,14 @@ import { MAX_ROW_VALUES, storeOver, type SharedStore } from './claims';
 import type { StoreRow, Unlocked } from './claims/claimLock';
 
 /**
- * n8n handles a webhook start node of version 1 as its own legacy Webhook v1: it evaluates
- * `$parameter.options.binaryData` on every delivery (an expression isolate each time) to decide whether to parse the
- * body. So a webhook node of this package starts at 2. Contract: "a webhook start node of version 1 is handled as the
- * legacy Webhook v1".
+ * n8n takes a webhook start node of version 1 for its legacy Webhook v1, which builds an expression isolate on every
+ * delivery. Contract: "a webhook start node of version 1 is handled as the legacy Webhook v1".
  */
 export const FIRST_WEBHOOK_NODE_VERSION = 2;
 
 /**
- * One scope's row of n8n's deduplication store (table `processed_data`, one row per workflow and scope) through the
- * helpers n8n gives a run's steps. In mode "entries" checkProcessedAndRecord answers, in `processed`, which values the
- * row had before the call, adds the others after them and, with maxEntries, drops the oldest down to maxEntries; the
- * first call on a scope inserts the row (isUniqueViolation). Contract: "the dedupe store keeps rows as the claims read
- * them" (docs/maintainers.md lists the other helpers' part).
+ * One scope's row of n8n's deduplication store, through the helpers n8n gives a run's steps (docs/maintainers.md, The
+ * deduplication store's rows). Contract: "the dedupe store keeps rows as the claims read them".
  * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function helperRow(
@@ -50,9 +44,8 @@ export function helperRow(
 }
 
 /**
- * A unique-key violation: two first inserts of the same row at once, as n8n's database drivers report it (Postgres
- * 23505, SQLite SQLITE_CONSTRAINT, MySQL ER_DUP_ENTRY, or their wording); n8n passes the driver's error on. Contract:
- * "two first inserts of a row: one fails as a unique-key violation".
+ * Two first inserts of one row at once, as the database driver reports it (n8n passes its error on). Contract: "two
+ * first inserts of a row: one fails as a unique-key violation".
  */
 export const isUniqueViolation = (error: unknown) => {
 	const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -63,21 +56,16 @@ export const isUniqueViolation = (error: unknown) => {
 };
 
 /**
- * n8n's refusal of a call in another mode than the row was saved in ("Deduplication Failed: … incompatible
- * setting …"): the row is then another node's, and it counts 0 values in mode "entries". Contract: "a row saved in
- * another mode refuses a call in mode entries".
+ * n8n refusing a call in another mode than the row's: the row is another node's (it counts 0 in mode "entries").
+ * Contract: "a row saved in another mode refuses a call in mode entries".
  */
 export const isModeRefusal = (error: unknown) =>
 	/^Deduplication Failed/.test(String((error as { message?: unknown })?.message));
 
-// n8n's Remove Duplicates node is the only node of n8n's that uses the store. With Scope Workflow its operations Remove
-// Items Processed in Previous Executions and Clean Database use the workflow-scope row, the claim lock's row. Sharing
-// it would harm that node: a lock inserted before its first call takes its values, releasing the lock deletes them
-// (updates of orders it had passed got through), its first insert can collide with the lock's (a failed execution),
-// and its Clean Database deletes a held lock. So a trigger that finds such a node connected to it never touches the
-// row and claims without the lock (sharedStore). Its type name, operation values and `options.scope` (default Node)
-// are read from the saved workflow. Contract: "Remove Duplicates with Scope Workflow keeps its memory in the lock's
-// row, and is found connected to the trigger".
+// n8n's Remove Duplicates with Scope Workflow keeps its memory in the lock's row (docs/maintainers.md). Sharing it
+// would harm it (the lock takes or deletes its values, first inserts collide, its Clean Database deletes a held lock),
+// so a trigger connected to one claims without the lock. Contract: "Remove Duplicates with Scope Workflow keeps its
+// memory in the lock's row, and is found connected to the trigger".
 const REMOVE_DUPLICATES = 'n8n-nodes-base.removeDuplicates';
 const WORKFLOW_ROW_OPERATIONS = [
 	'removeItemsSeenInPreviousExecutions',
@@ -92,8 +80,7 @@ const usesWorkflowRow = ({ type, disabled, parameters }: NodeTypeAndVersion) =>
 	((parameters?.options as IDataObject | undefined)?.scope ?? 'node') !== 'node';
 
 /**
- * The name of a node connected to the running node (before or after it, through any node) that uses the workflow-scope
- * row, read through getChildNodes/getParentNodes with `includeNodeParameters` (the nodes' saved parameters).
+ * The name of a node connected to the running node, before or after it through any node, that uses the workflow row.
  * @public The contract test's probe node runs it in real n8n (test/n8n/probe).
  */
 export function workflowRowUser(context: IExecuteFunctions): string | undefined {
@@ -115,10 +102,9 @@ export function workflowRowUser(context: IExecuteFunctions): string | undefined 
 }
 
 /**
- * Whether the run that trigger() emitted ran `node`'s execute() without an error, from the IRun that the deferred
- * promise given to emit() resolves with when the run ends, on a queue worker too. n8n's summary of a queue-mode run
- * may carry no node data: the node then ran if the run succeeded or failed at a later node. Contract: "emit's done
- * promise resolves with the run, and tells whether the node's step ran".
+ * Whether a run that trigger() emitted ran `node`'s execute() without an error, from the run emit's done promise
+ * resolves with. A queue-mode run's summary may carry no node data: then its status and last node tell. Contract:
+ * "emit's done promise resolves with the run, and tells whether the node's step ran".
  */
 export function claimedIn(run: IRun | undefined, node: string): boolean {
 	if (!run) return false;
@@ -134,7 +120,7 @@ const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_V
 /** The lock's row: entries, never trimmed (a lock row holds a few values). */
 const LOCK_OPTIONS: ICheckProcessedOptions = { mode: 'entries' };
 
-/** A unique-key violation is retried (up to 3 calls); every other failure becomes the node's error. */
+/** Retries a unique-key violation (the node row's first insert by two processes: the row exists then). */
 async function retryingUniqueKey<T>(
 	context: IExecuteFunctions,
 	call: () => Promise<T>,
@@ -143,19 +129,16 @@ async function retryingUniqueKey<T>(
 		try {
 			return await call();
 		} catch (error) {
-			// The very first insert of the node's row by two processes at once: one gets a unique-key violation. The
-			// row exists then, so the same call reads it like any later one.
 			if (attempt < 3 && isUniqueViolation(error)) continue;
 			throw new NodeOperationError(context.getNode(), error as Error);
 		}
 	}
 }
 
-/** A batch without the lock is told at most once a minute per node: a foreign row makes every batch go without. */
+/** Claims without the lock are told at most once a minute per node (a foreign row makes every batch go without). */
 const UNLOCKED_WARNING_EVERY_MS = 60_000;
-/** Per node, when that warning was last said. */
 const unlockedWarnedAt = new Map<string, number>();
-/** The nodes told that a Remove Duplicates node keeps the lock's row (a setting: said once per node while n8n runs). */
+/** A Remove Duplicates node sharing the lock's row is a setting: told once per node while n8n runs. */
 const toldSharedRow = new Set<string>();
 
 /** How the warnings of a store name its node, its claims and what can happen without the lock. */
@@ -167,10 +150,8 @@ export interface ClaimWords {
 }
 
 /**
- * The node's claims in n8n's database, through the deduplication helper (every n8n this package supports has it, in
- * execute() and tool contexts alike): the node's row for the claims, the workflow's for the lock (unless a Remove
- * Duplicates node keeps its memory there), and a warning in n8n's log when a claim goes without the lock. `scope`
- * names the node in this running n8n (workflow id + node id): its calls are batched one after the other.
+ * The node's claims in n8n's database: the node's row for the claims, the workflow's for the lock (unless a Remove
+ * Duplicates node uses it), a warning in n8n's log for claims without the lock. `scope` names the node in this n8n.
  */
 export function sharedStore(
 	context: IExecuteFunctions,

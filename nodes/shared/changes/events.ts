@@ -1,8 +1,5 @@
-// Which events a poll reports from the records changed since its cursor, in the webhook events' shape
-// ({id, type, created_at, data}, contract row 16), so a workflow can switch triggers without changing its other
-// nodes. Ids are built from the record and the time of the change: the same change always gets the same id. A record
-// without `updated_at` does not say when it changed: its status or stock is compared with what the last poll saw, and
-// the change is dated when this poll saw it.
+// The events a poll reports from the records changed since its cursor, in the webhook events' shape (contract row 16),
+// so a workflow can switch triggers without changing its other nodes. Ids: docs/polling-trigger.md, Item ids.
 import type { IDataObject } from 'n8n-workflow';
 
 import { recordId } from '../transport';
@@ -81,15 +78,16 @@ export function productData(product: IDataObject): IDataObject {
 	return { product_id, store_id, name, sku, category, price, currency, stock, status };
 }
 
+/** Whether a product's stock is at or below the threshold (a product without a numeric stock is not). */
+export const isLowStock = (product: IDataObject, threshold: number) =>
+	typeof product.stock === 'number' && product.stock <= threshold;
+
 export function lowStockData(product: IDataObject, threshold: number): IDataObject {
 	const { store_id, name, sku, stock } = product;
 	return { product_id: recordId(product, 'product'), store_id, name, sku, stock, threshold };
 }
 
-/**
- * Moves the cursor to `newest`: returns the events not already emitted at the old one, and remembers the ids at (or
- * after) the new one.
- */
+/** Moves the cursor to `newest`: the events not already emitted at the old one; remembers the ids at the new one. */
 function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 	found: Timed[],
 	state: S,
@@ -99,8 +97,8 @@ function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 	const events = found.filter((e) => !already.has(e.event.id));
 	const cursor = Number.isNaN(newest) ? state.cursor : Math.max(state.cursor, newest);
 	const atCursor = cursor === state.cursor ? [...state.atCursor] : [];
-	// Events at the cursor are found again by the next poll, which re-reads that millisecond. So are events later than
-	// their record's updated_at (a service whose paid_at runs ahead of updated_at): kept here too.
+	// The next poll re-reads the cursor's millisecond, and events later than their record's updated_at (a paid_at
+	// ahead of updated_at): their ids are kept.
 	for (const e of found)
 		if (e.at >= cursor && !e.compared && !atCursor.includes(e.event.id)) atCursor.push(e.event.id);
 	state.cursor = cursor;
@@ -109,11 +107,9 @@ function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 }
 
 /**
- * Order events since the cursor. A status differing from the remembered one is one order.updated, however many
- * changes it went through between two polls (previous_status: the status at the last poll). An order the trigger
- * does not remember reports previous_status null, unless its change is its payment (paid_at = updated_at); without
- * updated_at, such an order's change cannot be told from no change, and is not reported.
- * `now`: when this poll read the records, the date of changes a record without updated_at does not date.
+ * Order events since the cursor: a status differing from the one at the last poll is one order.updated, however many
+ * changes it went through. An order not remembered reports previous_status null, unless its change is its payment
+ * (paid_at = updated_at); without updated_at its change cannot be told from none. `now` dates records without it.
  */
 export function orderEvents(
 	records: Iterable<IDataObject>,
@@ -155,11 +151,7 @@ export function orderEvents(
 	return advanceCursor(found, state, newest);
 }
 
-/**
- * Product events since the cursor: product.created, and inventory.low the first time a changed product is seen at or
- * below the threshold (again only after it was seen above it). A product created low and not changed since reports no
- * inventory.low, as the webhook does not: its stock did not fall.
- */
+/** Product events since the cursor: product.created, and inventory.low once per fall (docs/polling-trigger.md). */
 export function productEvents(
 	records: Iterable<IDataObject>,
 	state: ProductState,
@@ -180,12 +172,11 @@ export function productEvents(
 		const stamped = hasUpdatedAt(product);
 		const updated = stamped ? changedAt(product) : now;
 		const created = timeOf(product.created_at);
-		const stock = typeof product.stock === 'number' ? product.stock : Number.NaN;
-		const isLow = stock <= threshold;
+		const isLow = isLowStock(product, threshold);
 		const isNew = created >= state.cursor;
 		if (isNew && wanted.has('product.created'))
 			found.push(event('product.created', id, created, productData(product)));
-		// A new product low now fell only if it changed after its creation (created low: no fall, as with webhooks).
+		// A product created low and not changed since did not fall (no inventory.low, as with the webhook).
 		if (
 			isLow &&
 			!low.has(id) &&
@@ -197,7 +188,7 @@ export function productEvents(
 			found.push({ ...e, compared: !stamped });
 		}
 		if (isLow) low.set(id, true);
-		else if (!Number.isNaN(stock)) low.delete(id);
+		else if (typeof product.stock === 'number') low.delete(id);
 	}
 	state.low = low.keys();
 	return advanceCursor(found, state, newest);

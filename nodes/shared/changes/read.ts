@@ -1,13 +1,11 @@
-// Reading what changed since the cursor from a list the service orders most recently changed first (contract
-// row 21), with page and limit only: page 1, 2, … until a page ends before the cursor. A poll with nothing new
-// costs one request however big the shop is. A service that lists in another order, or whose records carry no
-// `updated_at`, is read whole on every poll. Records are keyed by the package's one id rule (transport/identity.ts).
+// Reading what changed since the cursor from a list the service orders most recently changed first (contract row 21):
+// page 1, 2, … until a page ends before the cursor, so a poll with nothing new costs one request. A list in another
+// order, or without `updated_at`, is read whole on every poll.
 import type { IDataObject } from 'n8n-workflow';
 
 import { recordId, type Page, type StorefrontClient } from '../transport';
 import type { EventKind } from '../constants';
 
-/** The event kinds an order record shows, and those a product record shows. */
 export const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
 export const PRODUCT_KINDS: EventKind[] = ['product.created', 'inventory.low'];
 
@@ -16,7 +14,7 @@ export type Resource = 'orders' | 'products';
 export const resourceOf = (kind: EventKind): Resource =>
 	PRODUCT_KINDS.includes(kind) ? 'products' : 'orders';
 
-/** Page `page` of a list, 100 records (the contract's largest), in the service's order. */
+/** Page `page` of a list, at the contract's largest page size, in the service's order. */
 export function reader(client: StorefrontClient, resource: Resource) {
 	return async (page: number) => await client.getPage([resource], resource, {}, page);
 }
@@ -52,10 +50,7 @@ export interface ChangeRead {
 /** A deletion while paging moves records up by one, so the one at a page boundary could go unread: read again. */
 const MAX_READS = 3;
 
-/**
- * Reads the records changed at or after `cursor`. Without a cursor (the baseline) it reads `baselinePages` pages, and
- * more while they are all at the newest millisecond. `fetchPage(page)` returns one page of the list (reader, above).
- */
+/** Reads the records changed at or after `cursor`, or without one (the baseline) `baselinePages` pages at least. */
 export async function readChanges(
 	fetchPage: (page: number) => Promise<Page>,
 	resource: string,

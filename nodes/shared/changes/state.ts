@@ -1,6 +1,5 @@
-// What the polling trigger remembers between polls, in the node's static data (n8n saves it in the workflow's
-// database row when a poll emits items, and at activation). Every part is capped, so the saved state stays small
-// however big the shop is (docs/polling-trigger.md, "State").
+// What the polling trigger remembers between polls, in the node's static data (saved when a poll emits items, and at
+// activation). Every part is capped, so it stays small however big the shop is (docs/polling-trigger.md, State).
 import type { IDataObject } from 'n8n-workflow';
 
 import { isObject } from '../transport';
@@ -15,7 +14,6 @@ export const MAX_AT_CURSOR = 1000;
 interface ResourceState {
 	/** `updated_at` (epoch ms) of the most recently changed record read so far; the next poll reads back to it. */
 	cursor: number;
-	/** Event ids emitted at exactly `cursor`. */
 	atCursor: string[];
 	/** Whether the service listed this resource most recently changed first at the last poll (contract row 21). */
 	sorted: boolean;
@@ -76,10 +74,7 @@ export function readState(staticData: IDataObject): PollState {
 
 /** Writes the state back into the static data object n8n saves (only its own key; other keys are left alone). */
 export function writeState(staticData: IDataObject, state: PollState): void {
-	staticData[STATE_KEY] = {
-		v: STATE_VERSION,
-		...state,
-	} as unknown as IDataObject;
+	staticData[STATE_KEY] = { v: STATE_VERSION, ...state } as unknown as IDataObject;
 }
 
 /** An insertion-ordered map kept to its newest `max` entries: `set` moves a key to the newest end. */

@@ -1,7 +1,6 @@
-// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: the first insert of a row.
-// The holder inserts the workflow-scope row, deleting it releases it; a waiter only counts the row's values until it
-// is gone, so waiting never writes. A count unchanged for a lease means the holder died; a row that is not this
-// lock's, or LOCK_WAIT_MS of waiting, lets the claim go on without the lock: a lock never stops events
+// A lock across n8n processes, made of the one atomic step n8n's deduplication store has: a row's first insert. The
+// holder inserts the row and deletes it to release; a waiter only counts its values, so waiting never writes. A foreign
+// row or LOCK_WAIT_MS of waiting lets the claim go on without the lock: a lock never stops events
 // (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
 import { isModeRefusal, isUniqueViolation } from '../n8n';
@@ -11,13 +10,12 @@ export interface StoreRow {
 	/** How many values the row holds; 0 when there is no row. A read: it writes nothing. */
 	count(): Promise<number>;
 	/**
-	 * Records values: inserts the row when there is none (a unique-key violation when another insert won), else adds
-	 * them and rewrites it, keeping its last `keepLast` values when given. Resolves to those of the values the row had.
+	 * Records values, inserting the row when there is none (a unique-key violation when another insert won), keeping its
+	 * last `keepLast` when given. Resolves to those the row had.
 	 */
 	record(values: string[], keepLast?: number): Promise<Set<string>>;
 	/** Takes values out of the row (read, then rewrite). */
 	remove(values: string[]): Promise<void>;
-	/** Deletes the row. */
 	clear(): Promise<void>;
 }
 
@@ -31,15 +29,11 @@ export const realTiming: LockTiming = { ...realClock, random: () => Math.random(
 const MARK = 'storefront-trigger:claim-lock';
 /** A holder's row holds the marker and 1 to NONCES_MAX random values. */
 const NONCES_MAX = 8;
-/**
- * More values than this and the row is not a lock. A lock row can hold more than a holder's: a process that counted
- * no row and then found one (inserted meanwhile) adds its values to it — two or three such racers at most.
- */
+/** More values and the row is not a lock; a lock row may also hold the values of two or three racers that lost. */
 const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
 /**
- * How long one count may stand before its holder is taken for dead: far above the half second a holder keeps the lock
- * (./index, HOLD_MS), but also how long claims wait after a holder was killed, so not longer. Each waiter adds up to
- * LEASE_JITTER_MS of its own, so two waiters seldom break one lock at the same moment.
+ * How long one count may stand before its holder is taken for dead: far above HOLD_MS (./index), but claims wait that
+ * long after a holder was killed. Each waiter adds its own jitter, so two seldom break one lock at the same moment.
  */
 export const LEASE_MS = 5_000;
 const LEASE_JITTER_MS = 2_500;
@@ -47,17 +41,13 @@ const LEASE_JITTER_MS = 2_500;
 const SLOW_LEASES = 20;
 /** A claim waits at most this long for the lock, then goes on without it (and says so). */
 export const LOCK_WAIT_MS = 30_000;
-/**
- * How often a waiter counts the row: POLL_MS on average, at random so that waiters do not move in step; after
- * BACK_OFF_AFTER_MS (longer than a holder keeps the lock), twice as long each second more, up to MAX_POLL_MS.
- */
+/** A waiter counts the row at random around POLL_MS (not in step with others), backing off past a holder's HOLD_MS. */
 const POLL_MS = 10;
 const BACK_OFF_AFTER_MS = 1_000;
 const MAX_POLL_MS = 160;
 /** Once the row is seen to be someone else's, claims of this process go on without the lock for this long. */
 const FOREIGN_FOR_MS = 10 * 60_000;
 
-/** Until when, per lock key, this process knows the workflow row to be another node's. */
 const foreignUntil = new Map<string, number>();
 
 /** Why a claim went on without the lock. 'shared row': another node of the workflow uses the lock's row (../n8n). */
@@ -70,17 +60,13 @@ export interface Acquired {
 	waitedMs: number;
 }
 
-/** A waiter's pause before its next count, after `waitedMs` of waiting. */
 function pauseAfter(waitedMs: number, timing: LockTiming): number {
 	const doublings =
 		waitedMs < BACK_OFF_AFTER_MS ? 0 : Math.floor((waitedMs - BACK_OFF_AFTER_MS) / 1_000) + 1;
 	return Math.min(MAX_POLL_MS, POLL_MS * 2 ** doublings) * (0.5 + timing.random());
 }
 
-/**
- * Takes the lock of `row`; `key` names it in this process (for what is known about the row). Resolves once it is had,
- * or once the claim should go on without it (also when n8n's database does not answer: the unlocked claim then tells).
- */
+/** Takes the lock of `row` (`key` names it in this process), or says why the claim goes on without it. */
 export async function acquireLock(
 	row: StoreRow,
 	key: string,
@@ -120,8 +106,7 @@ export async function acquireLock(
 			for (let i = 0; i < nonces; i++)
 				values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
 			try {
-				// The marker missing before this call means the row was inserted by it: the lock is had. Had it, the row
-				// was inserted by another process between the count and this call, which has only added values to it.
+				// No marker before: this call inserted the row. Else it only added values to a row inserted since the count.
 				if (!(await row.record(values)).has(MARK)) return held();
 			} catch (error) {
 				if (isModeRefusal(error)) return foreign();
@@ -134,12 +119,10 @@ export async function acquireLock(
 			seen = count;
 			seenSince = timing.now();
 		} else if (timing.now() - seenSince >= Math.max(lease, SLOW_LEASES * slowestCount)) {
-			// The same count for a whole lease: its holder died holding it, or the row is someone else's of that size.
-			// Only now is anything written to a row this process does not hold, and only to find out which.
+			// A dead holder, or someone else's row of that size: the only write to a row not held, to find out which.
 			try {
 				if (!(await row.record([MARK])).has(MARK)) {
-					// Either the row was gone (its holder released it after all) and this call inserted it — then this
-					// process holds the lock — or the row is someone else's: take the marker out again.
+					// Either the row was gone (released after all) and this call holds the lock, or it is someone else's.
 					if ((await row.count()) === 1) return held();
 					await row.remove([MARK]);
 					return foreign();
@@ -156,8 +139,5 @@ export async function acquireLock(
 	}
 }
 
-/**
- * After releasing, a process with more claims waits this long before it takes the lock again: longer than a waiter's
- * pause between two counts, so a waiting process finds the row gone and takes its turn.
- */
+/** The pause before taking the lock again just released: longer than a waiter's, so that a waiter takes its turn. */
 export const turnGap = (timing: LockTiming) => POLL_MS * (1.5 + timing.random());

@@ -1,23 +1,17 @@
-// The memory of what ran, across n8n processes and restarts: which events and changes already started a run of the
-// Storefront Trigger (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. Two calls:
-// claimShared (claim this change for this delivery → does the run go on?) and releaseShared (forget it). It lives in
-// n8n's database, through the one store n8n gives a node (../n8n, sharedStore: its Remove Duplicates node's
-// deduplication helper), which reads a row and writes it back whole without a lock: overlapping calls replace each
-// other's values.
-// The protocol (docs/maintainers.md, Claims in n8n's database):
-//  1. Batching (storeOver). Within one n8n process a node's calls never overlap: a call waits for the one in flight,
-//     and all that queued meanwhile go to n8n as one, each caller answered as if they had come one after the other.
-//  2. The lock (./claimLock). Each batch is recorded under a lock across processes, made of the store's one atomic
-//     step (the first insert of the workflow's row): under it one call decides a claim exactly. A process keeps it
-//     while its batches follow each other (HOLD_MS), then leaves a gap; a holder that died is found by a count of its
-//     row that does not change for a lease.
-//  3. Retention (turnPeriod). Under the lock, the first batch of a new period drops the claims older than Remember
-//     Events For: n8n keeps values hashed and drops the oldest only by count.
-//  4. Without the lock (not had in time, or the row is another node's): claimShared records the change with this
-//     delivery's token, reads the token back, gives a concurrent claim a head start of reads, and the one call that
-//     first records the run marker runs it. It never loses an event; a small window for a copy to run twice remains.
-//
-// What each n8n process keeps in memory, and its bound: docs/maintainers.md, What each n8n process keeps in memory.
+// Claims, across n8n processes and restarts: which events and changes already started a run of the Storefront Trigger
+// (Drop Duplicate Events), and which SKUs a run of Create or Update is creating. They live in n8n's database, in the
+// one store n8n gives a node (../n8n, sharedStore), which writes a row back whole without a lock: overlapping calls
+// replace each other's values. The protocol (docs/maintainers.md, Claims in n8n's database):
+//  1. Batching (storeOver). A node's calls in one n8n process never overlap: those queued while one is in flight go
+//     to n8n as one, each caller answered as if they had come one after the other.
+//  2. The lock (./claimLock), made of the store's one atomic step (a row's first insert): under it a claim is exact.
+//     It is kept while batches follow each other (HOLD_MS); a holder is dead when its row's count stands for a lease.
+//  3. Retention (turnPeriod). Under the lock, a new period's first batch drops the claims older than Remember Events
+//     For: n8n keeps values hashed and drops the oldest only by count.
+//  4. Without the lock (not had in time, or the row is another node's): a claim records its delivery's token, reads it
+//     back, gives a concurrent claim a head start of reads, and the call that first records the run marker runs it.
+//     No event is lost; a small window for a copy to run twice remains.
+// Memory kept: docs/maintainers.md, What each n8n process keeps in memory.
 import {
 	acquireLock,
 	realTiming,
@@ -28,17 +22,12 @@ import {
 	type Unlocked,
 } from './claimLock';
 
-/**
- * Reads of the row a claim without the lock waits when its token was overwritten: about two calls of the other claim
- * (its read-back and its run marker), each a read and a write; more buy almost nothing.
- */
+/** Reads a claim without the lock waits when its token was overwritten: the other claim's read-back and run marker. */
 const HEAD_START_READS = 6;
 
 /**
- * What a run claims for one change (../../StorefrontTrigger/changeKeys): `key` and `ranIf` are recorded, and any of
- * them found there means the change ran; `notes` are recorded and decide nothing (what another kind of claim looks
- * for); `probes` are looked for (found: the change ran) and taken out again when this claim put them there, under the
- * lock.
+ * A run's claim of one change (../../StorefrontTrigger/changeKeys): `key` and `ranIf` are recorded (any found: it ran),
+ * `notes` too (for other kinds of claim); `probes` are looked for (found: it ran), taken out again if this added them.
  */
 export interface Claim {
 	key: string;
@@ -55,12 +44,9 @@ interface Recorded {
 
 /** The node's values in n8n's database, as this package uses them. */
 export interface SharedStore {
-	/**
-	 * Records `values`, and `unlockedOnly` too when the call cannot be made under the lock; `probes` are looked for and,
-	 * under the lock, taken out again where this call added them. Resolves to those of them the store had before.
-	 */
+	/** Records `values`, plus `unlockedOnly` without the lock, and looks for `probes`: answers which the row had. */
 	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
-	/** A read of the row that writes nothing: one database round trip, which cannot replace anyone's values. */
+	/** A read that writes nothing, so it cannot replace anyone's values. */
 	readRow(): Promise<void>;
 	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
 	forget(values: string[]): Promise<void>;
@@ -74,22 +60,16 @@ const valuesOf = (key: string, token: string) => ({
 });
 
 /**
- * Claims the run of a change (or of an event id) for the delivery `token`: true when this run goes on, false when
- * another delivery or reading of it got there first. Without the lock it builds on one fact: values disappear only
- * through a replacement, never appear without a write that added them; so a run is dropped only where a value proves
- * that another got there first.
+ * Claims a change (or an event id) for the delivery `token`: false when another got there first. Without the lock,
+ * values vanish only by replacement and never appear unwritten, so a run is dropped only where a value proves it.
  */
 export async function claimShared(
 	store: SharedStore,
 	claim: string | Claim,
 	token: string,
 ): Promise<boolean> {
-	const {
-		key,
-		ranIf = [],
-		notes = [],
-		probes = [],
-	} = typeof claim === 'string' ? { key: claim } : claim;
+	const wanted: Claim = typeof claim === 'string' ? { key: claim } : claim;
+	const { key, ranIf = [], notes = [], probes = [] } = wanted;
 	const values = valuesOf(key, token);
 	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
 	const first = await store.record([values.event, ...ran, ...noted], [values.delivery], probed);
@@ -120,11 +100,9 @@ interface StoreAccess {
 	/** How long claims are kept (turnPeriod, below); absent: only the row's cap bounds it. */
 	retentionMs?: number;
 	timing?: LockTiming;
-	/** Told when a batch went on without the lock, and why. */
 	onUnlocked?: (why: Unlocked, waitedMs: number) => void;
 }
 
-/** One call of the store: what it records, records only without the lock, looks for, and takes out. */
 interface Call {
 	values: string[];
 	unlockedOnly: string[];
@@ -142,10 +120,7 @@ interface Batch {
 const queued = new Map<string, Batch>();
 const inFlight = new Set<string>();
 
-/**
- * How long a process keeps the lock while its batches follow each other: taking and releasing it costs four statements
- * beside a batch's two, each waiting its turn in the database under load. Far below a lease (./claimLock).
- */
+/** How long a process keeps the lock while its batches follow each other (docs/performance.md); far below a lease. */
 const HOLD_MS = 500;
 
 /** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
@@ -176,8 +151,7 @@ async function flush(scope: string): Promise<void> {
 				const probes = [...every('probes')].filter((value) => !values.has(value));
 				const asked = [...values, ...(exclusive ? [] : every('unlockedOnly')), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
-				// As if the callers had come one after the other: a value two of them recorded was there for the later one
-				// (a catch-up's item and a delivery of one change, say, claiming at the same moment).
+				// As if the callers came one after the other: a value two of them recorded was there for the later one.
 				const before = new Set(had);
 				for (const { call, resolve } of waiters) {
 					const recorded = [...call.values, ...call.unlockedOnly];
@@ -185,8 +159,8 @@ async function flush(scope: string): Promise<void> {
 					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
 					for (const value of recorded) before.add(value);
 				}
-				// Probes this call added are taken out again (without the lock another process may have added one meanwhile:
-				// they stay, and a later claim may take them for a change that ran).
+				// Probes this call added are taken out, under the lock only: without it another process may have added one
+				// meanwhile, and a later claim may take it for a change that ran.
 				const out = [
 					...probes.filter((value) => !had.has(value)),
 					...(exclusive ? every('forget') : []),
@@ -195,8 +169,7 @@ async function flush(scope: string): Promise<void> {
 			} catch (error) {
 				for (const { reject } of waiters) reject(error);
 			}
-			// Released after HOLD_MS, or once no call waits; the next batch then leaves a gap first, so that a process
-			// waiting for the lock can take it.
+			// Released after HOLD_MS or once no call waits; a gap then lets a waiting process take it.
 			if (lock?.release && (!queued.has(scope) || timing.now() - heldSince >= HOLD_MS)) {
 				await release(lock);
 				lock = undefined;
@@ -235,11 +208,8 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	};
 }
 
-// Retention: the row is cut into periods of a third of Remember Events For. A new period drops everything before the
-// marker of the period a full retention back, then marks where it starts: a marker value, its position and the number
-// of values it dropped, each written as bits (one value per bit set), since a hashed value cannot be read back, only
-// found. A marker's position is where it was written less what later periods dropped. A claim is kept between the
-// full time and a third more; the lock's holder alone does this, so nothing else moves the row meanwhile.
+// Retention (docs/maintainers.md, Claims in n8n's database): a period's position and count dropped are written as bits,
+// one value per bit set. A position is where it was written less what later periods dropped.
 
 export const DEFAULT_REMEMBER_HOURS = 72;
 /** A retention is cut into this many periods. */
@@ -248,16 +218,10 @@ const PERIODS = 3;
 const LOOK_BACK = 6;
 /** Positions are written with this many bits: up to 2^21 values, above the row's cap. */
 const BITS = 21;
-/**
- * Values the row keeps at most, whatever their age (n8n drops the oldest past it): the bound of a row whose periods
- * are never turned, as when every claim goes without the lock (docs/performance.md gives its size).
- */
+/** n8n drops the oldest values past it: the bound of a row whose periods never turn (every claim without the lock). */
 export const MAX_ROW_VALUES = 300_000;
 
-/**
- * A period is named by its length and its number: a period's number means another time once Remember Events For
- * changes, so markers of another length are never read (a shorter retention would otherwise drop younger claims).
- */
+/** Named by length too: after Remember Events For changes, old markers are not read (they'd drop younger claims). */
 type Period = { length: number; n: number };
 const mark = ({ length, n }: Period) => `period:${length}:${n}`;
 const bitValues = (period: Period, what: 'at' | 'cut') =>
@@ -276,10 +240,7 @@ export const periodOf = (now: number, retentionMs: number) =>
 /** Per node: the period whose marker this process knows to be in the row. */
 const marked = new Map<string, string>();
 
-/**
- * Called under the lock before a batch is recorded: in a new period, drops the claims older than the retention and
- * marks the period's start.
- */
+/** Under the lock, before a batch: in a new period, drops the claims older than the retention and marks its start. */
 export async function turnPeriod(
 	scope: string,
 	row: StoreRow,
