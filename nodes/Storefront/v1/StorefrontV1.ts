@@ -20,9 +20,8 @@ import { listSearch, resourceMapping } from './methods';
 import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/transport';
 
 /**
- * The subtitle under the node on the canvas, in the names the panel shows ("Update Status: Order"). n8n's usual
- * `$parameter.operation + ": " + $parameter.resource` shows the stored values instead ("updateStatus: order"),
- * which is what a pair not in the table (an expression) still gets.
+ * The canvas subtitle in the panel's names ("Update Status: Order"), not the stored values n8n's usual subtitle shows
+ * ("updateStatus: order"), which only a pair missing from the table still gets.
  */
 function subtitleOf(properties: INodeProperties[]) {
 	const resources = (properties.find((p) => p.name === 'resource')?.options ??
@@ -48,8 +47,6 @@ export class StorefrontV1 implements INodeType {
 
 	description: INodeTypeDescription = {
 		...this.baseDescription,
-		// n8n resolves `file:` icons of every version relative to Storefront.node.ts, where the files are.
-		icon: this.baseDescription.icon,
 		version: 1,
 		defaults: { name: 'Storefront' },
 		inputs: [NodeConnectionTypes.Main],

@@ -10,10 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../shared/transport';
 
-/**
- * "Max Concurrent Requests" by default. n8n's HTTP Request node sends every item at once; 50 keeps a run faster than
- * n8n's own work per item while bounding sockets and memory. The rate governor still decides when each request goes.
- */
+/** Max Concurrent Requests' default, a bound on sockets and memory (docs/storefront-node.md, Concurrent items). */
 export const DEFAULT_CONCURRENCY = 50;
 
 /** What the router hands every operation with its items: the run's one client, and "On Error: Continue". */
@@ -29,10 +26,7 @@ export type OperationExecute = (
 	run: RunSettings,
 ) => Promise<INodeExecutionData[]>;
 
-/**
- * What the AI model is told about the tool variant (`@tool`) of this operation, in place of n8n's automatic "Update
- * order status in Storefront": n8n's convertNodeToAiTool makes none for a node with its own `toolDescription`.
- */
+/** What the AI model is told about the tool variant (`@tool`), in place of what n8n's convertNodeToAiTool writes. */
 export function toolDescription(text: string): INodeProperties {
 	return {
 		displayName: 'Tool Description',
@@ -127,9 +121,7 @@ export function itemError(
 	return error;
 }
 
-/**
- * Hints in the output panel, where the n8n line has them (addExecutionHints is not on every line's IExecuteFunctions).
- */
+/** Hints in the output panel, where the n8n line has addExecutionHints (docs/maintainers.md, Execution hints). */
 export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
 	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
 	ctx.addExecutionHints(

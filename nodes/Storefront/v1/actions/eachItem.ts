@@ -1,29 +1,16 @@
-// The loop in which every operation runs its items, as each operation of n8n's own nodes loops over its items: up to
-// Max Concurrent Requests items at once, items of one record one after another in input order, and a failed item
-// handled as the node's settings say (the node fails, an `{ error }` item, or the AI model is told why).
+// The loop every operation runs its items in, as n8n's own nodes loop over theirs: up to Max Concurrent Requests
+// items at once, items of one record in input order, a failure handled as the node's settings say.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../shared/transport';
 import type { OperationExecute, RunSettings } from './common';
 import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
 
-/**
- * Whether a failed call goes back to the AI model as the tool's result, `[{"error": "…"}]`, instead of failing the
- * node. n8n 2.x does this itself for tool nodes, but n8n 1.x stops the whole workflow on the first refused call
- * (a 409 for a move the model should not have tried), and the agent never hears why. So the tool variant answers
- * the model on every n8n line, unless the user chose "Stop Workflow" in the node's settings.
- */
-function answersModelWithError(ctx: IExecuteFunctions): boolean {
-	const node = ctx.getNode();
-	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
-}
-
 type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
 
 /**
- * Runs `run` for every item, up to `limit` at once, claiming items in input order. Items with the same record key
- * run one after another in input order (a price set twice ends with the second); after a failure that stops the
- * node no further item starts. Outcomes come back by item index.
+ * Runs `run` for every item, up to `limit` at once, claiming items in input order; items of one key run one after
+ * another. After a failure that stops the node no further item starts. Outcomes come back by item index.
  */
 async function runItems(
 	count: number,
@@ -56,10 +43,7 @@ async function runItems(
 	return outcomes;
 }
 
-/**
- * Runs `run` for each item and returns its output items, each paired with its input item. `record` (a parameter such
- * as productId, or a function) names the record an item changes or reads: items of one record run in input order.
- */
+/** Runs `run` for each item, output paired with input. `record` names an item's record: a parameter or a function. */
 export async function eachItem(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -67,7 +51,10 @@ export async function eachItem(
 	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
 	record?: string | ((itemIndex: number) => string | undefined),
 ): Promise<INodeExecutionData[]> {
-	const answersModel = answersModelWithError(this);
+	// A tool answers the model with the error on every n8n line, not only on 2.x: n8n 1.x would stop the workflow and
+	// the agent never hear why (docs/ai-agent.md, When a call is refused). "Stop Workflow" still stops it.
+	const node = this.getNode();
+	const answersModel = node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
 	const attempt = async (itemIndex: number): Promise<Outcome> => {
 		try {
 			return { ok: true, json: await run(itemIndex) };

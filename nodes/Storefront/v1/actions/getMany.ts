@@ -1,5 +1,4 @@
-// Get Many, the same for products, orders and customers: Return All and Limit, a Filters collection sent as query
-// parameters, and on the tool variant a description for the AI model and Simplify.
+// Get Many, the same for products, orders and customers (Simplify on the tool variant).
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../shared/constants';
@@ -23,19 +22,13 @@ export function pick(record: IDataObject, keys: string[]): IDataObject {
 	return picked;
 }
 
-/**
- * A tool's simplified record: its id under the package's one rule (`id`, else `<resource>_id`) as `id`, then the named
- * fields.
- */
+/** A tool's simplified record: its id (transport/identity.ts) as `id`, then the named fields. */
 export function pickWithId(record: IDataObject, resource: string, keys: string[]): IDataObject {
 	const id = recordId(record, resource);
 	return { ...(id === undefined ? {} : { id }), ...pick(record, keys) };
 }
 
-/**
- * A Get Many operation's parameters, `filters` its query options. Simplify is on by default: a model's context is
- * small and paid per token, and a list of full records is mostly fields it does not need.
- */
+/** A Get Many's parameters; Simplify is on by default: a model's context is small and paid per token. */
 export function getManyProperties(
 	noun: string,
 	filters: INodeProperties[],
@@ -83,10 +76,7 @@ export function getManyProperties(
 	];
 }
 
-/**
- * The execute of a Get Many operation over the list endpoint `/<resourceKey>`, filters as query parameters; Simplify
- * (tool variant only; off wherever it is not shown) projects each record.
- */
+/** Get Many over `/<resourceKey>`, filters as query parameters, each record projected if Simplify is on. */
 export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExecute {
 	return perItem(async function (client, itemIndex) {
 		const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
@@ -106,6 +96,7 @@ export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExe
 				qs[key] = typeof value === 'string' ? value.trim() : value;
 		}
 		const records = await client.getMany([resourceKey], resourceKey, qs, limit, { itemIndex });
+		// Off where Simplify is hidden: only the tool variant shows it.
 		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 		return simplify ? records.map((record) => tool.simplify(record)) : records;
 	});

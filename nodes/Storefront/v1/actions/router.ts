@@ -49,7 +49,7 @@ export async function router(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const client = await StorefrontClient.create(this, settingsFrom(options));
 	const returnData = await op.execute.call(this, items, { client, continueOnFail });
-	// "Waited 48 s for Storefront's rate limit": a run held back by the plan's limit says so, not a silent pause.
+	// A run held back by the plan's limit says so, not a silent pause.
 	if (client.waitedForLimitMs >= 1000) {
 		addHints(this, [`Waited ${duration(client.waitedForLimitMs)} for Storefront's rate limit`]);
 	}

@@ -1,15 +1,11 @@
-// "From List" searches of the resource locators. The pagination token is the next page number. A record's value is
-// its id under the package's one rule (transport/identity.ts): `id`, else `product_id` / `order_id`.
+// The locators' From List searches: the token is the next page number, a record's value its id (transport/identity.ts).
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../shared/constants';
 import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
 
-/**
- * The page the token names, its records with their ids. Records without one cannot be picked, so they are left out; a
- * page of records none of which has one is an error saying so, never a list of `undefined` values.
- */
+/** The token's page, its records with their ids; those without one cannot be picked, and a page of none is an error. */
 async function pageWithIds(
 	context: ILoadOptionsFunctions,
 	resource: string,
@@ -69,29 +65,21 @@ export async function searchOrders(
 		status ? { status } : {},
 		paginationToken,
 	);
-	const matching =
-		status || !text
-			? records
-			: records.filter(({ id, record }) =>
-					[id, record.customer_id].some((field) =>
-						String(field ?? '')
-							.toLowerCase()
-							.includes(text),
-					),
-				);
+	const matches = (field: unknown) =>
+		String(field ?? '')
+			.toLowerCase()
+			.includes(text);
+	const matching = status
+		? records
+		: records.filter(({ id, record }) => matches(id) || matches(record.customer_id));
 	return {
-		results: matching.map(({ id, record }) => ({
-			name: [
-				id,
-				record.status,
-				record.total !== undefined
-					? `${String(record.total)} ${String(record.currency ?? '')}`.trim()
-					: undefined,
-			]
-				.filter(Boolean)
-				.join(' · '),
-			value: id,
-		})),
+		results: matching.map(({ id, record }) => {
+			const total =
+				record.total === undefined
+					? undefined
+					: `${String(record.total)} ${String(record.currency ?? '')}`.trim();
+			return { name: [id, record.status, total].filter(Boolean).join(' · '), value: id };
+		}),
 		...next,
 	};
 }

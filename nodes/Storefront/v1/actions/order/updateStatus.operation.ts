@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
-import { locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
+import { itemError, locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
@@ -35,18 +35,10 @@ export const description = updateDisplayOptions(
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
 	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
-	if (!status) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Status" (status) is empty', {
-			itemIndex,
-		});
-	}
+	if (!status) throw itemError(this, itemIndex, 'The parameter "Status" (status) is empty');
 	const target = { resourceLabel: 'Order', id, itemIndex };
+	const body = { status };
 	// Idempotent by contract (row 3), so the transport may safely retry this PUT.
-	const response = await client.request(
-		'PUT',
-		['orders', id, 'status'],
-		{ body: { status } },
-		target,
-	);
+	const response = await client.request('PUT', ['orders', id, 'status'], { body }, target);
 	return client.single(response, 'order', target);
 }, 'orderId');

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toolDescription } from '../common';
+import { itemError, toolDescription } from '../common';
 import { perItem } from '../eachItem';
 
 const properties: INodeProperties[] = [
@@ -28,15 +28,7 @@ export const description = updateDisplayOptions(
 );
 
 export const execute = perItem(async function (client, itemIndex) {
-	const storeId = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
-	if (!storeId) {
-		throw new NodeOperationError(this.getNode(), 'The parameter "Store ID" (storeId) is empty', {
-			itemIndex,
-		});
-	}
-	return await client.getOne(['stores', storeId], 'store', {
-		resourceLabel: 'Store',
-		id: storeId,
-		itemIndex,
-	});
+	const id = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
+	if (!id) throw itemError(this, itemIndex, 'The parameter "Store ID" (storeId) is empty');
+	return await client.getOne(['stores', id], 'store', { resourceLabel: 'Store', id, itemIndex });
 });
