@@ -59,9 +59,8 @@ export class StorefrontApi implements ICredentialType {
 		},
 	];
 
-	// A function, not n8n's generic block: n8n resolves a generic block's `={{…}}` with the workflow's expression engine,
-	// which n8n 2.x only lends inside a node's own call (execute(), poll(), trigger() until it returns). The Storefront
-	// Trigger's reconciliation sends requests later, on n8n's schedule (docs/trigger.md, Check for Missed Events).
+	// A function, not n8n's generic `={{…}}` block: the trigger's catch-up sends requests outside the node's own calls,
+	// where n8n lends no expression engine (docs/maintainers.md, "Expressions only during the node's own calls").
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
@@ -75,9 +74,8 @@ export class StorefrontApi implements ICredentialType {
 		};
 	}
 
-	// The cheapest authenticated read: one product. A bad key answers 401, a wrong base URL 404 or no answer. The
-	// rules give the two usual mistakes a message saying what to fix (n8n would show only "Unauthorized" or
-	// "Not Found"); an unreachable host keeps n8n's own message (ECONNREFUSED, ENOTFOUND, …).
+	// The cheapest authenticated read. The rules say what to fix for a bad key (401) or Base URL (404), where n8n
+	// would say only "Unauthorized" or "Not Found"; an unreachable host keeps n8n's own message.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',

@@ -1,5 +1,4 @@
-// Time for the parts that wait, pace or throttle: n8n-workflow's sleep and Date.now in n8n, a scheduler's in the
-// tests (test/node/governor.test.ts, test/trigger/sharedClaims.test.ts), so that their schedules can be replayed.
+// Time as the parts that wait see it: Date.now and n8n's sleep, or a test's clock so that schedules can be replayed.
 import { sleep } from 'n8n-workflow';
 
 export interface Clock {
@@ -9,11 +8,7 @@ export interface Clock {
 
 export const realClock: Clock = { now: () => Date.now(), sleep: async (ms) => await sleep(ms) };
 
-/**
- * Something said at most once per `everyMs` for each key (a warning in n8n's log, a failed execution): a flood of
- * causes says it once, with their number. Bound: one entry per key ever noted, kept for the life of the process (its
- * callers key by trigger node: one per trigger node that refused a delivery or warned since n8n started).
- */
+/** Says each key's causes at most once per `everyMs`, with their number; its bound: docs/maintainers.md's table. */
 export class Throttle {
 	private readonly last = new Map<string, { at: number; count: number }>();
 

@@ -3,7 +3,6 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { EVENT_OPTIONS } from './constants';
 
-/** The notice at the top of a trigger's panel: how to set it up, in a sentence or two. */
 export const setupNotice = (text: string): INodeProperties => ({
 	displayName: text,
 	name: 'setupNotice',

@@ -1,6 +1,7 @@
-// The one place that talks HTTP to the Storefront API (docs/api-contract.md): URL building, the request through
-// n8n's httpRequestWithAuthentication, retries, pacing, records and list walks (the rest: index.ts, governor.ts).
+// The one place that talks HTTP to the Storefront API (docs/api-contract.md), through n8n's
+// httpRequestWithAuthentication: retries, pacing, records and list walks.
 import type {
+	IAllExecuteFunctions,
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
 	IDataObject,
@@ -16,7 +17,6 @@ import {
 	networkCode,
 	notJson,
 	waitedTooLong,
-	type Context,
 	type FullResponse,
 	type RequestTarget,
 } from './errors';
@@ -30,22 +30,16 @@ import {
 import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
 
 export interface ClientSettings {
-	/** Retries after the first attempt for (idempotent methods only) 502/503/504 and connection resets. */
+	// The node's options (maxRequestsPerMinute 0: no cap): docs/storefront-node.md, "Rate limits", "Other faults".
 	maxRetries: number;
-	/** Base of the exponential backoff when the service gives no Retry-After. */
 	retryDelayMs: number;
-	/** Pace cap for this node run; 0 = as fast as the service allows. */
 	maxRequestsPerMinute: number;
-	/** How long one request may wait for the rate limit (queued behind other runs, paused by a 429) before it fails. */
 	rateLimitWaitMs: number;
-	/** How long one try waits for an answer, then a broken connection: a hung load balancer would hold a run for ever. */
 	timeoutMs: number;
 }
 
-/** The default time budget of a request waiting for the rate limit: "Max Wait for Rate Limit", 15 minutes. */
+/** Defaults of "Max Wait for Rate Limit (Seconds)" and "Timeout (Seconds)". */
 export const DEFAULT_RATE_LIMIT_WAIT_S = 900;
-
-/** How long one try waits for an answer by default: "Timeout (Seconds)". */
 export const DEFAULT_TIMEOUT_S = 60;
 
 const DEFAULT_SETTINGS: ClientSettings = {
@@ -66,17 +60,14 @@ const RETRYABLE_NETWORK_CODES = [
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ];
 
-/** Longest backoff between two tries of a temporary fault. */
 const MAX_BACKOFF_MS = 60_000;
 
 /** Milliseconds to wait from a Retry-After header: delta seconds or an HTTP date. */
 export function retryAfterMs(value: unknown, now = Date.now()): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
 	const text = String(Array.isArray(value) ? value[0] : value).trim();
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
 	const date = Date.parse(text);
-	if (Number.isNaN(date)) return undefined;
-	return Math.max(0, date - now);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** Exponential backoff with full jitter in [delay/2, delay], capped. */
@@ -86,27 +77,21 @@ export function backoffMs(attempt: number, baseMs: number): number {
 }
 
 export class StorefrontClient {
-	/** When this run's own pace cap (Max Requests per Minute) lets the next request go. */
 	private nextPacedAt = 0;
 
 	private readonly credentials: ICredentialsDecrypted;
-
-	/** Shared with every run on the same key and base URL in this n8n instance. */
 	private readonly governor: Governor;
-
-	/** The API key at this base URL, hashed: runs on one account share its governor. */
+	private readonly waiting = { count: 0, since: 0 };
 	readonly account: string;
 
 	/** Time this client had a request waiting for Storefront's rate limit (wall time: overlapping waits count once). */
 	waitedForLimitMs = 0;
 
-	/** API calls this client was asked to make (a retry of one is not another). */
+	/** API calls asked of this client (a retry is not another). */
 	calls = 0;
 
-	private readonly waiting = { count: 0, since: 0 };
-
 	private constructor(
-		private readonly ctx: Context,
+		private readonly ctx: IAllExecuteFunctions,
 		readonly baseUrl: string,
 		data: ICredentialDataDecryptedObject,
 		private readonly settings: ClientSettings,
@@ -118,25 +103,21 @@ export class StorefrontClient {
 	}
 
 	static async create(
-		ctx: Context,
+		ctx: IAllExecuteFunctions,
 		settings: Partial<ClientSettings> = {},
 	): Promise<StorefrontClient> {
 		const data = await ctx.getCredentials('storefrontApi');
 		const baseUrl = String(data.baseUrl ?? '')
 			.trim()
 			.replace(/\/+$/, '');
-		if (!baseUrl) {
+		if (!baseUrl)
 			throw new NodeOperationError(ctx.getNode(), 'The Storefront credentials have no Base URL', {
 				description: 'Set the Base URL (including /v1) in the Storefront API credentials.',
 			});
-		}
 		return new StorefrontClient(ctx, baseUrl, data, { ...DEFAULT_SETTINGS, ...settings });
 	}
 
-	/**
-	 * One API call; resolves only for 2xx. A 429 sends it back to its place in the governor's queue; other temporary
-	 * faults are retried here (docs/storefront-node.md, "Rate limits" and "Other faults").
-	 */
+	/** One API call, resolved only for 2xx: a 429 goes back to its place in the queue, other faults are retried. */
 	async request(
 		method: IHttpRequestMethods,
 		segments: string[],
@@ -155,7 +136,6 @@ export class StorefrontClient {
 			// A POST may have reached the service before the connection broke or the service failed: never sent twice.
 			const mayRetry = method !== 'POST' && attempt < maxRetries;
 			await this.pace();
-			// The governor's only refusal: the time budget ran out while waiting for the rate limit.
 			const ticket = await this.slot(deadline, seq).catch((error: RateLimitWaitError) => {
 				throw waitedTooLong(this.ctx, error, rateLimitWaitMs, started, refused, target);
 			});
@@ -188,8 +168,7 @@ export class StorefrontClient {
 			}
 			const { statusCode, headers } = response;
 			if (statusCode === 429) {
-				// Refused and not processed, so even a POST may be sent again. Every caller of the key pauses for
-				// Retry-After (or this request's backoff); this one keeps its place in the queue.
+				// Not processed (the contract), so even a POST goes again; every caller of the key pauses.
 				const wait = retryAfterMs(headers['retry-after']) ?? backoffMs(refused.count, retryDelayMs);
 				this.governor.settle(ticket, statusCode, headers, wait);
 				refused.count++;
@@ -239,9 +218,8 @@ export class StorefrontClient {
 	}
 
 	/**
-	 * Every item of a list (`limit` undefined) or the first `limit` ones, the filters on every page, in pages of the
-	 * largest size (or `limit` if smaller), from page 1 or on from `after`: a first page getPage read with these filters
-	 * and this size.
+	 * Every item of a list (`limit` undefined) or the first `limit`, in pages of the largest size (or `limit`), from
+	 * page 1 or on from `after`: a first page getPage read with these filters and this size.
 	 */
 	async getMany(
 		segments: string[],
@@ -293,7 +271,6 @@ export class StorefrontClient {
 		try {
 			return await this.governor.acquire(deadline, seq);
 		} finally {
-			// A slow start's waits (a fraction of a round trip each, nothing known of the limit yet) are not counted.
 			if (--this.waiting.count === 0 && this.governor.knowsLimit())
 				this.waitedForLimitMs += Date.now() - this.waiting.since;
 		}

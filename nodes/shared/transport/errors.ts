@@ -1,15 +1,11 @@
-// The errors a request to the Storefront API ends in, as a user reads them in n8n: the service's own words from its
-// error body (docs/api-contract.md row 10), built from plain, sanitised objects, never from the helper's own error or
-// the request options (which carry the Authorization header).
+// The errors a request ends in, with the service's own words (docs/api-contract.md row 10), built from plain objects,
+// never from the helper's error or the request options: they carry the Authorization header.
 import type { IAllExecuteFunctions, IDataObject, JsonObject } from 'n8n-workflow';
 import { jsonParse, NodeApiError } from 'n8n-workflow';
 
 import { RATE_LIMIT_PLANS } from '../constants';
 import { isObject } from './envelope';
 import type { RateLimitWaitError } from './governor';
-
-/** Who calls the API: the action node, its searches, the polling trigger and the webhook trigger's catch-up. */
-export type Context = IAllExecuteFunctions;
 
 const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 
@@ -40,10 +36,7 @@ function fieldErrors(list: unknown): string | undefined {
 	return parts.length ? parts.join('; ') : undefined;
 }
 
-/**
- * The service's own words from any error body the contract admits (row 10): `{error: {message, details}}`,
- * `{message}`, `{error: "…"}`, `{error_description}`, `{errors: […]}`, `{detail}`, plain text or an HTML page.
- */
+/** The service's own words from any error body the contract admits (row 10), JSON, plain text or an HTML page. */
 export function serviceMessage(body: unknown): { message: string; code?: string } {
 	let parsed = body;
 	if (typeof body === 'string') {
@@ -70,9 +63,7 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 		fieldErrors(parsed.errors),
 		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
 	];
-	const message = candidates.find(
-		(candidate) => typeof candidate === 'string' && candidate.length > 0,
-	);
+	const message = candidates.find((candidate) => typeof candidate === 'string' && candidate !== '');
 	const details =
 		typeof parsed.error_description === 'string' && message !== parsed.error_description;
 	return {
@@ -96,12 +87,9 @@ export function networkCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * A NodeApiError keeping our message as written: NodeApiError swaps any message that mentions a network code
- * (ECONNRESET, EPERM…) for a generic sentence, which would hide the service's own words.
- */
+/** A NodeApiError with our message kept: NodeApiError swaps one naming a network code (EPERM…) for a generic one. */
 function nodeApiError(
-	ctx: Context,
+	ctx: IAllExecuteFunctions,
 	response: IDataObject,
 	options: { message: string; description?: string; httpCode?: string; itemIndex?: number },
 ): NodeApiError {
@@ -110,10 +98,7 @@ function nodeApiError(
 	return error;
 }
 
-/**
- * Whether a failed request got no answer at all (a dropped connection or a time-out): the only NodeApiError the client
- * raises without an HTTP status. A create that failed so may have reached the service.
- */
+/** Whether a request got no answer (the only NodeApiError without a status): a create may have gone through. */
 export function gotNoAnswer(error: unknown): boolean {
 	return error instanceof NodeApiError && !error.httpCode;
 }
@@ -135,7 +120,7 @@ export interface FullResponse {
 
 /** A request that waited for the rate limit as long as its budget allows; `refused`: its 429s, and the last one. */
 export function waitedTooLong(
-	ctx: Context,
+	ctx: IAllExecuteFunctions,
 	error: RateLimitWaitError,
 	budgetMs: number,
 	started: number,
@@ -169,7 +154,7 @@ export function waitedTooLong(
 }
 
 export function apiError(
-	ctx: Context,
+	ctx: IAllExecuteFunctions,
 	status: number,
 	response: FullResponse,
 	target: RequestTarget,
@@ -198,7 +183,7 @@ export function apiError(
 }
 
 export function notJson(
-	ctx: Context,
+	ctx: IAllExecuteFunctions,
 	response: FullResponse,
 	target: RequestTarget,
 	what = 'not JSON',
@@ -224,7 +209,7 @@ export function notJson(
 }
 
 export function connectionError(
-	ctx: Context,
+	ctx: IAllExecuteFunctions,
 	timeoutMs: number,
 	method: string,
 	url: string,

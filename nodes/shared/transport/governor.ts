@@ -1,6 +1,5 @@
-// One request governor per API key and Base URL, shared by every run of the Storefront node in this n8n process: a
-// burst of runs on one key meets the plan's rate limit as one queue. Each rule and why: docs/storefront-node.md,
-// "Rate limits: one governor per API key".
+// One request governor per API key and Base URL, shared by every run in this n8n process, so a burst on one key
+// meets the plan's rate limit as one queue. Rules and why: docs/storefront-node.md, "Rate limits".
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
@@ -21,11 +20,10 @@ export interface Ticket {
 	readonly at: number;
 }
 
-/** What the service's X-RateLimit-* headers say, if it sends them. */
 export interface RateHeaders {
 	limit: number;
 	remaining: number;
-	/** When the window ends (epoch ms), if the service says. */
+	/** Epoch ms. */
 	resetAt?: number;
 }
 
@@ -57,7 +55,6 @@ export function rateHeaders(
 export class RateLimitWaitError extends Error {
 	constructor(
 		readonly waitedMs: number,
-		/** What the governor knew of the limit, for the message. */
 		readonly limitText: string,
 		/** How much longer the service asked to wait, when that is what ended the budget. */
 		readonly stillToWaitMs?: number,
@@ -79,10 +76,7 @@ export class Governor {
 	private limit: number | undefined;
 	private windowEnd: number | undefined;
 	private used = 0;
-	/**
-	 * Until when the key counts as shared: a minute after the service last counted requests this process did not
-	 * send (a time, not a number of windows: a pause or another process's window can start several in a minute).
-	 */
+	/** A minute after the service last counted requests not sent here (a time: a minute may hold several windows). */
 	private sharedUntil = 0;
 	/** The longest window the headers have shown (their reset counted from the request), what a kept limit spans. */
 	private windowMsSeen: number | undefined;
@@ -108,10 +102,7 @@ export class Governor {
 		this.windowStart = clock.now();
 	}
 
-	/**
-	 * Resolves when the request may be sent. `seq` is the place of a request that was refused (429) and comes
-	 * back: it goes before everything that arrived after it. Rejects with RateLimitWaitError at `deadline`.
-	 */
+	/** Resolves when the request may go, rejects at `deadline`; `seq`: a refused request's place, kept on its return. */
 	async acquire(deadline: number, seq?: number): Promise<Ticket> {
 		const now = this.clock.now();
 		if (seq === undefined && this.queue.length === 0 && this.nextSendAt(now) === 0)
@@ -125,10 +116,7 @@ export class Governor {
 		});
 	}
 
-	/**
-	 * The answer to a released request: its status (undefined when the connection failed) and headers. For a 429,
-	 * `waitMs` is how long to pause every caller (Retry-After, or the caller's backoff when there is none).
-	 */
+	/** A released request's answer (status undefined: no answer); a 429's `waitMs` pauses every caller. */
 	settle(ticket: Ticket, status: number | undefined, headers?: IDataObject, waitMs = 0): void {
 		this.inFlight--;
 		if (status !== undefined && status !== 429) this.ramp++;
@@ -136,11 +124,9 @@ export class Governor {
 		const current = ticket.window === this.window;
 		const success = current && status !== undefined && status >= 200 && status < 300;
 		const info = rateHeaders(headers, now);
-		if (info)
-			this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, ticket, current, now);
+		if (info) this.fromHeaders(info, rateHeaders(headers, ticket.at)?.resetAt, ticket, now);
 		else if (success && this.limit !== undefined) {
-			// The service stopped sending limits (an upgrade, a proxy that drops them): the limit they said is kept
-			// as if learned from 429s.
+			// The headers stopped (an upgrade, a proxy): the limit they said is kept as if learned from 429s.
 			this.learned = this.limit;
 			this.learnedWindowMs = this.windowMsSeen ?? MINUTE_MS;
 			this.limit = undefined;
@@ -151,16 +137,12 @@ export class Governor {
 		this.pump();
 	}
 
-	/**
-	 * Whether a wait now is for a limit the service has shown (its headers, its 429s, a pause), not the slow start of
-	 * a key nothing is known of yet: only the first is "waiting for the rate limit" to a user whose plan may have none.
-	 */
+	/** Whether a wait now is for a limit the service showed, not a new key's slow start (which no hint counts). */
 	knowsLimit(): boolean {
 		const paused = this.clock.now() < (this.pausedUntil ?? 0);
 		return this.limit !== undefined || this.learned !== undefined || paused;
 	}
 
-	/** What the governor knows of the limit, in words. */
 	describe(): string {
 		const requests = (n: number) => `${n} request${n === 1 ? '' : 's'}`;
 		if (this.limit !== undefined)
@@ -173,21 +155,19 @@ export class Governor {
 	}
 
 	/**
-	 * `info.resetAt` is reckoned from when the answer was read, so it is never early (the window end the governor
-	 * waits for); `resetSinceSent` from when the request was sent, so it is never late by the time the answer waited
-	 * on a busy event loop (seconds, in a loaded queue-mode worker), which is what tells a new window from the same one.
+	 * `info.resetAt` counts from when the answer was read, so is never early (the end waited for); `resetSinceSent`
+	 * from when the request was sent, so is never late by the answer's wait on a busy event loop: it tells windows apart.
 	 */
 	private fromHeaders(
 		info: RateHeaders,
 		resetSinceSent: number | undefined,
 		ticket: Ticket,
-		current: boolean,
 		now: number,
 	): void {
 		this.limit = info.limit;
 		if (resetSinceSent !== undefined)
 			this.windowMsSeen = Math.max(this.windowMsSeen ?? 0, resetSinceSent - ticket.at);
-		if (!current) return;
+		if (ticket.window !== this.window) return;
 		if (info.resetAt !== undefined) {
 			if (
 				this.windowEnd !== undefined &&
@@ -251,16 +231,14 @@ export class Governor {
 	}
 
 	/**
-	 * With a known limit and room left, as nextSendAt. Sharing the key (seen in the last minute), half the window goes at
-	 * once, then one at a time: the other process's requests in flight are counted before any answer here shows them,
-	 * so taking what the answers said was left would send the window twice over.
+	 * nextSendAt with a known limit and room left. On a shared key, half the window goes at once, then one at a time:
+	 * the other process's requests in flight are not yet in any answer here, so what answers say is left is too much.
 	 */
 	private shareOfWindow(now: number): number {
 		if (now >= this.sharedUntil) return 0;
 		if (this.released < Math.ceil((this.limit as number) / 2)) return 0;
 		if (this.windowEnd !== undefined) {
-			// The other half waits until the window is half over: a worker that reads its answers late starts its
-			// window late, and would find its half spent by the other one's requests.
+			// The rest waits for the window's middle: a worker reading its answers late would find its half spent.
 			const halfway = this.windowStart + (this.windowEnd - this.windowStart) / 2;
 			if (now < halfway) return halfway;
 		}
@@ -316,17 +294,13 @@ export class Governor {
 	}
 }
 
-/** By account. Bound: one per API key and Base URL used since n8n started, never dropped (a few numbers each). */
+/** By account; its bound: docs/maintainers.md, "What each n8n process keeps in memory". */
 const governors = new Map<string, Governor>();
 
-/**
- * One shop account: an API key at a base URL, by a hash (the key itself is kept nowhere but in n8n's credentials).
- * What a governor, and Create or Update's one writer at a time, are per.
- */
+/** One account (what governors and Create or Update's writers are per), by the key's hash: n8n alone keeps the key. */
 export function accountOf(baseUrl: string, apiKey: unknown): string {
-	return `${baseUrl}\u0000${createHash('sha256')
-		.update(String(apiKey ?? ''))
-		.digest('hex')}`;
+	const hash = createHash('sha256').update(String(apiKey ?? ''));
+	return `${baseUrl}\u0000${hash.digest('hex')}`;
 }
 
 /** The governor of one account, one per n8n process (module scope). */

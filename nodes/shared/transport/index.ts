@@ -1,5 +1,4 @@
-// The transport of the Storefront node: the client (client.ts), JSON envelopes (envelope.ts), pagination rules
-// (pagination.ts), the errors a request ends in (errors.ts) and a record's id (identity.ts).
+// The transport of the Storefront node, as the rest of the package imports it.
 export * from './client';
 export { isObject, unwrapList, unwrapSingle } from './envelope';
 export { duration, gotNoAnswer, serviceMessage, type RequestTarget } from './errors';

@@ -23,9 +23,8 @@ export function paginationMeta(body: unknown): IDataObject {
 }
 
 /**
- * Decides the next page from the contract's end signals (row 6). Explicit signals win; without them only a
- * short page ends the walk, measured against the first page's size so that a silent size cap is not mistaken
- * for the end (a short first page costs one more request to tell a cap from the end).
+ * The next page by the contract's end signals (row 6). Without one, only a page shorter than the first ends the walk,
+ * so a silent size cap is not taken for the end (a short first page costs one more request).
  */
 export function nextPageNumber(
 	meta: IDataObject,
