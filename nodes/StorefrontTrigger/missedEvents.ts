@@ -2,7 +2,7 @@
 // n8n's registerCron; it never holds n8n up, and a failed one is tried again with backoff. Nothing after trigger()
 // returns evaluates an expression (docs/maintainers.md, Expressions only during the node's own calls).
 import { randomUUID } from 'crypto';
-import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
