@@ -1,5 +1,5 @@
 // Refused deliveries (docs/trigger.md): a wrong Webhook Secret refuses every delivery and n8n would show nothing, so a
-// refusal is said in n8n's log and fails an execution (for an error workflow), each bounded per node and process.
+// refusal is said in n8n's log and fails an execution (for an error workflow), each bounded per n8n process and node.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
