@@ -1,7 +1,5 @@
-// The Storefront Trigger starts a workflow from the service's signed webhook events (webhook(): ./receive), and runs
-// the changes no delivery brought (trigger(): ./missedEvents). Either way the run's first step claims them (execute():
-// ./claim, then ./superseded), so whichever path brings a change first runs it. The flow, one file a step, is in
-// docs/maintainers.md (Layout); what a user sees of each step, in docs/trigger.md.
+// Deliveries (./receive) and readings of the changes no delivery brought (./missedEvents) both start runs whose first
+// step claims what they bring (./claim), so whichever path brings a change first runs it (docs/maintainers.md, Layout).
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -24,7 +22,6 @@ import { receive } from './receive';
 import { startReading } from './missedEvents';
 import { markSuperseded } from './superseded';
 
-/** Offered before the event kinds in Events. */
 const ALL_EVENTS = [
 	{
 		name: 'All Events',
@@ -56,8 +53,7 @@ export class StorefrontTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
-				// Empty on purpose: n8n answers an on-receipt webhook with `responseData` when it is set and
-				// defaults it to 'firstEntryJson'; empty makes it send our `webhookResponse` ({received: true}).
+				// Not n8n's default 'firstEntryJson': empty, n8n answers with our `webhookResponse` ({received: true}).
 				responseData: '',
 				path: 'webhook',
 			},

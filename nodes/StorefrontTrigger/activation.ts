@@ -1,6 +1,5 @@
-// Storefront has no webhook-registration API: the URL is pasted into its dashboard by hand (the node's notice). So
-// n8n's webhook lifecycle only checks what activation needs (a webhook secret: the trigger fails closed) and keeps a
-// note of the URL it was activated for; nothing is created or deleted on the service.
+// Storefront has no webhook-registration API (the URL is pasted into its dashboard), so n8n's webhook lifecycle only
+// checks for a webhook secret (the trigger fails closed) and notes the URL it was activated for.
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -26,15 +25,12 @@ export const webhookMethods = {
 		},
 		async create(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);
-			const staticData = this.getWorkflowStaticData('node');
-			staticData.activatedUrl = this.getNodeWebhookUrl('default');
+			this.getWorkflowStaticData('node').activatedUrl = this.getNodeWebhookUrl('default');
 			return true;
 		},
 		async delete(this: IHookFunctions): Promise<boolean> {
-			// The accepted and claimed event ids stay (in memory and in n8n's database): re-saving an active
-			// workflow deactivates and re-activates it, and a redelivery arriving across that must be recognised.
-			const staticData = this.getWorkflowStaticData('node');
-			delete staticData.activatedUrl;
+			// Accepted and claimed ids stay: re-saving an active workflow re-activates it, and redeliveries must be known.
+			delete this.getWorkflowStaticData('node').activatedUrl;
 			return true;
 		},
 	},

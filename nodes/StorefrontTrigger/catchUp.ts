@@ -1,7 +1,5 @@
-// What a reading of Catch Up After Downtime and Check for Missed Events finds (docs/trigger.md): the changes in the
-// order and product lists from shortly before the newest change that ran, read by the change reader the polling
-// trigger uses too (../shared/changes), in the webhook events' shape, oldest first. Which of them are left out, and
-// how the run started for the others claims them, is ./missedEvents's and ./claim's.
+// What a reading (docs/trigger.md: Catch Up After Downtime, Check for Missed Events) finds: the changes since shortly
+// before the last run change, read and shaped as the polling trigger reads them (../shared/changes), oldest first.
 import type { IDataObject } from 'n8n-workflow';
 
 import { isObject, recordId, type StorefrontClient } from '../shared/transport';
@@ -10,20 +8,13 @@ import { readChanges, reader, resourceOf, timeOf, type Resource } from '../share
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
 
-/**
- * How far before the newest change the trigger ran a catch-up starts reading. Deliveries come in no set order: one
- * that failed while a later one got through is still being retried, and if n8n goes down before its retry, only a
- * read from before it finds it. Ten times the contract's retry span, yet one request per list (docs/trigger.md, Cost).
- */
+/** How far before the last run change a catch-up reads: deliveries come in no set order (docs/trigger.md). */
 export const CATCH_UP_MARGIN_MS = 5 * 60_000;
 
-/**
- * Node static data: the last run change (epoch ms), rounded down to LAST_RUN_STEP_MS so that a run writes the static
- * data (one database update after it ends) only when a change of a later minute comes through, not for every event.
- */
+/** The last run change, to the minute: a run saves the static data only for a change of a later minute. */
 const LAST_RUN_KEY = 'lastRunChange';
 const LAST_RUN_STEP_MS = 60_000;
-/** Node static data: per event kind, its baseline (docs/trigger.md): just after the newest change of its first read. */
+/** Per event kind, its baseline (docs/trigger.md, How the trigger remembers). */
 const BASELINES_KEY = 'catchUpBaselines';
 
 /** The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell. */
@@ -39,16 +30,14 @@ const MAX_LEAD_MS = 5 * 60_000;
 
 type Baselines = Partial<Record<EventKind, number>>;
 
-/** The baselines in the static data; undefined when there are none. */
 function baselinesIn(staticData: IDataObject): Baselines | undefined {
 	const baselines = staticData[BASELINES_KEY];
 	return isObject(baselines) ? (baselines as Baselines) : undefined;
 }
 
 /**
- * Notes that a change of time `createdAt` (an item's created_at) ran: the next catch-up reads from shortly before it.
- * n8n saves a run's static data whole, from the copy the run started with: a copy without a baseline is older than the
- * activation, and saving it would drop the baseline, so such a run notes nothing (docs/maintainers.md, Static data).
+ * Notes that a change of time `createdAt` ran. A run whose static data has no baseline notes nothing: its copy predates
+ * the activation, and saving it would drop the baseline (docs/maintainers.md, Static data).
  */
 export function noteLastRun(staticData: IDataObject, createdAt: unknown, now: number): void {
 	if (baselinesIn(staticData) === undefined) return;
@@ -62,12 +51,10 @@ export function noteLastRun(staticData: IDataObject, createdAt: unknown, now: nu
 /** Where the catch-up of a kind with this `baseline` reads from (epoch ms): shortly before the last run change. */
 export function catchUpCursor(staticData: IDataObject, baseline: number): number {
 	const last = staticData[LAST_RUN_KEY];
-	return typeof last === 'number' && Number.isFinite(last)
-		? Math.max(baseline, last - CATCH_UP_MARGIN_MS)
-		: baseline;
+	return typeof last === 'number' ? Math.max(baseline, last - CATCH_UP_MARGIN_MS) : baseline;
 }
 
-/** Seen (docs/trigger.md): what the readings remember between two reads while the workflow stays active. */
+/** Seen (docs/trigger.md, How the trigger remembers). */
 export interface ReadMemory {
 	readTo: Partial<Record<Resource, number>>;
 	/** The statuses read: on a service without `updated_at`, the one way to tell a status change. */
@@ -78,10 +65,7 @@ export interface ReadMemory {
 
 export const newMemory = (): ReadMemory => ({ readTo: {}, statuses: [], firstFound: [] });
 
-/**
- * A run a reading started for `events` did not claim them (it never started, or failed first): the memory forgets
- * what those readings learnt of their orders, so that the next reading reports the same changes again.
- */
+/** A reading's run did not claim `events`: forget what was learnt of their orders, so the next reading reports them. */
 export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 	const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
 	for (const { type, data } of events) {
@@ -94,7 +78,6 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 }
 
 export interface CatchUp {
-	/** The changes found, oldest first, in the webhook events' shape. */
 	events: PolledEvent[];
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
@@ -103,9 +86,7 @@ export interface CatchUp {
 	baselined: EventKind[];
 }
 
-/** What one reading is for, and how it goes. */
 export interface Reading {
-	/** The node's static data: the baselines and the last run change. */
 	staticData: IDataObject;
 	/** The Events parameter's values ("*": all). */
 	kinds: string[];
@@ -116,11 +97,7 @@ export interface Reading {
 	beforeRequest: () => Promise<void>;
 }
 
-/**
- * One read of the lists the chosen kinds need, oldest first. A kind without a baseline gets one (where its list is now;
- * nothing of it is reported); the others report every change since their cursor, as the polling trigger would report
- * them with the statuses `memory` saw (docs/trigger.md, What you see).
- */
+/** One read of the lists the chosen kinds need; a kind without a baseline gets one and reports nothing. */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
 	const { staticData, memory, now } = reading;
 	const wanted = CATCH_UP_KINDS.filter(
@@ -148,15 +125,14 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		};
 		const read = await readChanges(paced, resource, since, 1);
 		result.requests += read.requests;
-		// 2. The list's newest change: a payment counts too, as records without updated_at (the spec shows none) are
-		// dated by created_at and were paid later. A new baseline is just after it.
+		// 2. A new baseline is just after the list's newest change, payments too: without updated_at (the spec shows
+		// none) a record is dated by created_at, and was paid later.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
 		for (const record of read.records.values())
 			newest = Math.max(newest, timeOf(record.paid_at) || 0);
 		for (const kind of ofList) if (baselined.includes(kind)) baselines[kind] = newest + 1;
 		if (since === undefined) {
-			// A baseline still learns the statuses it read: on a service without updated_at, the next reading finds a
-			// change of these orders by comparing with them.
+			// A baseline learns the statuses: without updated_at, the next reading finds a change by comparing.
 			if (resource === 'orders') {
 				const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
 				for (const order of read.records.values()) {
@@ -168,16 +144,15 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			continue;
 		}
 		memory.readTo[resource] = Math.max(readTo, newest);
-		// 3. The changes, as the polling trigger finds them from a cursor at `since` and the statuses the memory saw.
+		// 3. The changes, as the polling trigger finds them from a cursor at `since`.
 		const state = { cursor: since, atCursor: [], sorted: true, statuses: memory.statuses, low: [] };
 		const records = read.records.values();
 		const events =
 			resource === 'orders'
 				? orderEvents(records, state, read.newest, new Set(kinds), now)
 				: productEvents(records, state, read.newest, new Set(kinds), 0, now);
-		// 4. What is older than the grace is found. A status change found by comparing (no updated_at) is dated when a
-		// reading first found it, so that it outgrows the grace. The rest is left to its delivery for now: the memory
-		// keeps what it knew of the order, so the next reading reports the change again.
+		// 4. What is older than the grace is found (a status change found by comparing is dated by its first sighting).
+		// The rest is left to its delivery: the memory keeps what it knew of the order, so the next reading finds it.
 		const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
 		for (const e of events) {

@@ -1,19 +1,12 @@
-// The claim keys of Drop Duplicate Events: what one delivery, or one change a reading found, is claimed by in this
-// n8n's memory (./ranHere) and in n8n's database (../shared/claims). With Catch Up After Downtime on, a delivery and a
-// reading that report the same change claim the same key, so whichever path brings it first runs it, once.
+// The claim keys of Drop Duplicate Events, in this n8n's memory (./ranHere) and in n8n's database (../shared/claims).
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject } from '../shared/transport';
 import type { Claim } from '../shared/claims';
 
 /**
- * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths). A delivery and a
- * reading carry different ids (`evt_…`, `poll_…`) and maybe different optional fields, so the claim is built from the
- * record's id (`<resource>_id` before `id`: a payment may come as `{id: "pay_…", order_id}`) and what changed alone.
- * An order.updated with previous_status (a delivery) claims the change from it, so a return to a status runs again,
- * and notes that the order reached the status; one without it (a reading) claims the order reaching its status, which
- * ran if any change to that status ran. Undefined (the event's own id is claimed instead) for other kinds, for data
- * without the fields, and for an update that says it kept its status.
+ * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths): the record's id
+ * and what changed. Undefined (the event's own id is claimed) for other kinds, incomplete data, an unchanged status.
  */
 export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
 	if (!isObject(data)) return undefined;
@@ -25,6 +18,8 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 		case 'order.updated': {
 			const { status, previous_status: previous } = data;
 			if (!order || typeof status !== 'string' || status === previous) return undefined;
+			// With the status before (a delivery): that change, so a return to a status runs again. Without it (a
+			// reading): the order reaching its status, which ran if any change to that status ran.
 			const reached = `${type}/${order}/${status}`;
 			const readOnly = `${reached}/read`;
 			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };

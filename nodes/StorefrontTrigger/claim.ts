@@ -1,12 +1,9 @@
-// The first step of every run the trigger starts (execute()): n8n calls a node that has both webhook() and execute()
-// with the webhook's items, as it does for its Wait and Form nodes, and so does the run a reading starts. Each item
-// goes on unless the same delivery or change got there first (Drop Duplicate Events). In three steps:
+// The first step of every run the trigger starts (execute(): n8n calls it with the webhook's items, as for its Wait
+// and Form nodes, and so does a reading's run). An item goes on unless the same delivery or change got there first:
 //  1. Refused: a refused delivery's run fails with the reason (./refusals).
-//  2. Accepted: in this running n8n, the run's delivery must be the one accepted for its event (./ranHere, free).
-//  3. Claimed: in n8n's database, which every n8n of the instance shares (../shared/claims): another webhook processor
-//     or worker in queue mode, this n8n before a restart. With the catch-up on, the change itself is claimed
-//     (./changeKeys), so a delivery and a reading that report it run it once.
-// What goes on is then checked for superseded changes (./superseded, by execute()), which is no claim.
+//  2. Accepted: in this n8n's memory, the run's delivery must be the one accepted for its event (./ranHere, free).
+//  3. Claimed: in n8n's database, shared by every n8n of the instance (../shared/claims). With the catch-up on, the
+//     change itself is claimed (./changeKeys), so a delivery and a reading that report it run it once.
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
@@ -67,8 +64,8 @@ export async function claimItems(
 		return { claim, token };
 	});
 
-	// 3. Claimed in n8n's database, together: a reading's run asks it once (one batch), not once per change. Should it
-	// not answer, the event runs (and a warning says why): dropping it would lose it, and the checks before passed.
+	// 3. Claimed in n8n's database, in one batch. Should it not answer, the event runs (a warning says why): dropping
+	// it would lose it, and the checks before passed.
 	const store = sharedStore(context, scope, rememberMs(options), CLAIM_WORDS);
 	const goesOn = await Promise.all(
 		claims.map(async (wanted) => {

@@ -1,11 +1,8 @@
-// The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md): started by trigger() when
-// n8n activates the workflow or starts with it active, then on n8n's own schedule (the Schedule Trigger's registerCron,
-// which n8n stops on deactivation). It never holds n8n up, and a reading that fails is tried again with backoff until
-// the service answers, so the changes missed meanwhile still run, once (each is claimed by its run: ./changeKeys).
-// What runs after trigger() returns evaluates no expression: n8n 2.41 lends a node its expression engine only during
-// its own calls ("No bridge acquired for this context" otherwise), so parameters and credentials are read before.
+// The reading behind Catch Up After Downtime and Check for Missed Events (docs/trigger.md), started by trigger() and
+// n8n's registerCron; it never holds n8n up, and a failed one is tried again with backoff. Nothing after trigger()
+// returns evaluates an expression (docs/maintainers.md, Expressions only during the node's own calls).
 import { randomUUID } from 'crypto';
-import type { IDataObject, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
@@ -30,23 +27,12 @@ const ACTIVATION_WAIT_MS = 5_000;
 const READ_TIMEOUT_MS = 15_000;
 /** A reading's requests wait at most this long for the key's rate limit; the next reading tries again. */
 const RATE_LIMIT_WAIT_MS = 60_000;
-/**
- * A scheduled reading leaves changes younger than this to their deliveries: the delivery carries the service's own
- * data (previous_status, payment_id) that a list does not show. Twice the contract's retry span (15 s).
- */
+/** A scheduled reading leaves younger changes to their deliveries, which carry data a list does not show. */
 const DELIVERY_GRACE_MS = 30_000;
-/**
- * A scheduled reading sends its first FREE_REQUESTS requests at once, each further one REQUEST_SPACING_MS after the
- * last, and the next starts only once it is done: however large a shop read whole, the checks add at most 10 requests
- * a minute (docs/trigger.md, Check for Missed Events). The reading at activation and start is not paced: it runs
- * once, and what n8n missed while down should run soon.
- */
+/** A scheduled reading's pacing (docs/trigger.md, Check for Missed Events); what n8n missed while down is not paced. */
 export const FREE_REQUESTS = 2;
 export const REQUEST_SPACING_MS = 6_000;
-/**
- * A change a reading started a run for is not started again while that run may still be going: until it ends, for this
- * long at most (a run that never started — a worker or Redis down — never ends; the next reading finds it again).
- */
+/** A reading's changes are not started again until their run ends, or this long (a run never started never ends). */
 const RUNNING_FOR_MS = 10 * 60_000;
 /** After a failed reading: 5 s, doubling, at most this long, until one succeeds. */
 const FIRST_RETRY_MS = 5_000;
@@ -58,10 +44,7 @@ const isRefusal = (error: unknown): error is Error => {
 	return status >= 400 && status < 500 && status !== 429;
 };
 
-/**
- * trigger(), which n8n calls on main only (docs/maintainers.md says when): starts the first reading and the schedule,
- * and returns before the reading ends. The runs it starts go through ./claim like a delivery's.
- */
+/** trigger(): starts the first reading and the schedule, and returns before the reading ends. */
 export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
 	const options = ctx.getNodeParameter('options', {}) as Options;
 	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
@@ -73,8 +56,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	});
 	const reader = new MissedEventsReader(ctx, client, options);
 	const first = reader.read();
-	// A user activating by hand hears why the first reading failed (a wrong key, say), within a few seconds; n8n's
-	// start, which activates workflows in batches, never waits for it.
+	// A user activating by hand hears why the first reading failed (a wrong key, say); n8n's start never waits for it.
 	if (['activate', 'create', 'update'].includes(ctx.getActivationMode())) {
 		const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
 		if (isRefusal(error)) {
@@ -95,10 +77,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	return { closeFunction: async () => reader.stop() };
 }
 
-/**
- * n8n's cron expression (with seconds) for a reading every `minutes` whole minutes, at a random second, as n8n's
- * Schedule Trigger spreads its own.
- */
+/** A cron expression (seconds first) every `minutes`, at a random second as n8n's Schedule Trigger spreads its own. */
 function scheduleOf(minutes: number): string {
 	const second = Math.floor(Math.random() * 60);
 	const whole = Math.min(60, minutes);
@@ -109,36 +88,26 @@ class MissedEventsReader {
 	private reading = false;
 	private stopped = false;
 	private readonly memory = newMemory();
-	/**
-	 * Changes of runs this reader started that have not ended yet, when each started: ran here (docs/trigger.md) until
-	 * their run ends, RUNNING_FOR_MS at most.
-	 */
+	/** Changes of this reader's runs not ended yet, when each started: ran here until then, RUNNING_FOR_MS at most. */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
-	private readonly staticData: IDataObject;
-	private readonly kinds: string[];
-	private readonly scope: string;
-	private readonly rememberMs: number;
+	// Read in trigger(), before it returns (the header says why).
+	private readonly staticData = this.ctx.getWorkflowStaticData('node');
+	private readonly kinds = this.ctx.getNodeParameter('events', []) as string[];
+	private readonly scope = scopeOf(this.ctx);
+	private readonly rememberMs = rememberMs(this.options);
 	/** 'workflow "Orders" (id 12)', for the log. */
 	private readonly about: string;
 
-	/** Made in trigger(), before it returns (the header says why); its requests need no expression. */
 	constructor(
 		private readonly ctx: ITriggerFunctions,
 		private readonly client: StorefrontClient,
-		options: Options,
+		private readonly options: Options,
 	) {
-		const workflow = ctx.getWorkflow();
-		this.staticData = ctx.getWorkflowStaticData('node');
-		this.kinds = ctx.getNodeParameter('events', []) as string[];
-		this.scope = scopeOf(ctx);
-		this.rememberMs = rememberMs(options);
-		this.about = `workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''})`;
+		const { name, id } = ctx.getWorkflow();
+		this.about = `workflow "${name ?? ''}" (id ${id ?? ''})`;
 	}
 
-	/**
-	 * Starts a reading unless one is under way (then nothing: a schedule's tick never queues behind a slow one).
-	 * Resolves with the outcome of its first attempt; when that failed, it goes on trying in the background.
-	 */
+	/** Starts a reading unless one is under way (a tick never queues behind a slow one); resolves to its first error. */
 	async read(scheduled = false): Promise<Error | undefined> {
 		if (this.reading || this.stopped) return undefined;
 		this.reading = true;
@@ -233,9 +202,7 @@ class MissedEventsReader {
 			};
 			void this.start(events).then(ended, () => ended(false));
 		}
-		const log = events.length ? this.ctx.logger.info : this.ctx.logger.debug;
-		log.call(
-			this.ctx.logger,
+		this.ctx.logger[events.length ? 'info' : 'debug'](
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
 				`${events.length} changes this n8n has not run` +
 				(events.length ? ', one run started for them' : ''),
@@ -243,10 +210,7 @@ class MissedEventsReader {
 		return found.young;
 	}
 
-	/**
-	 * Starts one run with the changes found (what emit() does, in the shape the trigger's execute() reads); resolves once
-	 * it ended, with whether it claimed them.
-	 */
+	/** Starts one run with the changes found, in the shape execute() reads; resolves once it ended: did it claim them? */
 	private async start(events: PolledEvent[]): Promise<boolean> {
 		const token = randomUUID();
 		const done = this.ctx.helpers.createDeferredPromise<IRun>();

@@ -1,10 +1,5 @@
-// What this running n8n knows by itself (a restart forgets it; what every n8n process knows is in n8n's database:
-// ../shared/claims), per trigger node (`scope`: workflow id + node id). Free to ask, so it is asked first. Its two
-// memories and their bounds are defined in docs/trigger.md, How the trigger remembers:
-//  - Accepted: asked when a delivery arrives (./receive: a redelivery starts nothing) and when its run starts (./claim:
-//    only the accepted delivery goes on, as after a crash n8n re-runs the executions it had accepted while the service
-//    redelivers their events). Not in the workflow's static data: docs/maintainers.md, Static data.
-//  - Ran here: the changes (claim keys: ./changeKeys) run or found claimed: this n8n's readings do not start them.
+// What this running n8n knows by itself per trigger node, free to ask, so asked before n8n's database: accepted and
+// ran here (docs/trigger.md, How the trigger remembers). Not in the static data: docs/maintainers.md, Static data.
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const ACCEPTED_RETENTION_MS = DEFAULT_REMEMBER_HOURS * 3_600_000;
@@ -30,9 +25,8 @@ function cap(memory: Map<string, unknown>, max: number): void {
 }
 
 /**
- * Whether the delivery `token` of the event `id` is the one accepted here. A delivery arriving (./receive) or a run
- * starting (./claim) with an id none is accepted for yet is accepted now; another delivery of an accepted id is a
- * duplicate (a redelivery, or the run of one that n8n re-runs after a crash while the service redelivers it).
+ * Whether the delivery `token` of the event `id` is the one accepted here (the first to arrive, or to start its run).
+ * Another is a duplicate: a redelivery, or a run n8n re-runs after a crash while the service redelivers its event.
  */
 export function acceptDelivery(scope: string, id: string, token: string, now: number): boolean {
 	const accepted = memoryOf(acceptedHere, scope);

@@ -1,7 +1,5 @@
-// Receiving a delivery (webhook()): verify the signature over the bytes as received, read the event, keep it if its
-// type is chosen and (optionally) recent, drop a redelivery this n8n already took, and hand n8n one item for a run.
-// The run's claim across processes happens when the run starts (./claim). A refusal answers the service at once and
-// is reported where a user looks (./refusals).
+// webhook(): a delivery is checked in the steps below and handed to n8n as one item; its run claims it (./claim). A
+// refusal answers the service at once and is reported where a user looks (./refusals).
 import { randomUUID } from 'crypto';
 import type {
 	IDataObject,
@@ -9,6 +7,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 import { isObject } from '../shared/transport';
@@ -118,12 +117,8 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 
-	const item: IDataObject = {
-		id: event.id,
-		type: event.type,
-		created_at: event.created_at,
-		data: event.data,
-	};
+	const { id, type, created_at, data } = event;
+	const item: IDataObject = { id, type, created_at, data };
 	if (catchesUp(options)) item[SOURCE_FIELD] = 'webhook';
 	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
@@ -142,11 +137,7 @@ function respond(
 	return { noWebhookResponse: true };
 }
 
-/**
- * Answers a delivery with an error (the service sees the status) and reports it (./refusals): a warning in n8n's log,
- * and a run that fails with the reason (always while listening for a test event, where the editor
- * shows it). The answer never carries more than the code and message below: no secret, no digest.
- */
+/** Answers a delivery with an error (never a secret or digest) and reports it: a log warning, a failed run. */
 function reject(
 	context: IWebhookFunctions,
 	status: number,
@@ -154,7 +145,6 @@ function reject(
 	message: string,
 ): IWebhookResponseData {
 	respond(context, status, { error: { code, message } });
-	const node = context.getNode();
 	const workflow = context.getWorkflow();
 	const test = context.getMode() === 'manual';
 	const report = noteRefusal(`${scopeOf(context)}${test ? ':test' : ''}`, Date.now());
@@ -163,7 +153,7 @@ function reject(
 			report.warn > 1 ? ` (${report.warn} deliveries refused since the last such warning)` : '';
 		context.logger.warn(
 			`Storefront Trigger: refused a delivery to workflow "${workflow.name ?? ''}" (id ${workflow.id ?? ''}, node ` +
-				`"${node.name}") with ${status} ${code}: ${message}${more}`,
+				`"${context.getNode().name}") with ${status} ${code}: ${message}${more}`,
 		);
 	}
 	if (!(test || report.execution)) return { noWebhookResponse: true };
@@ -186,13 +176,8 @@ function readEvent(context: IWebhookFunctions, rawBody: Buffer): StorefrontEvent
 		const parsed = context.getBodyData();
 		if (isEvent(parsed)) return parsed;
 	}
-	try {
-		const fromRaw: unknown = JSON.parse(rawBody.toString('utf8'));
-		return isEvent(fromRaw) ? fromRaw : undefined;
-	} catch {
-		// Not JSON at all: the caller answers 400, which is the whole handling this needs.
-		return undefined;
-	}
+	const fromRaw = jsonParse<unknown>(rawBody.toString('utf8'), { fallbackValue: null });
+	return isEvent(fromRaw) ? fromRaw : undefined;
 }
 
 const filterHeaders = (headers: IDataObject): IDataObject =>

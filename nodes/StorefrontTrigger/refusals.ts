@@ -1,7 +1,5 @@
-// Refused deliveries (docs/trigger.md): a wrong Webhook Secret answers every delivery 401 and n8n would show nothing
-// ("the trigger never fires"), so a refusal is said in n8n's log (never a secret or digest) and becomes a failed
-// execution, which n8n's error workflow can report. Both are bounded per trigger node and n8n process, so that a flood
-// of forgeries floods neither the log nor the executions list.
+// Refused deliveries (docs/trigger.md): a wrong Webhook Secret refuses every delivery and n8n would show nothing, so a
+// refusal is said in n8n's log and fails an execution (for an error workflow), each bounded per n8n process and node.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -13,11 +11,7 @@ export const FAILED_EXECUTION_EVERY_MS = 20 * 60_000;
 const warnings = new Throttle(WARNING_EVERY_MS);
 const executions = new Throttle(FAILED_EXECUTION_EVERY_MS);
 
-/**
- * Counts a refusal by the node `scope` (workflow id + node id) at `now`, and says what to report of it: `warn`, the
- * refusals since the last warning (this one included), 0 when no warning is due; `execution`, whether this refusal
- * becomes a failed execution.
- */
+/** Counts a refusal by `scope`. `warn`: refusals since the last warning (0: none due); `execution`: fail its run? */
 export function noteRefusal(scope: string, now: number): { warn: number; execution: boolean } {
 	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
@@ -44,9 +38,8 @@ const REFUSAL_ADVICE: Record<string, string> = {
 };
 
 /**
- * The run of a refused delivery: it fails with the reason and what to do. Asked to continue on errors, n8n would pass
- * the error on as an item, so it passes nothing instead: the next node never runs for a refused delivery (the refusal
- * is in n8n's log). Undefined when the items are not a refusal's.
+ * The run of a refused delivery fails with the reason and what to do; asked to continue on errors, it passes nothing
+ * (not the error as an item), so no node runs for a refusal. Undefined when the items are not a refusal's.
  */
 export function refusedRun(
 	context: IExecuteFunctions,

@@ -1,6 +1,5 @@
-// A late status change (docs/trigger.md, Late and superseded): the service's retry of an order.updated after an outage
-// may arrive after the catch-up ran the order's current status. Run last, it would make "on hold" the workflow's last
-// word on an order that is processing, so a late delivery is checked against the order as it is now (one request).
+// A late status change (docs/trigger.md, Late and superseded) run after the order's current status would make an old
+// status the workflow's last word on the order, so a late delivery is checked against the order as it is now.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
@@ -16,10 +15,7 @@ const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
 	typeof data.status === 'string' &&
 	now - timeOf(created_at) > LATE_AFTER_MS;
 
-/**
- * Marks `superseded` the late order.updated deliveries among the claimed `items` whose order has another status now,
- * and returns the items that go on. Only with the catch-up on, and not in a test or a retry (they run what they got).
- */
+/** Marks (or leaves out) the late status changes whose order has another status now; a test or retry runs as is. */
 export async function markSuperseded(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -41,10 +37,9 @@ export async function markSuperseded(
 				item.json = { ...item.json, superseded: true, current_status: current };
 			}
 		} catch (error) {
-			const change = `its late change to "${String(data.status)}"`;
 			context.logger.warn(
-				`Storefront Trigger: could not read order ${id} to check whether ${change} is superseded: ` +
-					(error as Error).message,
+				`Storefront Trigger: could not read order ${id} to check whether its late change to ` +
+					`"${String(data.status)}" is superseded: ${(error as Error).message}`,
 			);
 		}
 	}
