@@ -26,7 +26,7 @@ interface RunResult {
 	found?: Found;
 	/** Items whose match value came as a number. */
 	numeric: number;
-	/** How long the run waited for the account's earlier Create or Update run in this process. */
+	/** How long the run waited for the account's earlier Create or Update run in this process to end. */
 	turnWaitedMs: number;
 }
 

@@ -75,7 +75,7 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** The tail of each account's queue of Create or Update runs in this n8n process. */
+/** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
 const writers = new Map<string, Promise<void>>();
 
 /** Runs take turns per account, so that two never both create a SKU neither saw (docs: "Two runs at once"). */
