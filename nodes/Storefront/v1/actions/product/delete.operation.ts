@@ -18,7 +18,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const target = { resourceLabel: 'Product', id, itemIndex };

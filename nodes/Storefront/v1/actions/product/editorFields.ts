@@ -1,13 +1,10 @@
-// The product fields as the editor lists them, under the same names in every product operation (./fields' labels):
-// Create's and Update's collections, Create or Update's resource mapper, and how Map Automatically finds them among
-// an input item's keys.
+// The product fields in the editor, under ./fields' labels in every operation, and how Map Automatically finds them.
 import type { IDataObject, INodeProperties, ResourceMapperField } from 'n8n-workflow';
 
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
 import { EXTRA_FIELDS_LABEL, fieldOf, ID_FIELD, PRODUCT_FIELDS, type ProductField } from './fields';
 
 const statusOptions = () => PRODUCT_STATUSES.map(({ name, value }) => ({ name, value }));
-const labelOf = (key: string) => PRODUCT_FIELDS[key].label;
 
 /** Extra Fields (JSON), the same option in Create, Update and Create or Update, worded for each. */
 export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): INodeProperties {
@@ -28,9 +25,9 @@ export function extraFieldsOption(operation: 'create' | 'update' | 'upsert'): IN
 	};
 }
 
-/** A product field as a parameter or option of Create and Update: its label and type (./fields), and `more`. */
+/** A product field as a parameter or option of Create and Update. */
 const option = (name: string, more: Partial<INodeProperties>): INodeProperties => ({
-	displayName: labelOf(name),
+	displayName: PRODUCT_FIELDS[name].label,
 	name,
 	type: PRODUCT_FIELDS[name].type,
 	default: '',
@@ -93,10 +90,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 	return fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
-/**
- * What Create or Update's resource mapper lists: the match fields first, SKU matched by default, Product ID only when
- * added or matched on. The ids are the service's field names; the names shown are Create's and Update's.
- */
+/** Create or Update's resource mapper: the match fields first, SKU by default, Product ID only when added. */
 export function mapperFields(): ResourceMapperField[] {
 	const field = (
 		id: string,
@@ -125,7 +119,7 @@ export function mapperFields(): ResourceMapperField[] {
 
 const squeeze = (name: string) => name.replace(/\s+/g, '').toLowerCase();
 
-/** Each field's id by its id and by its name in the editor, squeezed: `stock`, `inventoryquantity`, `productid`… */
+/** Each field's id by its id and by its name in the editor, squeezed (`inventoryquantity`). */
 const BY_SPELLING = new Map(
 	Object.entries({ ...PRODUCT_FIELDS, id: ID_FIELD }).flatMap(
 		([id, { label }]): Array<[string, string]> => [
@@ -141,11 +135,7 @@ export interface InputFields {
 	keys: Record<string, string>;
 }
 
-/**
- * The product fields of an input item (Map Automatically), whatever the case and spacing of its keys, by the field's
- * id or its name in the editor, as a spreadsheet's headers write them (`SKU`, `Price `, `Inventory Quantity`). A key
- * spelled exactly as the field's id or name wins over other spellings; among equals, the first.
- */
+/** Keys match whatever their case and spacing; one spelled exactly as the field's id or name wins, else the first. */
 export function inputFields(json: IDataObject): InputFields {
 	const found: InputFields = { values: {}, keys: {} };
 	const exact = new Set<string>();

@@ -1,8 +1,5 @@
-// The product fields (docs/api-contract.md row 1), read one way by Create, Update and Create or Update: their names,
-// how a value is read, and when the product's own value counts as the same. Values come as a sheet, a CSV or an
-// expression gives them: text that shows a number ("12", "19.90") is that number, and an empty value is not set; a
-// value that cannot be sent fails its item, naming the field, before any request. The rules: docs/storefront-node.md,
-// "Product fields".
+// The product fields (docs/api-contract.md row 1), read and compared one way by Create, Update and Create or Update,
+// as a sheet or a CSV gives values: docs/storefront-node.md, "Product fields" and Create or Update's decisions.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
@@ -11,7 +8,7 @@ import { isObject } from '../../../../shared/transport';
 import { itemError } from '../common';
 
 export interface ProductField {
-	/** The field's name in the editor, the same in every product operation. */
+	/** The field's name in the editor. */
 	label: string;
 	type: 'string' | 'number' | 'options';
 	/** The value to send; throws an Error saying why it cannot be sent. Only called for a value that is set. */
@@ -39,17 +36,16 @@ const text = (label: string, trim = true): ProductField => ({
 	same: (wanted, current) => (trim ? asText(current).trim() : asText(current)) === wanted,
 });
 
-/** A number, or the text of one as a CSV or a sheet gives it ("19.90", " 12 "); undefined for anything else. */
+/** A number, or the text of one ("19.90", " 12 "); undefined for anything else. */
 function numberIn(value: unknown): number | undefined {
 	const number =
 		typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : (value as number);
 	return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
 }
 
-/** A money amount to the cent, as the contract keeps it: 19.9 and "19.90" are the same price. */
+/** To the cent, as the contract keeps money. */
 const cents = (amount: unknown) => Math.round(Number(amount) * 100);
 
-/** A list of URLs, or the comma-separated text a spreadsheet cell holds. */
 function readUrls(value: unknown): string[] {
 	const list = Array.isArray(value)
 		? value
@@ -75,7 +71,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 	price: {
 		label: 'Price',
 		type: 'number',
-		// Sent as compared: to the cent (19.904 is sent as 19.9), so a run never rewrites a price it sees as the same.
+		// Sent as compared, so a run never rewrites a price it sees as the same.
 		read: (value) => {
 			const price = numberIn(value);
 			return price === undefined || price < 0
@@ -128,15 +124,14 @@ export const ID_FIELD: ProductField = text('Product ID');
 
 export const EXTRA_FIELDS_LABEL = 'Extra Fields (JSON)';
 
-/** The fields a product can be found by, as a sentence names them: "No product has the SKU "A-1"". */
+/** The fields a product can be found by, as a sentence names them. */
 export const MATCH_NOUNS = { sku: 'SKU', name: 'name', id: 'ID' };
 export type MatchField = keyof typeof MATCH_NOUNS;
 
-/** The rule of a field, the match fields included. */
 export const fieldOf = (name: string): ProductField | undefined =>
 	name === 'id' ? ID_FIELD : PRODUCT_FIELDS[name];
 
-/** Empty values are not set: the field is left as it is (a blank cell never clears a field). */
+/** An empty value is not set: a blank cell never clears a field. */
 export function isEmpty(value: unknown): boolean {
 	return (
 		value === undefined ||
@@ -152,16 +147,10 @@ export const parameterOf =
 	(key: string) =>
 		`The parameter "${PRODUCT_FIELDS[key].label}" (${own.includes(key) ? key : `${collection}.${key}`})`;
 
-/** The fields a create needs that `fields` lacks (Create requires them; Create or Update fails such an item). */
 export const missingToCreate = (fields: IDataObject) =>
 	['name', 'price'].filter((key) => fields[key] === undefined);
 
-/**
- * The one product body reader of Create, Update and Create or Update: Extra Fields (JSON) (`values.extraFields`, from
- * the collection `collection`: an object, or its JSON text), under the product fields of `values` that are set, each
- * read by its rule, in the order of PRODUCT_FIELDS (other keys are left out). A value that cannot be sent fails the
- * item before any request, named as `where` says ("The parameter "Price" (price)").
- */
+/** Extra Fields (JSON) under the product fields that are set; a value that cannot be sent fails the item. */
 export function productBody(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -199,22 +188,18 @@ export function productBody(
 	return fields;
 }
 
-/** JSON with object keys sorted: two values of an extra field are the same when this is. */
+/** JSON with object keys sorted: key order means nothing in an extra field's value. */
 function canonical(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
 	if (value !== null && typeof value === 'object') {
-		const entries = Object.entries(value as IDataObject).sort(([a], [b]) =>
-			a < b ? -1 : a > b ? 1 : 0,
-		);
+		// Keys of one object are never equal.
+		const entries = Object.entries(value as IDataObject).sort(([a], [b]) => (a < b ? -1 : 1));
 		return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
 	}
 	return JSON.stringify(value) ?? 'undefined';
 }
 
-/**
- * The fields of `wanted` whose value the product does not have. An extra field the product does not show (a service
- * that takes it but does not list it back) cannot be compared: it is not counted as changed (see `unshown`).
- */
+/** The fields of `wanted` whose value the product lacks; an extra field it does not show cannot be compared. */
 export function changedFields(wanted: IDataObject, product: IDataObject): string[] {
 	return Object.keys(wanted).filter((key) => {
 		const field = PRODUCT_FIELDS[key];

@@ -1,8 +1,6 @@
-// How Create or Update finds the products its items name, so that a run costs what it changes: a run whose match
-// values are few against the shop's pages looks each value up (the product list's `search`, exact matches kept); a
-// run that touches much of the shop reads the catalog once. The spec does not say what `search` matches, so a value
-// that no lookup finds is taken as new only where the run has seen the service's search find a product by that field;
-// where it cannot, the catalog is read. Decisions and figures: docs/storefront-node.md, "Finding the products".
+// How Create or Update finds its items' products: each value looked up, or the catalog read once, whichever costs
+// fewer requests. The spec does not say what `search` matches, so a value no lookup found is new only once the run
+// has seen the search find a product by that field. docs/storefront-node.md, "Finding the products".
 import type { IDataObject } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../../../shared/constants';
@@ -10,10 +8,7 @@ import type { Page, RequestTarget, StorefrontClient } from '../../../../shared/t
 import { recordId } from '../../../../shared/transport';
 import { MATCH_NOUNS, type MatchField } from './fields';
 
-/**
- * Create or Update's view of the shop: the products the run found, by the match field, kept up to date with what the
- * run writes.
- */
+/** The products the run found, by their match value, kept up to date with what the run writes. */
 export class Catalog {
 	private readonly byKey = new Map<string, IDataObject[]>();
 
@@ -38,10 +33,7 @@ export class Catalog {
 		return this.byKey.get(key) ?? [];
 	}
 
-	/**
-	 * Adds a product, or replaces the one with its id (a product the run wrote, as the service answered). A product's
-	 * key does not change: an item's fields hold its match value.
-	 */
+	/** Adds a product, or replaces the one with its id. Its key stays: an item's fields hold its match value. */
 	put(product: IDataObject): void {
 		const key = this.keyOf(product);
 		if (key === undefined) return;
@@ -58,26 +50,22 @@ export class Catalog {
 	}
 }
 
-/** Find Products By: chosen per run (auto), or forced by a user who knows the service. */
+/** Find Products By. */
 export type FindBy = 'auto' | 'lookup' | 'catalog';
 
-/** What finding the run's products did, for the output panel's hints. */
+/** What finding the run's products did, for the hints. */
 export interface Found {
 	catalog: Catalog;
 	how: 'catalog' | 'lookup';
 	/** API calls it took. */
 	calls: number;
-	/** The catalog's pages, where known. */
 	pages?: number;
 	/** Why a lookup was not used where it was asked for or expected. */
 	fallback?: string;
 }
 
-/**
- * What this process has learnt of a service (per account and match field): how many pages its catalog had, and a
- * value that only that field of a product holds, whose search proves the field is searched. Per process, like the
- * rate-limit governor: a guess about cost only; the proof is asked again in every run that needs it.
- */
+// Per account and match field: the catalog's pages, and a value whose search proved the field is searched. A guess
+// about cost only: each run that needs the proof asks again (docs/maintainers.md, What each n8n process keeps).
 const learnt = new Map<string, { pages?: number; sample?: string }>();
 
 /** Whether a field's value shows `value`, in any case (as the contract's search compares). */
@@ -96,31 +84,20 @@ const shows = (product: IDataObject, value: string) =>
 export const lookUp = async (client: StorefrontClient, value: string, target: RequestTarget) =>
 	await client.getMany(['products'], 'products', { search: value }, undefined, target);
 
-/** What the choice of a way is made from: nothing but what is known before the next request. */
+/** What the choice of a way is made from: only what is known before the next request. */
 export interface LookupAsk {
 	findBy: FindBy;
 	field: MatchField;
 	/** The run's distinct match values. */
 	values: number;
-	/** The catalog's pages, where known (learnt by an earlier run, or from its first page). */
 	pages: number | undefined;
-	/** Whether this run has read the catalog's first page. */
 	firstRead: boolean;
 }
 
-/**
- * How to find a run's products: read the whole catalog, look each value up, or first read the catalog's first page to
- * learn its size. Looking up costs a request a value and perhaps one more to prove the search; the catalog, a request
- * a page: Automatic takes the fewer.
- */
-export function lookupChoice({
-	findBy,
-	field,
-	values,
-	pages,
-	firstRead,
-}: LookupAsk): 'catalog' | 'lookup' | 'first page' {
-	// The API has no way to look a product up by its id (no GET /products/{id}; search does not look at ids).
+/** Automatic takes the fewer requests: a lookup a value plus one proving the search, or a read of every page. */
+export function lookupChoice(ask: LookupAsk): 'catalog' | 'lookup' | 'first page' {
+	const { findBy, field, values, pages, firstRead } = ask;
+	// No GET /products/{id}, and search does not look at ids.
 	if (findBy === 'catalog' || values === 0 || field === 'id') return 'catalog';
 	if (findBy === 'lookup') return 'lookup';
 	if (pages === undefined) return firstRead ? 'catalog' : 'first page';
@@ -128,10 +105,7 @@ export function lookupChoice({
 	return values + 1 >= toRead ? 'catalog' : 'lookup';
 }
 
-/**
- * Finds the products of `values` (the run's distinct match values) the way `findBy` says, with at most `atOnce`
- * lookups in flight (Max Concurrent Requests, as the run's items).
- */
+/** Finds the products of the run's distinct match values, at most `atOnce` lookups in flight (as its items). */
 export async function findProducts(
 	client: StorefrontClient,
 	field: MatchField,
@@ -152,26 +126,21 @@ export async function findProducts(
 		if (page.total !== undefined) memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
 		return page;
 	};
-	/** Every product of the shop (Return All, 100 a page), on from `first` when that was read. */
 	const readAll = async (first?: Page) => {
 		const products = await client.getMany(['products'], 'products', {}, undefined, target, first);
 		memory.pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
 		return found(new Catalog(field, products), 'catalog');
 	};
-	/**
-	 * Searches a value only the field holds (remembered, or from the catalog's first page) and tells whether the search
-	 * found its product and only products that show it (a service that ignores `search` lists everything).
-	 */
+	// Whether searching a value only the field holds finds its product, and only products that show it (a service
+	// that ignores `search` lists everything).
 	const probe = async (first: Page | undefined) => {
 		let sample = memory.sample;
 		if (sample === undefined) {
 			const page = first ?? (await firstPage());
 			const keyed = new Catalog(field, page.items);
-			const only = page.items.find((product) => {
-				const key = keyed.keyOf(product);
-				return key !== undefined && onlyIn(product, field, key);
-			});
-			sample = only && keyed.keyOf(only);
+			sample = page.items
+				.map((product) => keyed.keyOf(product))
+				.find((key, n) => key !== undefined && onlyIn(page.items[n], field, key));
 		}
 		if (sample === undefined) return false;
 		const results = await search({ search: sample });
@@ -182,19 +151,16 @@ export async function findProducts(
 		return proven;
 	};
 
-	// 1. The way: the catalog, or lookups (the catalog's first page read first where its size is not known yet).
 	const ask = { findBy, field, values: values.length, firstRead: false };
 	let choice = lookupChoice({ ...ask, pages: memory.pages });
 	let first: Page | undefined;
 	if (choice === 'first page') {
-		// Asked only while the size is not known: firstPage learns it from the page's total, where it has one.
 		first = await firstPage();
 		const pages = first.nextPage === undefined ? 1 : memory.pages;
 		choice = lookupChoice({ ...ask, pages, firstRead: true });
 	}
 	if (choice !== 'lookup') return await readAll(first);
 
-	// 2. Each value looked up, `atOnce` at a time.
 	const results: IDataObject[][] = [];
 	let next = 0;
 	const lookups = async () => {
@@ -207,8 +173,8 @@ export async function findProducts(
 	await Promise.all(Array.from({ length: width }, lookups));
 	const catalog = new Catalog(field, [...(first?.items ?? []), ...results.flat()]);
 
-	// 3. A value no lookup found is new only if the search is known to look at the field this run. A product found by
-	// a value only its match field holds proves it (kept for later runs).
+	// A value no lookup found is new only if this run saw the search look at the field: a product found by a value
+	// only that field holds proves it.
 	const evidence = values.find((value) =>
 		catalog.find(value).some((product) => onlyIn(product, field, value)),
 	);

@@ -38,9 +38,8 @@ const properties: INodeProperties[] = getManyProperties(
 	],
 	tool,
 ).concat(
-	// n8n's UX guidelines: an endpoint whose records have more than 10 fields (a product has 13) gets a Simplify
-	// switch that keeps at most 10. Off by default: a listed product goes on into Update, Create or Update or a
-	// spreadsheet, which want every field. The tool variant has its own, on by default (getManyProperties).
+	// n8n's UX guidelines want Simplify for records this large (docs/verification.md). Off by default: a listed
+	// product goes on into Update, Create or Update or a sheet, which want every field. The tool's own is on.
 	{
 		displayName: 'Simplify',
 		name: 'simplify',

@@ -1,5 +1,5 @@
-// What a Create or Update run did, said in the output panel's hints, n8n's place for facts about a run: the output
-// items are the products, as Create and Update output them, so expressions after the node are the same for all three.
+// What a Create or Update run did goes to the output panel's hints, so that its output items are the products, as
+// Create's and Update's are (docs/storefront-node.md, What the run did: the hints).
 import type { IDataObject } from 'n8n-workflow';
 
 import { duration } from '../../../../shared/transport';
@@ -12,13 +12,11 @@ const plural = (count: number, one: string, many = `${one}s`) => (count === 1 ? 
 export interface Done {
 	outcome: 'created' | 'updated' | 'unchanged';
 	product: IDataObject;
-	/** The fields an update wrote. */
 	changed?: string[];
 	/** A create whose answer was lost, and whose product was then found: never sent again. */
 	recovered?: { match: string; lost: Error };
 }
 
-/** What a run returns to its report. */
 interface RunResult {
 	field: MatchField;
 	/** Each item's result, by item index; none for an item that failed. */
@@ -28,11 +26,10 @@ interface RunResult {
 	found?: Found;
 	/** Items whose match value came as a number. */
 	numeric: number;
-	/** How long the run waited for the account's earlier Create or Update run here (one n8n process). */
+	/** How long the run waited for the account's earlier Create or Update run in this process to end. */
 	turnWaitedMs: number;
 }
 
-/** The run's hints, from what it returned. */
 export function report({ field, done, items, found, numeric, turnWaitedMs }: RunResult): string[] {
 	const noun = MATCH_NOUNS[field];
 	const results = done.filter((result) => result !== undefined);
@@ -79,7 +76,6 @@ function recoveredHint(recovered: Done[], field: MatchField): string {
 	const { lost } = recovered[0].recovered!;
 	const matches = recovered.map((result) => result.recovered!.match);
 	const count = matches.length;
-	// The first three values quoted, and how many more there are.
 	const some = matches.slice(0, 3).map((match) => `"${match}"`);
 	return (
 		`${count} ${plural(count, 'create')} got no usable answer (${lost.message}); ` +
@@ -88,13 +84,11 @@ function recoveredHint(recovered: Done[], field: MatchField): string {
 	);
 }
 
-/** Which way the products were found, and what it cost. */
 function foundHint({ how, calls, pages, fallback }: Found, noun: string): string {
 	const requests = `${calls} ${plural(calls, 'request')}`;
 	const catalog =
 		pages === undefined ? 'the catalog' : `the catalog (${pages} ${plural(pages, 'page')})`;
-	if (how === 'lookup') {
+	if (how === 'lookup')
 		return `Found the products by looking up each ${noun} (${requests}) instead of reading ${catalog}`;
-	}
 	return `Found the products by reading ${catalog}: ${requests}${fallback ? `, as ${fallback}` : ''}`;
 }

@@ -35,7 +35,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items naming the same product run in input order, even when items run at once (../eachItem.ts). */
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;

@@ -78,11 +78,7 @@ export const description = updateDisplayOptions(
 /** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
 const writers = new Map<string, Promise<void>>();
 
-/**
- * Waits for this run's turn on the account and returns its release. A run reads the catalog after the run before it
- * wrote, so two runs at once never both create a SKU neither of them saw. Per process only: see
- * docs/storefront-node.md, "Two runs at once".
- */
+/** Runs take turns per account, so that two never both create a SKU neither saw (docs: "Two runs at once"). */
 async function writerTurn(account: string): Promise<() => void> {
 	const previous = writers.get(account) ?? Promise.resolve();
 	let release = () => {};
@@ -96,7 +92,7 @@ async function writerTurn(account: string): Promise<() => void> {
 	};
 }
 
-/** The field products are found by (Fields to Match On). */
+/** Fields to Match On. */
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
 	const field = Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku';
@@ -116,10 +112,7 @@ interface Read {
 	error?: unknown;
 }
 
-/**
- * Reads an item's row before any request: its match value and the fields to set, from the mapped fields (Map Each
- * Column Below) or the input item's own keys (Map Automatically).
- */
+/** Reads an item's row before any request, from Fields (Map Each Column Below) or the item (Map Automatically). */
 function readRow(
 	ctx: IExecuteFunctions,
 	item: INodeExecutionData,
@@ -182,22 +175,18 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	const field = matchFieldOf(this);
 	const { client } = run;
-	// A run reads the shop after the account's earlier run in this process wrote (writerTurn).
 	const asked = Date.now();
 	const release = await writerTurn(client.account);
 	const turnWaitedMs = Date.now() - asked;
 	try {
-		// 1. Read rows, before any request.
 		const rows = items.map((item, itemIndex) => readRow(this, item, field, itemIndex));
 
-		// 2. Find products: once, for the run's distinct match values, where an item can be written at all.
+		// Products are found once, for the distinct match values, where an item can be written at all.
 		const firstRow = rows.findIndex((read) => read.row !== undefined);
 		let found: Found | undefined;
 		let notFound: unknown;
 		if (firstRow >= 0) {
-			const values = [
-				...new Set(rows.map((read) => read.match).filter((match) => match !== undefined)),
-			];
+			const values = [...new Set(rows.flatMap((read) => read.match ?? []))];
 			const findBy = this.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
 			const atOnce = Number(
 				this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
@@ -210,8 +199,7 @@ export async function execute(
 			}
 		}
 
-		// 3. Plan each item's write against the products as the run now knows them, and 4. write it. Items of one
-		// match value run in input order, each planned after the one before wrote.
+		// Items of one match value are written in input order, each planned after the one before wrote.
 		const shop = found && {
 			ctx: this,
 			client,
@@ -233,7 +221,6 @@ export async function execute(
 			(itemIndex) => rows[itemIndex].match,
 		);
 
-		// 5. Report what the run did.
 		const numeric = rows.filter((read) => read.numeric).length;
 		addHints(this, report({ field, done, items: items.length, found, numeric, turnWaitedMs }));
 		return output;

@@ -1,7 +1,5 @@
-// Create or Update's plan and write of one item: what its row asks of the shop as the run now knows it (a pure
-// function of the row and the run's catalog), then the one request that does it. A create is claimed first, so that
-// it happens once across queue workers (./createClaims), and is never sent twice: a create whose answer was lost is
-// looked for instead.
+// Create or Update's plan of one item (a pure function of its row and the run's catalog), then its one request. A
+// create is claimed first (./createClaims) and never sent twice: docs/storefront-node.md, Create or Update.
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
@@ -13,7 +11,7 @@ import { changedFields, MATCH_NOUNS, missingToCreate, PRODUCT_FIELDS, unshown } 
 import { lookUp, type Catalog } from './finder';
 import type { Done } from './report';
 
-/** An item's row, read: the value its product is found by, and the fields to set. */
+/** An item's match value and the fields to set. */
 export interface Row {
 	match: string;
 	fields: IDataObject;
@@ -21,14 +19,12 @@ export interface Row {
 	numeric: boolean;
 }
 
-/** What an item's row asks for. */
 type Plan =
 	| { write: 'none'; product: IDataObject }
 	| { write: 'update'; product: IDataObject; id: string; changed: string[] }
 	| { write: 'create' }
 	| { write: 'refuse'; message: string; description?: string };
 
-/** What a run's writes share: its client, the products it found, and its claims on creates. */
 interface Shop {
 	ctx: IExecuteFunctions;
 	client: StorefrontClient;
@@ -59,13 +55,12 @@ function planUpdate(noun: string, product: IDataObject, row: Row): Plan {
 	const compared = changedFields(row.fields, product);
 	if (compared.length === 0) return { write: 'none', product };
 	const id = recordId(product, 'product');
-	if (id === undefined) {
+	if (id === undefined)
 		return refuse(`The product with ${noun} "${row.match}" has no id the node can update it by`);
-	}
 	return { write: 'update', product, id, changed: [...compared, ...unshown(row.fields, product)] };
 }
 
-/** What the row asks of the shop as the run now knows it (`catalog`: what the run found and wrote). */
+/** What the row asks of the shop as the run now knows it (what it found and wrote). */
 export function plan(catalog: Catalog, row: Row): Plan {
 	const noun = MATCH_NOUNS[catalog.field];
 	const { match } = row;
@@ -82,12 +77,11 @@ export function plan(catalog: Catalog, row: Row): Plan {
 	if (found.length > 1) return ambiguous(noun, match, found);
 	if (found.length === 1) return planUpdate(noun, found[0], row);
 	// 3. It is not: created, unless the value cannot name a new product.
-	if (catalog.field === 'id') {
+	if (catalog.field === 'id')
 		return refuse(
 			`No product has the ID "${match}"`,
 			'Matching on Product ID only updates products; match on SKU or Name to create the missing ones.',
 		);
-	}
 	const [padded] = row.numeric ? catalog.withZeros(match) : [];
 	if (padded) {
 		const id = recordId(padded, 'product') ?? '';
@@ -109,7 +103,7 @@ export function plan(catalog: Catalog, row: Row): Plan {
 	return { write: 'create' };
 }
 
-/** Carries out an item's plan: at most one write, or the item's failure. */
+/** Carries out an item's plan: at most one write. */
 export async function write(shop: Shop, planned: Plan, row: Row, itemIndex: number): Promise<Done> {
 	const { client, catalog } = shop;
 	switch (planned.write) {
@@ -142,8 +136,7 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 		catalog.put(product);
 		return { outcome: 'created', product };
 	} catch (error) {
-		// A refused create gives its claim up. A 2xx whose body holds no product (`answer` came): the service took the
-		// create, so it is found like a lost answer.
+		// A refused create gives its claim up; a 2xx without a product was taken, so it is looked for as a lost answer.
 		if (answer === undefined && !gotNoAnswer(error)) {
 			await claims.release(row.match, claim);
 			throw asNodeError(shop.ctx, error, itemIndex);
@@ -152,15 +145,11 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 	}
 }
 
-/**
- * Another run (on another queue worker, say) claimed the create of this value in the last minutes: its product is
- * looked for a few times while that create may still be on its way, and compared when found; never created here.
- */
+/** Another run claimed this create: its product is looked for while it may be on its way, never created here. */
 async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 	for (const waitMs of CREATED_ELSEWHERE_WAITS_MS) {
 		await sleep(waitMs);
 		await search(shop, row.match, itemIndex);
-		// Planned again: an update (or none) once found, a refusal where several are; a create while none is.
 		const planned = plan(shop.catalog, row);
 		if (planned.write !== 'create') return await write(shop, planned, row, itemIndex);
 	}
@@ -176,7 +165,7 @@ async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promis
 	);
 }
 
-/** The products whose match value is `match`, by the product list's search; put in the run's catalog. */
+/** The products whose match value is `match`, by the product list's search, put in the run's catalog. */
 async function search(shop: Shop, match: string, itemIndex: number): Promise<IDataObject[]> {
 	const { client, catalog } = shop;
 	const found = await lookUp(client, match, { itemIndex });
@@ -185,23 +174,15 @@ async function search(shop: Shop, match: string, itemIndex: number): Promise<IDa
 	return matches;
 }
 
-/**
- * A create whose answer was lost may have reached the service: the product is looked up by the match value, and
- * the create is never sent again (a time-out may still be running at the service).
- */
+/** A create whose answer was lost may have reached the service, or still be running there: looked for, not resent. */
 async function recover(shop: Shop, row: Row, lost: Error, itemIndex: number): Promise<Done> {
 	const { catalog } = shop;
 	const { match } = row;
-	let matches: IDataObject[];
-	try {
-		matches = await search(shop, match, itemIndex);
-	} catch {
-		catalog.unsettled.add(match);
-		throw lost;
-	}
-	if (matches.length === 1)
+	const matches = await search(shop, match, itemIndex).catch(() => undefined);
+	if (matches?.length === 1)
 		return { outcome: 'created', product: matches[0], recovered: { match, lost } };
 	catalog.unsettled.add(match);
+	if (matches === undefined) throw lost;
 	const noun = MATCH_NOUNS[catalog.field];
 	if (matches.length > 1) return await write(shop, ambiguous(noun, match, matches), row, itemIndex);
 	throw itemError(
