@@ -8,17 +8,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { claimShared } from '../shared/claims';
-import { sharedStore } from '../shared/n8n';
+import { scopeOf, sharedStore } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
 import { claimOf } from './changeKeys';
-import {
-	catchesUp,
-	DELIVERY_KEY,
-	rememberMs,
-	scopeOf,
-	SOURCE_FIELD,
-	type Options,
-} from './options';
+import { catchesUp, DELIVERY_KEY, rememberMs, SOURCE_FIELD, type Options } from './options';
 import { refusedRun } from './refusals';
 import { acceptDelivery, noteRanHere } from './ranHere';
 
@@ -66,7 +59,7 @@ export async function claimItems(
 
 	// 3. Claimed in n8n's database, in one batch. Should it not answer, the event runs (a warning says why): dropping
 	// it would lose it, and the checks before passed.
-	const store = sharedStore(context, scope, rememberMs(options), CLAIM_WORDS);
+	const store = sharedStore(context, rememberMs(options), CLAIM_WORDS);
 	const goesOn = await Promise.all(
 		claims.map(async (wanted) => {
 			if (!wanted) return wanted !== null;

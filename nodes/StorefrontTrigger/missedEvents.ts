@@ -6,7 +6,7 @@ import type { IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
-import { claimedIn } from '../shared/n8n';
+import { claimedIn, scopeOf } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
 import { claimKey } from './changeKeys';
@@ -16,7 +16,6 @@ import {
 	DELIVERY_KEY,
 	checkMinutes,
 	rememberMs,
-	scopeOf,
 	SOURCE_FIELD,
 	type Options,
 } from './options';

@@ -1,6 +1,4 @@
 // What a Storefront Trigger node does, from its Options (docs/trigger.md, Options).
-import type { IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
-
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const DEFAULT_CHECK_MINUTES = 5;
@@ -31,10 +29,6 @@ export const checkMinutes = (options: Options) => {
 /** How long claims of events and changes are kept ("Remember Events For"), in ms. */
 export const rememberMs = (options: Options) =>
 	Math.max(1, options.rememberHours ?? DEFAULT_REMEMBER_HOURS) * 3_600_000;
-
-/** Whose accepted ids and claims apply: this trigger node of this workflow. */
-export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
-	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
 
 /** Which accepted delivery (or reading) an item came from, read by ./claim: beside `json`, so it never shows. */
 export const DELIVERY_KEY = 'storefrontDelivery';

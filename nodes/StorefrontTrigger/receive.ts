@@ -10,15 +10,9 @@ import type {
 import { jsonParse } from 'n8n-workflow';
 
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
+import { scopeOf } from '../shared/n8n';
 import { isObject } from '../shared/transport';
-import {
-	catchesUp,
-	DELIVERY_KEY,
-	dropsDuplicates,
-	scopeOf,
-	SOURCE_FIELD,
-	type Options,
-} from './options';
+import { catchesUp, DELIVERY_KEY, dropsDuplicates, SOURCE_FIELD, type Options } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptDelivery } from './ranHere';
 

@@ -7,6 +7,8 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IRun,
+	ITriggerFunctions,
+	IWebhookFunctions,
 	NodeTypeAndVersion,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -149,16 +151,20 @@ export interface ClaimWords {
 	doc: string;
 }
 
+/** This node of this workflow: whose accepted ids, claims and warnings in this n8n they are. */
+export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
+	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+
 /**
  * The node's claims in n8n's database: the node's row for the claims, the workflow's for the lock (unless a Remove
- * Duplicates node uses it), a warning in n8n's log for claims without the lock. `scope` names the node in this n8n.
+ * Duplicates node uses it), a warning in n8n's log for claims without the lock.
  */
 export function sharedStore(
 	context: IExecuteFunctions,
-	scope: string,
 	retentionMs: number,
 	words: ClaimWords,
 ): SharedStore {
+	const scope = scopeOf(context);
 	const row = helperRow(context, 'node', OPTIONS);
 	// The claims' calls fail as the node's errors; the lock's are read as they are (codes and n8n's messages).
 	const data: StoreRow = {

@@ -22,13 +22,7 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 	const token = Math.random().toString(36).slice(2);
 	const key = (value: string) => `create:${account}:${field}:${value}`;
 	let store: SharedStore | undefined;
-	const shared = () =>
-		(store ??= sharedStore(
-			ctx,
-			`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}`,
-			CLAIM_MINUTES * 60_000,
-			WORDS,
-		));
+	const shared = () => (store ??= sharedStore(ctx, CLAIM_MINUTES * 60_000, WORDS));
 	return {
 		/** true: this run creates the product; false: another run claimed its create; undefined: no answer. */
 		async claim(value: string): Promise<boolean | undefined> {
