@@ -78,12 +78,11 @@ function option(/** @type {string} */ name) {
 }
 
 /**
- * Runs jest `projects` (only their test `files`, if named) in a process of its own, its output kept in `<id>.log`
- * and its results in `<id>.json` of `jsonDir`; resolves with its exit code and wall time.
+ * Runs jest `projects` in a process of its own, its output kept in `<id>.log` and its results in `<id>.json` of
+ * `jsonDir`; resolves with its exit code and wall time.
  * @param {string[]} projects @param {string} id @param {string} jsonDir @param {Record<string, string>} env
- * @param {string[]} [files]
  */
-async function runJest(projects, id, jsonDir, env, files = []) {
+async function runJest(projects, id, jsonDir, env) {
 	const outputFile = path.join(jsonDir, `${id}.json`);
 	const logFile = path.join(jsonDir, `${id}.log`);
 	const started = Date.now();
@@ -99,7 +98,6 @@ async function runJest(projects, id, jsonDir, env, files = []) {
 				'--ci',
 				'--json',
 				`--outputFile=${outputFile}`,
-				...files,
 			],
 			{ cwd: ROOT, stdio: ['ignore', log, log], env: { ...process.env, FORCE_COLOR: '0', ...env } },
 		);
@@ -138,16 +136,10 @@ async function runSuite(project, jsonDir) {
 	return run;
 }
 
-/** The catch-up suite's test files, each run in a jest process of its own (see runCell). */
-const CATCHUP_FILES = fs
-	.readdirSync(path.join(ROOT, 'test/catchup'))
-	.filter((file) => file.endsWith('.test.ts'))
-	.map((file) => `test/catchup/${file}`);
-
 /**
- * Runs one cell's suites, its output kept in log files and printed whole at the end. The catch-up suite mostly waits
- * (n8n stopped, restarted, the service's retries, readings a minute apart): each of its files runs in a jest process
- * of its own beside the cell's other suites, with its own n8n, sandbox and report file.
+ * Runs one cell's suites, its output kept in log files and printed whole at the end. The catch-up suite, which mostly
+ * waits (n8n stopped, restarted, the service's retries: about 90 CPU-seconds in 200 s), runs in a jest process of its
+ * own beside the cell's other suites, with its own n8n, sandbox and report file.
  * @param {string} cell @param {string} jsonDir
  */
 async function runCell(cell, jsonDir) {
@@ -155,33 +147,23 @@ async function runCell(cell, jsonDir) {
 	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
 	const projects = projectsOf(mode, install, profile);
-	/** @type {Array<{projects: string[], files: string[], id: string}>} */
 	const groups = [
-		{ projects: projects.filter((p) => p !== 'catchup'), files: [], id },
-		...(projects.includes('catchup') ? CATCHUP_FILES : []).map((file) => ({
-			projects: ['catchup'],
-			files: [file],
-			id: `${id}-catchup-${path.basename(file, '.test.ts')}`,
-		})),
-	].filter((group) => group.projects.length > 0);
+		projects.filter((p) => p !== 'catchup'),
+		projects.filter((p) => p === 'catchup'),
+	].filter((group) => group.length > 0);
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
 	const runs = await Promise.all(
-		groups.map(async (group) => {
-			const report = path.join(jsonDir, `${group.id}.report.json`);
+		groups.map(async (group, i) => {
+			const groupId = i === 0 ? id : `${id}-${group.join('-')}`;
+			const report = path.join(jsonDir, `${groupId}.report.json`);
 			fs.rmSync(report, { force: true });
-			const run = await runJest(
-				group.projects,
-				group.id,
-				jsonDir,
-				{
-					E2E_N8N_LINE: line,
-					E2E_INSTALL: install,
-					E2E_N8N_MODE: mode,
-					E2E_PROFILE: profile,
-					E2E_REPORT: report,
-				},
-				group.files,
-			);
+			const run = await runJest(group, groupId, jsonDir, {
+				E2E_N8N_LINE: line,
+				E2E_INSTALL: install,
+				E2E_N8N_MODE: mode,
+				E2E_PROFILE: profile,
+				E2E_REPORT: report,
+			});
 			/** @type {{startupMs?: number, version?: string, volume?: any, duplicates?: any, [key: string]: any}} */
 			let info = {};
 			try {
