@@ -1,4 +1,4 @@
-import type { INodeTypeBaseDescription, IVersionedNodeType } from 'n8n-workflow';
+import type { INodeTypeBaseDescription } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { StorefrontV1 } from './v1/StorefrontV1';
@@ -14,11 +14,6 @@ export class Storefront extends VersionedNodeType {
 				'Manage a Storefront shop: products, orders, customers, store details and sales analytics',
 			defaultVersion: 1,
 		};
-
-		const nodeVersions: IVersionedNodeType['nodeVersions'] = {
-			1: new StorefrontV1(baseDescription),
-		};
-
-		super(nodeVersions, baseDescription);
+		super({ 1: new StorefrontV1(baseDescription) }, baseDescription);
 	}
 }

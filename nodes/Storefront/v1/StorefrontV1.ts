@@ -19,10 +19,7 @@ import * as store from './actions/store';
 import { listSearch, resourceMapping } from './methods';
 import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/transport';
 
-/**
- * The canvas subtitle in the panel's names ("Update Status: Order"), not the stored values n8n's usual subtitle shows
- * ("updateStatus: order"), which only a pair missing from the table still gets.
- */
+/** The canvas subtitle in the panel's names ("Update Status: Order"), not n8n's usual "updateStatus: order". */
 function subtitleOf(properties: INodeProperties[]) {
 	const resources = (properties.find((p) => p.name === 'resource')?.options ??
 		[]) as INodePropertyOptions[];

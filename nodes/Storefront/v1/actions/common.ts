@@ -61,10 +61,9 @@ function locator(
 	searchListMethod: string,
 	pick: string,
 ): INodeProperties {
-	const name = `${noun.toLowerCase()}Id`;
 	return {
 		displayName: noun,
-		name,
+		name: `${noun.toLowerCase()}Id`,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
 		required: true,

@@ -8,10 +8,7 @@ import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
 
 type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
 
-/**
- * Runs `run` for every item, up to `limit` at once, claiming items in input order; items of one key run one after
- * another. After a failure that stops the node no further item starts. Outcomes come back by item index.
- */
+/** Up to `limit` items at once, in input order, one key's in turn; none starts once a failure stops the node. */
 async function runItems(
 	count: number,
 	limit: number,
@@ -43,6 +40,14 @@ async function runItems(
 	return outcomes;
 }
 
+/** Max Concurrent Requests, a whole number of 1 or more: the default where an expression gives no number. */
+export function concurrencyOf(ctx: IExecuteFunctions): number {
+	const asked = ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
+	return typeof asked === 'number' && Number.isFinite(asked)
+		? Math.max(1, Math.floor(asked))
+		: DEFAULT_CONCURRENCY;
+}
+
 /** Runs `run` for each item, output paired with input. `record` names an item's record: a parameter or a function. */
 export async function eachItem(
 	this: IExecuteFunctions,
@@ -69,11 +74,7 @@ export async function eachItem(
 			};
 		}
 	};
-	const asked = this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
-	const concurrency =
-		typeof asked === 'number' && Number.isFinite(asked)
-			? Math.max(1, Math.floor(asked))
-			: DEFAULT_CONCURRENCY;
+	const concurrency = concurrencyOf(this);
 	const keyOf =
 		concurrency === 1 || record === undefined
 			? () => undefined
@@ -110,7 +111,6 @@ export function perItem(
 	record?: string,
 ): OperationExecute {
 	return async function (this: IExecuteFunctions, items, settings) {
-		const each = async (itemIndex: number) => await run.call(this, settings.client, itemIndex);
-		return await eachItem.call(this, items, settings, each, record);
+		return await eachItem.call(this, items, settings, run.bind(this, settings.client), record);
 	};
 }

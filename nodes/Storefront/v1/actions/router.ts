@@ -35,7 +35,6 @@ export async function router(
 	this: IExecuteFunctions,
 	continueOnFail: boolean,
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const op = resources[resource]?.[operation] as { execute?: OperationExecute } | undefined;
@@ -48,10 +47,9 @@ export async function router(
 	// One client per run: credentials are read once and the pace cap spans every item.
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const client = await StorefrontClient.create(this, settingsFrom(options));
-	const returnData = await op.execute.call(this, items, { client, continueOnFail });
+	const returnData = await op.execute.call(this, this.getInputData(), { client, continueOnFail });
 	// A run held back by the plan's limit says so, not a silent pause.
-	if (client.waitedForLimitMs >= 1000) {
+	if (client.waitedForLimitMs >= 1000)
 		addHints(this, [`Waited ${duration(client.waitedForLimitMs)} for Storefront's rate limit`]);
-	}
 	return [returnData];
 }

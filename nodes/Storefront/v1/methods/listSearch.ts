@@ -37,10 +37,10 @@ async function pageWithIds(
 export async function searchProducts(
 	this: ILoadOptionsFunctions,
 	filter?: string,
-	paginationToken?: string,
+	token?: string,
 ): Promise<INodeListSearchResult> {
 	const qs: IDataObject = filter?.trim() ? { search: filter.trim() } : {};
-	const { records, ...next } = await pageWithIds(this, 'products', qs, paginationToken);
+	const { records, ...next } = await pageWithIds(this, 'products', qs, token);
 	return {
 		results: records.map(({ id, record }) => ({
 			name: [record.name ?? id, record.sku].filter(Boolean).join(' · '),
@@ -54,17 +54,12 @@ export async function searchProducts(
 export async function searchOrders(
 	this: ILoadOptionsFunctions,
 	filter?: string,
-	paginationToken?: string,
+	token?: string,
 ): Promise<INodeListSearchResult> {
 	const text = filter?.trim().toLowerCase() ?? '';
 	// A filter naming a status lists that status server-side; other text matches IDs on the fetched page.
 	const status = ORDER_STATUSES.find(({ value }) => value === text)?.value;
-	const { records, ...next } = await pageWithIds(
-		this,
-		'orders',
-		status ? { status } : {},
-		paginationToken,
-	);
+	const { records, ...next } = await pageWithIds(this, 'orders', status ? { status } : {}, token);
 	const matches = (field: unknown) =>
 		String(field ?? '')
 			.toLowerCase()

@@ -2,10 +2,7 @@ import type { ResourceMapperFields } from 'n8n-workflow';
 
 import { mapperFields } from '../actions/product/editorFields';
 
-/**
- * Create or Update's mapper fields: the contract's (the service has no schema to ask), shown without a request.
- * @public n8n calls it by its name, from the mapper's resourceMapperMethod.
- */
+/** @public n8n calls it by name, from Create or Update's mapper: the contract's fields (the service has no schema). */
 export async function getProductFields(): Promise<ResourceMapperFields> {
 	return { fields: mapperFields() };
 }

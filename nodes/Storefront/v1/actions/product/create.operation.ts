@@ -43,9 +43,8 @@ export const execute = perItem(async function (client, itemIndex) {
 	};
 	const body = productBody(this, itemIndex, values, 'additionalFields', parameter);
 	const [missing] = missingToCreate(body);
-	if (missing !== undefined) {
+	if (missing !== undefined)
 		throw itemError(this, itemIndex, `${parameter(missing)} must not be empty`);
-	}
 	const response = await client.request('POST', ['products'], { body }, { itemIndex });
 	return client.single(response, 'product', { itemIndex });
 });

@@ -15,8 +15,6 @@ const WORDS = {
 	doc: 'docs/storefront-node.md, Create or Update',
 };
 
-export type CreateClaims = ReturnType<typeof createClaims>;
-
 export function createClaims(ctx: IExecuteFunctions, account: string, field: string) {
 	// Tells this run's claims apart where the lock does not cover them.
 	const token = Math.random().toString(36).slice(2);

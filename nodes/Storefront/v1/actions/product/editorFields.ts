@@ -54,7 +54,7 @@ export function nameAndPrice(forUpdate: boolean): INodeProperties[] {
 
 /** Optional product fields, sorted: Create's Additional Fields, Update's Update Fields (with Name and Price). */
 export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
-	const fields = [
+	return [
 		option('category', {
 			description: 'Category name, e.g. "apparel"; used by the Get Many category filter',
 		}),
@@ -86,8 +86,7 @@ export function productFieldOptions(forUpdate: boolean): INodeProperties[] {
 			description: 'Active products are for sale; drafts and archived products are not',
 		}),
 		...(forUpdate ? nameAndPrice(true) : []),
-	];
-	return fields.sort((a, b) => a.displayName.localeCompare(b.displayName));
+	].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
 /** Create or Update's resource mapper: the match fields first, SKU by default, Product ID only when added. */

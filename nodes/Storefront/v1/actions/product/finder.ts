@@ -76,10 +76,6 @@ const holds = (inner: unknown, value: string) =>
 const onlyIn = (product: IDataObject, field: string, value: string) =>
 	Object.entries(product).every(([key, inner]) => key === field || !holds(inner, value));
 
-/** Whether a product shows `value` in any field: what a search that filters returns. */
-const shows = (product: IDataObject, value: string) =>
-	Object.values(product).some((inner) => holds(inner, value));
-
 /** The products the product list's `search` finds for `value` (every page): a value's lookup. */
 export const lookUp = async (client: StorefrontClient, value: string, target: RequestTarget) =>
 	await client.getMany(['products'], 'products', { search: value }, undefined, target);
@@ -143,10 +139,10 @@ export async function findProducts(
 				.find((key, n) => key !== undefined && onlyIn(page.items[n], field, key));
 		}
 		if (sample === undefined) return false;
-		const results = await search({ search: sample });
-		const keyed = new Catalog(field, results.items);
+		const { items } = await search({ search: sample });
 		const proven =
-			keyed.find(sample).length > 0 && results.items.every((product) => shows(product, sample));
+			new Catalog(field, items).find(sample).length > 0 &&
+			items.every((product) => Object.values(product).some((inner) => holds(inner, sample)));
 		memory.sample = proven ? sample : undefined;
 		return proven;
 	};
@@ -167,10 +163,7 @@ export async function findProducts(
 		for (let i = next++; i < values.length; i = next++)
 			results[i] = await lookUp(client, values[i], target);
 	};
-	const width = Number.isFinite(atOnce)
-		? Math.max(1, Math.min(Math.floor(atOnce), values.length))
-		: 1;
-	await Promise.all(Array.from({ length: width }, lookups));
+	await Promise.all(Array.from({ length: Math.min(atOnce, values.length) }, lookups));
 	const catalog = new Catalog(field, [...(first?.items ?? []), ...results.flat()]);
 
 	// A value no lookup found is new only if this run saw the search look at the field: a product found by a value

@@ -6,15 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import type { RunSettings } from '../common';
-import {
-	addHints,
-	DEFAULT_CONCURRENCY,
-	itemError,
-	toolDescription,
-	writeToolNotice,
-} from '../common';
-import { eachItem } from '../eachItem';
+import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
+import { concurrencyOf, eachItem } from '../eachItem';
 import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
@@ -92,7 +85,6 @@ async function writerTurn(account: string): Promise<() => void> {
 	};
 }
 
-/** Fields to Match On. */
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
 	const field = Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku';
@@ -188,9 +180,7 @@ export async function execute(
 		if (firstRow >= 0) {
 			const values = [...new Set(rows.flatMap((read) => read.match ?? []))];
 			const findBy = this.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
-			const atOnce = Number(
-				this.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY),
-			);
+			const atOnce = concurrencyOf(this);
 			const target = { itemIndex: firstRow };
 			try {
 				found = await findProducts(client, field, { values, findBy, atOnce }, target);

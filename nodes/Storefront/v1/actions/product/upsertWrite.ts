@@ -6,7 +6,7 @@ import { sleep } from 'n8n-workflow';
 import type { StorefrontClient } from '../../../../shared/transport';
 import { gotNoAnswer, recordId } from '../../../../shared/transport';
 import { asNodeError, itemError } from '../common';
-import { CLAIM_MINUTES, type CreateClaims } from './createClaims';
+import { CLAIM_MINUTES, type createClaims } from './createClaims';
 import { changedFields, MATCH_NOUNS, missingToCreate, PRODUCT_FIELDS, unshown } from './fields';
 import { lookUp, type Catalog } from './finder';
 import type { Done } from './report';
@@ -29,7 +29,7 @@ interface Shop {
 	ctx: IExecuteFunctions;
 	client: StorefrontClient;
 	catalog: Catalog;
-	claims: CreateClaims;
+	claims: ReturnType<typeof createClaims>;
 }
 
 /** Waits before each look for a product another run claimed to create: that create may still be on its way. */
