@@ -39,7 +39,7 @@ import {
 	type PollState,
 	type ProductState,
 } from '../shared/changes/state';
-import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
+import { eventsSubtitle, triggerProperties } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products. */
 const BASELINE_PAGES = 5;
@@ -146,39 +146,28 @@ export class StorefrontPollingTrigger implements INodeType {
 		description:
 			'Start workflows from Storefront orders, payments, products and stock by checking the shop on a schedule, ' +
 			'with no public URL or webhook needed',
-		defaults: {
-			name: 'Storefront Polling Trigger',
-		},
+		defaults: { name: 'Storefront Polling Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'storefrontApi', required: true }],
-		properties: [
-			setupNotice(
-				'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. ' +
-					'The first activation notes where the shop is; every later change is reported once, in order.',
-			),
-			eventsParameter('The changes that start the workflow, one item each'),
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add option',
-				default: {},
-				options: [
-					{
-						displayName: 'Low Stock Threshold',
-						name: 'lowStockThreshold',
-						type: 'number',
-						typeOptions: { minValue: 0, numberPrecision: 0 },
-						default: DEFAULT_THRESHOLD,
-						description:
-							'For Inventory Low: reported when a product changes and its stock is at or below this number ' +
-							'(once, until it is seen above it again). The default, 5, is the threshold the webhook trigger uses.',
-					},
-				],
-			},
-		],
+		properties: triggerProperties(
+			'Checks Storefront on the schedule of <b>Poll Times</b>: no public URL, no dashboard setting. ' +
+				'The first activation notes where the shop is; every later change is reported once, in order.',
+			'The changes that start the workflow, one item each',
+			[
+				{
+					displayName: 'Low Stock Threshold',
+					name: 'lowStockThreshold',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 0 },
+					default: DEFAULT_THRESHOLD,
+					description:
+						'For Inventory Low: reported when a product changes and its stock is at or below this number ' +
+						'(once, until it is seen above it again). The default, 5, is the threshold the webhook trigger uses.',
+				},
+			],
+		),
 	};
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
@@ -237,9 +226,8 @@ async function pollOnce(
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'orders', state.orders);
-		const records = read.records.values();
 		if (!state.orders) state.orders = baselineOrders(read, now);
-		else events.push(...orderEvents(records, state.orders, read.newest, wanted, now));
+		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted, now));
 		state.orders.sorted = read.sorted && read.stamped;
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {

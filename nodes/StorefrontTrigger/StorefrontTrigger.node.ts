@@ -14,7 +14,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 import { FIRST_WEBHOOK_NODE_VERSION } from '../shared/n8n';
-import { eventsParameter, eventsSubtitle, setupNotice } from '../shared/triggerParameters';
+import { eventsSubtitle, triggerProperties } from '../shared/triggerParameters';
 import { webhookMethods } from './activation';
 import { claimItems } from './claim';
 import { DEFAULT_CHECK_MINUTES, type Options } from './options';
@@ -42,9 +42,7 @@ export class StorefrontTrigger implements INodeType {
 		description:
 			'Starts the workflow when the Storefront shop reports an event: an order placed or updated, ' +
 			'a payment completed, a product created or its stock running low',
-		defaults: {
-			name: 'Storefront Trigger',
-		},
+		defaults: { name: 'Storefront Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'storefrontApi', required: true }],
@@ -58,95 +56,84 @@ export class StorefrontTrigger implements INodeType {
 				path: 'webhook',
 			},
 		],
-		properties: [
-			setupNotice(
-				"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook " +
-					'settings, or the <b>Test URL</b> while you listen for a test event.',
-			),
-			eventsParameter(
-				'The event types that start the workflow. Other verified events are acknowledged and ignored.',
-				ALL_EVENTS,
-			),
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add option',
-				default: {},
-				options: [
-					{
-						displayName: 'Catch Up After Downtime',
-						name: 'catchUp',
-						type: 'boolean',
-						default: true,
-						description:
-							'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: ' +
-							'read from the order and product lists at activation and start',
-						displayOptions: { hide: { dropDuplicates: [false] } },
-					},
-					{
-						displayName: 'Check for Missed Events Every (Minutes)',
-						name: 'missedEventsCheckMinutes',
-						type: 'number',
-						typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
-						default: DEFAULT_CHECK_MINUTES,
-						description:
-							'How often, while the workflow is active, to look for changes whose event never arrived ' +
-							'and run them (0: never)',
-						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
-					},
-					{
-						displayName: 'Drop Duplicate Events',
-						name: 'dropDuplicates',
-						type: 'boolean',
-						default: true,
-						description:
-							'Whether to acknowledge a redelivered event without running the workflow again, ' +
-							'across restarts and queue mode',
-					},
-					{
-						displayName: 'Include Headers',
-						name: 'includeHeaders',
-						type: 'boolean',
-						default: true,
-						description:
-							'Whether to add the request headers to each item under "headers" (without the signature, cookie and ' +
-							'authorization headers)',
-					},
-					{
-						displayName: 'Leave Out Superseded Changes',
-						name: 'leaveOutSuperseded',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to drop a late status change whose order has another status by now (the service retried it ' +
-							'after an outage). Off: it runs, marked "superseded" with the "current_status".',
-						displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
-					},
-					{
-						displayName: 'Reject Events Older Than (Minutes)',
-						name: 'rejectOlderThanMinutes',
-						type: 'number',
-						typeOptions: { minValue: 1 },
-						default: 15,
-						description:
-							'Turn away events created longer ago than this, so that a copied delivery cannot be sent again later. ' +
-							"Careful: the service's late retries after an outage are turned away too.",
-					},
-					{
-						displayName: 'Remember Events For (Hours)',
-						name: 'rememberHours',
-						type: 'number',
-						typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
-						default: DEFAULT_REMEMBER_HOURS,
-						description:
-							"How long an event that ran is remembered, so that the service's late retries of it are dropped. At " +
-							'least as long as the service retries a delivery.',
-						displayOptions: { hide: { dropDuplicates: [false] } },
-					},
-				],
-			},
-		],
+		properties: triggerProperties(
+			"Storefront has no API to register webhooks: paste the <b>Production URL</b> into its dashboard's webhook " +
+				'settings, or the <b>Test URL</b> while you listen for a test event.',
+			'The event types that start the workflow. Other verified events are acknowledged and ignored.',
+			[
+				{
+					displayName: 'Catch Up After Downtime',
+					name: 'catchUp',
+					type: 'boolean',
+					default: true,
+					description:
+						'Whether to run, once, the changes whose deliveries n8n missed while stopped or starting: ' +
+						'read from the order and product lists at activation and start',
+					displayOptions: { hide: { dropDuplicates: [false] } },
+				},
+				{
+					displayName: 'Check for Missed Events Every (Minutes)',
+					name: 'missedEventsCheckMinutes',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: 60, numberPrecision: 0 },
+					default: DEFAULT_CHECK_MINUTES,
+					description:
+						'How often, while the workflow is active, to look for changes whose event never arrived ' +
+						'and run them (0: never)',
+					displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
+				},
+				{
+					displayName: 'Drop Duplicate Events',
+					name: 'dropDuplicates',
+					type: 'boolean',
+					default: true,
+					description:
+						'Whether to acknowledge a redelivered event without running the workflow again, ' +
+						'across restarts and queue mode',
+				},
+				{
+					displayName: 'Include Headers',
+					name: 'includeHeaders',
+					type: 'boolean',
+					default: true,
+					description:
+						'Whether to add the request headers to each item under "headers" (without the signature, cookie and ' +
+						'authorization headers)',
+				},
+				{
+					displayName: 'Leave Out Superseded Changes',
+					name: 'leaveOutSuperseded',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to drop a late status change whose order has another status by now (the service retried it ' +
+						'after an outage). Off: it runs, marked "superseded" with the "current_status".',
+					displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
+				},
+				{
+					displayName: 'Reject Events Older Than (Minutes)',
+					name: 'rejectOlderThanMinutes',
+					type: 'number',
+					typeOptions: { minValue: 1 },
+					default: 15,
+					description:
+						'Turn away events created longer ago than this, so that a copied delivery cannot be sent again later. ' +
+						"Careful: the service's late retries after an outage are turned away too.",
+				},
+				{
+					displayName: 'Remember Events For (Hours)',
+					name: 'rememberHours',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: 720, numberPrecision: 0 },
+					default: DEFAULT_REMEMBER_HOURS,
+					description:
+						"How long an event that ran is remembered, so that the service's late retries of it are dropped. At " +
+						'least as long as the service retries a delivery.',
+					displayOptions: { hide: { dropDuplicates: [false] } },
+				},
+			],
+			ALL_EVENTS,
+		),
 	};
 
 	webhookMethods = webhookMethods;

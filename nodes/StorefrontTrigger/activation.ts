@@ -20,8 +20,7 @@ export const webhookMethods = {
 	default: {
 		async checkExists(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);
-			const staticData = this.getWorkflowStaticData('node');
-			return staticData.activatedUrl === this.getNodeWebhookUrl('default');
+			return this.getWorkflowStaticData('node').activatedUrl === this.getNodeWebhookUrl('default');
 		},
 		async create(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);

@@ -122,22 +122,13 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 }
 
 /** Answers the request directly and tells n8n not to run the workflow nor send its own response. */
-function respond(
-	context: IWebhookFunctions,
-	status: number,
-	body: IDataObject,
-): IWebhookResponseData {
+function respond(context: IWebhookFunctions, status: number, body: IDataObject) {
 	context.getResponseObject().status(status).json(body);
 	return { noWebhookResponse: true };
 }
 
 /** Answers a delivery with an error (never a secret or digest) and reports it: a log warning, a failed run. */
-function reject(
-	context: IWebhookFunctions,
-	status: number,
-	code: string,
-	message: string,
-): IWebhookResponseData {
+function reject(context: IWebhookFunctions, status: number, code: string, message: string) {
 	respond(context, status, { error: { code, message } });
 	const workflow = context.getWorkflow();
 	const test = context.getMode() === 'manual';

@@ -32,10 +32,8 @@ export async function markSuperseded(
 		if (id === undefined) continue;
 		try {
 			const order = await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id });
-			const current = order.status;
-			if (typeof current === 'string' && current !== data.status) {
-				item.json = { ...item.json, superseded: true, current_status: current };
-			}
+			if (typeof order.status === 'string' && order.status !== data.status)
+				item.json = { ...item.json, superseded: true, current_status: order.status };
 		} catch (error) {
 			context.logger.warn(
 				`Storefront Trigger: could not read order ${id} to check whether its late change to ` +
@@ -43,7 +41,6 @@ export async function markSuperseded(
 			);
 		}
 	}
-	return options.leaveOutSuperseded === true
-		? items.filter(({ json }) => json.superseded !== true)
-		: items;
+	if (options.leaveOutSuperseded !== true) return items;
+	return items.filter(({ json }) => json.superseded !== true);
 }

@@ -1,14 +1,7 @@
-// The parameters both triggers show alike: the set-up notice at the top, and Events.
+// The parameters both triggers show alike: the set-up notice at the top, Events, and the Options collection.
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { EVENT_OPTIONS } from './constants';
-
-export const setupNotice = (text: string): INodeProperties => ({
-	displayName: text,
-	name: 'setupNotice',
-	type: 'notice',
-	default: '',
-});
 
 /** The subtitle under a trigger on the canvas: its events by the names the Events list shows, not their values. */
 export const eventsSubtitle = (first: INodePropertyOptions[] = []) => {
@@ -16,16 +9,29 @@ export const eventsSubtitle = (first: INodePropertyOptions[] = []) => {
 	return `={{ ($parameter["events"] || []).map((e) => (${JSON.stringify(names)})[e] || e).join(", ") }}`;
 };
 
-/** Events: the kinds that start the workflow (`first`: options offered before them). */
-export const eventsParameter = (
-	description: string,
+/** A trigger's parameters: the set-up notice, Events (`first`: options offered before the kinds), its Options. */
+export const triggerProperties = (
+	notice: string,
+	eventsDescription: string,
+	options: INodeProperties[],
 	first: INodePropertyOptions[] = [],
-): INodeProperties => ({
-	displayName: 'Events',
-	name: 'events',
-	type: 'multiOptions',
-	required: true,
-	default: [],
-	description,
-	options: [...first, ...EVENT_OPTIONS],
-});
+): INodeProperties[] => [
+	{ displayName: notice, name: 'setupNotice', type: 'notice', default: '' },
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		default: [],
+		description: eventsDescription,
+		options: [...first, ...EVENT_OPTIONS],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options,
+	},
+];

@@ -106,6 +106,17 @@ function advanceCursor<S extends { cursor: number; atCursor: string[] }>(
 	return events;
 }
 
+/** The records with an id and a time, oldest change first, with the times their events carry. */
+function* changes(records: Iterable<IDataObject>, resource: string, now: number) {
+	for (const record of [...records].sort((a, b) => changedAt(a) - changedAt(b))) {
+		const id = recordId(record, resource);
+		if (id === undefined || Number.isNaN(changedAt(record))) continue;
+		const stamped = hasUpdatedAt(record);
+		const updated = stamped ? changedAt(record) : now;
+		yield { record, id, stamped, updated, created: timeOf(record.created_at) };
+	}
+}
+
 /**
  * Order events since the cursor: a status differing from the one at the last poll is one order.updated, however many
  * changes it went through. An order not remembered reports previous_status null, unless its change is its payment
@@ -120,13 +131,7 @@ export function orderEvents(
 ): Timed[] {
 	const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 	const found: Timed[] = [];
-	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
-	for (const order of changed) {
-		const id = recordId(order, 'order');
-		if (id === undefined || Number.isNaN(changedAt(order))) continue;
-		const stamped = hasUpdatedAt(order);
-		const updated = stamped ? changedAt(order) : now;
-		const created = timeOf(order.created_at);
+	for (const { record: order, id, stamped, updated, created } of changes(records, 'order', now)) {
 		const paid = timeOf(order.paid_at);
 		const status = typeof order.status === 'string' ? order.status : undefined;
 		const isNew = created >= state.cursor && !statuses.has(id);
@@ -165,17 +170,11 @@ export function productEvents(
 		MAX_LOW,
 	);
 	const found: Timed[] = [];
-	const changed = [...records].sort((a, b) => changedAt(a) - changedAt(b));
-	for (const product of changed) {
-		const id = recordId(product, 'product');
-		if (id === undefined || Number.isNaN(changedAt(product))) continue;
-		const stamped = hasUpdatedAt(product);
-		const updated = stamped ? changedAt(product) : now;
-		const created = timeOf(product.created_at);
-		const isLow = isLowStock(product, threshold);
+	for (const { record, id, stamped, updated, created } of changes(records, 'product', now)) {
+		const isLow = isLowStock(record, threshold);
 		const isNew = created >= state.cursor;
 		if (isNew && wanted.has('product.created'))
-			found.push(event('product.created', id, created, productData(product)));
+			found.push(event('product.created', id, created, productData(record)));
 		// A product created low and not changed since did not fall (no inventory.low, as with the webhook).
 		if (
 			isLow &&
@@ -183,12 +182,12 @@ export function productEvents(
 			(!isNew || (stamped && updated > created)) &&
 			wanted.has('inventory.low')
 		) {
-			const data = lowStockData(product, threshold);
+			const data = lowStockData(record, threshold);
 			const e = event('inventory.low', id, updated, data, String(updated));
 			found.push({ ...e, compared: !stamped });
 		}
 		if (isLow) low.set(id, true);
-		else if (typeof product.stock === 'number') low.delete(id);
+		else if (typeof record.stock === 'number') low.delete(id);
 	}
 	state.low = low.keys();
 	return advanceCursor(found, state, newest);

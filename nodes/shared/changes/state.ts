@@ -37,12 +37,16 @@ export interface PollState {
 const STATE_KEY = 'poll';
 const STATE_VERSION = 1;
 
+/** The array saved under `key` in `value`, else an empty one. */
+const listIn = (value: unknown, key: string): unknown[] =>
+	isObject(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
+
 function resource(value: unknown): ResourceState | undefined {
 	if (!isObject(value) || typeof value.cursor !== 'number' || !Number.isFinite(value.cursor))
 		return undefined;
 	return {
 		cursor: value.cursor,
-		atCursor: Array.isArray(value.atCursor) ? value.atCursor.map(String) : [],
+		atCursor: listIn(value, 'atCursor').map(String),
 		sorted: value.sorted !== false,
 	};
 }
@@ -54,21 +58,15 @@ export function readState(staticData: IDataObject): PollState {
 	const state: PollState = {};
 	const orders = resource(saved.orders);
 	if (orders) {
-		const pairs =
-			isObject(saved.orders) && Array.isArray(saved.orders.statuses) ? saved.orders.statuses : [];
 		state.orders = {
 			...orders,
-			statuses: pairs
+			statuses: listIn(saved.orders, 'statuses')
 				.filter((p): p is [string, string] => Array.isArray(p) && p.length === 2)
 				.map(([id, status]) => [String(id), String(status)]),
 		};
 	}
 	const products = resource(saved.products);
-	if (products) {
-		const low =
-			isObject(saved.products) && Array.isArray(saved.products.low) ? saved.products.low : [];
-		state.products = { ...products, low: low.map(String) };
-	}
+	if (products) state.products = { ...products, low: listIn(saved.products, 'low').map(String) };
 	return state;
 }
 

@@ -81,8 +81,7 @@ export async function claimShared(
 		// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
 		for (let i = 0; i < HEAD_START_READS; i++) await store.readRow();
 	}
-	const marker = await store.record([values.run]);
-	return !marker.had.has(values.run);
+	return !(await store.record([values.run])).had.has(values.run);
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */

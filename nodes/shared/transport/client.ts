@@ -189,8 +189,7 @@ export class StorefrontClient {
 		resourceKey: string,
 		target: RequestTarget = {},
 	): Promise<IDataObject> {
-		const response = await this.request('GET', segments, {}, target);
-		return this.single(response, resourceKey, target);
+		return this.single(await this.request('GET', segments, {}, target), resourceKey, target);
 	}
 
 	/** The record a response carries; an empty or non-JSON body is an error, never an empty item. */

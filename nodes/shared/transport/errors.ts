@@ -78,11 +78,10 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 export function networkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 4 && isObject(current); depth++) {
-		const code = (current as IDataObject).code;
+		const { code, message, cause } = current as IDataObject;
 		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-		const message = (current as IDataObject).message;
 		if (typeof message === 'string' && /socket hang up/i.test(message)) return 'ECONNRESET';
-		current = (current as IDataObject).cause;
+		current = cause;
 	}
 	return undefined;
 }
