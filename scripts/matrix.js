@@ -19,8 +19,9 @@
 //             recorded
 // --then      the same, last in the queue (e.g. browser), and ahead of the cells still waiting once the --with
 //             suites have ended
-// --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); two
-//             at a time keep two cores 80–87 % busy (.ci/run prints the share);
+// --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); the
+//             reliability suite runs beside one job at most. Two lanes kept two cores 75–87 % busy, mostly waiting
+//             cells beside the heavy queue-mode cell and reliability suite (.ci/run prints the share; it runs three);
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
 // --json-dir  also keep each cell's jest JSON there (.ci/run counts them)
 // --record    after a green run, write docs/compatibility.json and regenerate README's "Compatibility" table
@@ -248,6 +249,14 @@ async function main() {
 		APART.some(([x, y]) => (x(a) && y(b)) || (x(b) && y(a)));
 	/** @type {Set<string>} */
 	const running = new Set();
+	const name = (/** @type {{cell?: string, suite?: string}} */ job) => job.cell ?? job.suite ?? '';
+	// The reliability suite runs beside one job at most, however many lanes (its bursts are measured on a machine no
+	// busier than one cell makes it): it takes all lanes but one. The other jobs mostly wait (a community cell keeps
+	// half a core busy), so with three lanes a third runs beside the queue-mode cell and after the suite.
+	const weight = (/** @type {string} */ job) =>
+		job === 'reliability' ? Math.max(1, parallel - 1) : 1;
+	const fits = (/** @type {{cell?: string, suite?: string}} */ job) =>
+		[...running].reduce((sum, other) => sum + weight(other), weight(name(job))) <= parallel;
 	/** @type {Array<() => void>} lanes waiting for a job to end */
 	let waiting = [];
 	await Promise.all(
@@ -262,21 +271,23 @@ async function main() {
 				const first = (/** @type {{cell?: string, suite?: string}} */ job) =>
 					withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
 				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) =>
-					![...running].some((other) => apart(job.cell ?? job.suite ?? '', other));
-				const pick = queue.find((job) => first(job) && allowed(job)) ?? queue.find(allowed);
+					fits(job) && ![...running].some((other) => apart(name(job), other));
+				// A --with suite waiting only for a free lane is not passed by the jobs behind it (it would start last).
+				const blocking = queue.findIndex((job) => suites.includes(job.suite ?? '') && !fits(job));
+				const ahead = blocking < 0 ? queue : queue.slice(0, blocking);
+				const pick = ahead.find((job) => first(job) && allowed(job)) ?? ahead.find(allowed);
 				const at = pick === undefined ? -1 : queue.indexOf(pick);
 				if (at < 0) {
 					await new Promise((resolve) => waiting.push(() => resolve(undefined)));
 					continue;
 				}
 				const [job] = queue.splice(at, 1);
-				const name = job.cell ?? job.suite ?? '';
-				running.add(name);
+				running.add(name(job));
 				try {
 					if (job.cell) results.set(job.cell, await runCell(job.cell, jsonDir));
 					else if (job.suite) suitesFailed += (await runSuite(job.suite, jsonDir)).failed;
 				} finally {
-					running.delete(name);
+					running.delete(name(job));
 					const wake = waiting;
 					waiting = [];
 					for (const resolve of wake) resolve();
