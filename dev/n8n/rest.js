@@ -48,10 +48,19 @@ class N8nClient {
 		const headers = { accept: 'application/json', 'browser-id': this.browserId };
 		if (this.cookie) headers.cookie = this.cookie;
 		if (body !== undefined) headers['content-type'] = 'application/json';
-		const res = await fetch(`${this.baseUrl}/rest${path}`, {
-			method,
-			headers,
-			body: body === undefined ? undefined : JSON.stringify(body),
+		const send = () =>
+			fetch(`${this.baseUrl}/rest${path}`, {
+				method,
+				headers,
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		// A kept-alive connection n8n closed while this process's event loop was busy (a synchronous npm publish on a
+		// loaded machine: "other side closed" in the registry suite, once) fails a request before n8n reads it. A GET
+		// is sent again, once, on a new connection; a write is never sent twice.
+		const res = await send().catch((/** @type {any} */ error) => {
+			const closed = ['UND_ERR_SOCKET', 'ECONNRESET'].includes(error?.cause?.code);
+			if (method !== 'GET' || !closed) throw error;
+			return send();
 		});
 		const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
 		if (setCookie) this.cookie = setCookie.split(';')[0];
