@@ -4,7 +4,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { inflateSync } from 'zlib';
-import { chromium, selectors, type Browser, type Page } from 'playwright-core';
+import { chromium, selectors, type Browser, type Locator, type Page } from 'playwright-core';
 
 import {
 	OWNER,
@@ -227,4 +227,34 @@ export async function picture(page: Page, name: string) {
 	expect(await page.getByTestId('suggested-action-item').filter({ visible: true }).count()).toBe(0);
 	const png = await screenshot(page, name);
 	fs.writeFileSync(path.join(PICTURES, `${name}.png`), png);
+}
+
+/**
+ * Expects the locator's text to contain `expected` (or match it): read until it does, 30 s at most, never once. A
+ * panel shows its header before its items, and the editor renders later on a busy machine (one CI run read an
+ * output panel as "OUTPUT Schema Table JSON 1 item", its item not drawn yet). After the time-out the last text is
+ * what the failure shows.
+ */
+export async function expectText(locator: Locator, expected: string | RegExp, timeoutMs = 30_000) {
+	const holds = (text: string) =>
+		typeof expected === 'string' ? text.includes(expected) : expected.test(text);
+	const deadline = Date.now() + timeoutMs;
+	let text = await locator.innerText();
+	while (!holds(text) && Date.now() < deadline) {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		text = await locator.innerText();
+	}
+	if (typeof expected === 'string') expect(text).toContain(expected);
+	else expect(text).toMatch(expected);
+}
+
+/** Expects the locator to find `n` elements: counted until it does, 30 s at most, never once. */
+export async function expectCount(locator: Locator, n: number, timeoutMs = 30_000) {
+	const deadline = Date.now() + timeoutMs;
+	let count = await locator.count();
+	while (count !== n && Date.now() < deadline) {
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		count = await locator.count();
+	}
+	expect(count).toBe(n);
 }

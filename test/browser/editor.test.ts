@@ -12,7 +12,14 @@ import storefrontCodex from '../../nodes/Storefront/Storefront.node.json';
 import triggerCodex from '../../nodes/StorefrontTrigger/StorefrontTrigger.node.json';
 import { createWorkflow, instance, TYPES, type Environment } from '../e2e/environment';
 import { assertDocTargetExists } from '../helpers/docLinks';
-import { picture, screenshot, signIn, startBrowserSuite, type BrowserSuite } from './browser';
+import {
+	expectText,
+	picture,
+	screenshot,
+	signIn,
+	startBrowserSuite,
+	type BrowserSuite,
+} from './browser';
 
 const ICON_PREFIX = `icons/${TYPES.action.split('.')[0]}/`;
 
@@ -196,9 +203,7 @@ it('opens the demo workflow with the package nodes and their icons on the canvas
 	expect(types).toEqual(expect.arrayContaining([TYPES.trigger, TYPES.action]));
 	// Trigger + Get Order + Mark Processing each show the Storefront icon.
 	await expectPackageIcons(3);
-	await expect(page.getByTestId('workflow-name-input').innerText()).resolves.toContain(
-		'Storefront: order intake',
-	);
+	await expectText(page.getByTestId('workflow-name-input'), 'Storefront: order intake');
 	await shot('02-workflow-canvas');
 	await picture(page, 'workflow-canvas');
 });
@@ -216,7 +221,7 @@ it('renders the Storefront node: resource and operation selectors and the order 
 	await expect(
 		locator.getByTestId('rlc-mode-selector').locator('input').inputValue(),
 	).resolves.toBe('By ID');
-	await expect(locator.innerText()).resolves.toContain('$json.data.order_id');
+	await expectText(locator, '$json.data.order_id');
 	await expect(
 		ndv.getByTestId('node-credentials-select').locator('input').inputValue(),
 	).resolves.toBe('Storefront sandbox');
@@ -239,10 +244,8 @@ it('renders the Storefront node: resource and operation selectors and the order 
 
 it('renders the Storefront Trigger: production webhook URL, the dashboard notice, the events and its options by what they do', async () => {
 	const ndv = await openNode('On Order Created');
-	await expect(ndv.innerText()).resolves.toContain('Storefront has no API to register webhooks');
-	await expect(ndv.getByTestId('parameter-input-events').innerText()).resolves.toContain(
-		'Order Created',
-	);
+	await expectText(ndv, 'Storefront has no API to register webhooks');
+	await expectText(ndv.getByTestId('parameter-input-events'), 'Order Created');
 	// The collection's "Add option": a select (placeholder) or a dropdown button, by n8n line.
 	const addOption = ndv
 		.getByPlaceholder('Add option')
@@ -268,7 +271,7 @@ it('renders the Storefront Trigger: production webhook URL, the dashboard notice
 
 	await ndv.getByText('Webhook URLs').click();
 	await ndv.getByText('Production URL', { exact: true }).click();
-	await expect(ndv.innerText()).resolves.toContain(workflow.url);
+	await expectText(ndv, workflow.url);
 	await expectNoNodeError(ndv);
 	await expectPackageIcons(1);
 	await shot('05-storefront-trigger');
@@ -311,7 +314,7 @@ it('runs a Storefront node in the editor: order picked from the list, output ite
 		'From list',
 	);
 	const output = ndv.getByTestId('output-panel');
-	await expect(output.innerText()).resolves.toContain(order.id);
+	await expectText(output, order.id);
 	await expectNoNodeError(ndv);
 	await shot('06-storefront-node-run');
 	await picture(page, 'storefront-node-run');
@@ -373,7 +376,7 @@ it("Create or Update in the editor: the fields under Create's and Update's names
 	]);
 	await page.keyboard.press('Escape');
 	await options.first().waitFor({ state: 'hidden' });
-	await expect(mapper.innerText()).resolves.toContain('with none, one is created');
+	await expectText(mapper, 'with none, one is created');
 	await expectNoNodeError(ndv);
 	await shot('08-create-or-update-map-automatically');
 
@@ -381,7 +384,7 @@ it("Create or Update in the editor: the fields under Create's and Update's names
 	const output = ndv.getByTestId('output-panel');
 	// The output items are the two products, as Create and Update output them.
 	await output.getByText(freshSku, { exact: true }).first().waitFor();
-	await expect(output.innerText()).resolves.toContain(existing.sku);
+	await expectText(output, existing.sku);
 	// Each hint of the run is one node-hint: what it did, which fields it wrote, and how it found the products.
 	const hints = (await output.getByTestId('node-hint').allInnerTexts()).join('\n');
 	expect(hints).toContain('Created 1, updated 1, left 0 unchanged');
@@ -444,7 +447,7 @@ it('links the Docs of both nodes and of the credentials to their page in this re
 		.locator(
 			'[data-test-id="credential-edit-instance-ai-help-button"] a.n8n-link, .n8n-callout a.n8n-link',
 		);
-	await expect(link.innerText()).resolves.toMatch(/^(docs|Read our docs)$/);
+	await expectText(link, /^(docs|Read our docs)$/);
 	await expect(link.getAttribute('target')).resolves.toBe('_blank');
 	const documentationUrl = new StorefrontApi().documentationUrl;
 	await expect(link.getAttribute('href')).resolves.toBe(documentationUrl);

@@ -11,6 +11,8 @@ import type { Page } from 'playwright-core';
 import { eventually, registerWebhook, TYPES, type Environment } from '../e2e/environment';
 import {
 	closeToasts,
+	expectCount,
+	expectText,
 	picture,
 	screenshot,
 	signIn,
@@ -75,7 +77,8 @@ it('installs the package from Settings → Community Nodes, by name', async () =
 	await page.getByTestId('install-community-package-button').click();
 	const card = page.getByTestId('community-package-card').filter({ hasText: PACKAGE });
 	await card.waitFor({ timeout: 90_000 });
-	await expect(card.innerText()).resolves.toMatch(
+	await expectText(
+		card,
 		/3 nodes:\s*Storefront,\s*Storefront Polling Trigger,\s*Storefront Trigger[\s\S]*v0\.1\.0/,
 	);
 	await screenshot(page, 'journey-01-installed');
@@ -102,7 +105,7 @@ it('creates a workflow; the nodes panel finds the Storefront nodes by "storefron
 		.getByTestId('node-creator-item-name')
 		.filter({ hasText: /^\s*Storefront\s*$/ });
 	await entry.first().waitFor();
-	await expect(entry.count()).resolves.toBe(1);
+	await expectCount(entry, 1);
 	// The polling trigger is its own entry beside it (n8n merges a trigger into the node whose type name is the
 	// trigger's without "Trigger": storefrontPolling is no node), listed without "Trigger" as n8n lists triggers there.
 	await expect(
@@ -152,10 +155,8 @@ it('adds the Storefront Trigger "On order created": its panel opens with the eve
 		.filter({ hasText: /^On order created$/ })
 		.click();
 	await ndv().getByTestId('node-parameters').waitFor();
-	await expect(ndv().getByTestId('parameter-input-events').innerText()).resolves.toContain(
-		'Order Created',
-	);
-	await expect(ndv().innerText()).resolves.toContain('Storefront has no API to register webhooks');
+	await expectText(ndv().getByTestId('parameter-input-events'), 'Order Created');
+	await expectText(ndv(), 'Storefront has no API to register webhooks');
 	await screenshot(page, 'journey-02-trigger-added');
 	const types = await page
 		.locator('[data-test-id="canvas-node"]')
@@ -227,9 +228,7 @@ it('picks the events and copies the production URL from the panel', async () => 
 	);
 	await ndv().getByTestId('parameter-input-events').click();
 	await options.first().waitFor({ state: 'hidden' });
-	await expect(ndv().getByTestId('parameter-input-events').innerText()).resolves.toMatch(
-		/^\s*Order Created\s*$/,
-	);
+	await expectText(ndv().getByTestId('parameter-input-events'), /^\s*Order Created\s*$/);
 
 	await ndv().getByText('Webhook URLs').click();
 	productionUrl = await copyWebhookUrl('Production URL');
@@ -249,7 +248,7 @@ it('listens for a test event: a checkout sent to the Test URL shows up as the tr
 	expect(testOrder.status).toBe('pending');
 	const output = ndv().getByTestId('output-panel');
 	await output.getByText(testOrder.id).first().waitFor();
-	await expect(output.innerText()).resolves.toContain('order.created');
+	await expectText(output, 'order.created');
 	// The picture a user copies the URL from: the production URL above the events, a test event beside them.
 	await ndv().getByText('Production URL', { exact: true }).click();
 	expect((await ndv().locator('.webhook-url').innerText()).trim()).toBe(productionUrl);
@@ -282,7 +281,7 @@ it('adds Order › Update Status after the trigger, maps the order id by draggin
 
 	// Drag `order_id` from the trigger's output (the input panel) onto the Order field.
 	const input = ndv().getByTestId('ndv-input-panel');
-	await expect(input.innerText()).resolves.toMatch(/status\s*pending/);
+	await expectText(input, /status\s*pending/);
 	const from = (await input
 		.getByTestId('run-data-schema-node-name')
 		.filter({ hasText: /^order_id$/ })
@@ -323,7 +322,7 @@ it('adds Order › Update Status after the trigger, maps the order id by draggin
 	await ndv().getByTestId('node-execute-button').click();
 	const output = ndv().getByTestId('output-panel');
 	await output.getByText('processing', { exact: true }).first().waitFor();
-	await expect(output.innerText()).resolves.toContain(testOrder.id);
+	await expectText(output, testOrder.id);
 	expect(sandboxOrder(testOrder.id).status).toBe('processing');
 	await picture(page, 'quickstart-update-status');
 	await ndv().getByTestId('ndv-close-button').click();
@@ -334,11 +333,9 @@ it('publishes the workflow: two connected nodes, live', async () => {
 	expect(
 		await nodes.evaluateAll((els) => els.map((el) => el.getAttribute('data-node-type'))),
 	).toEqual([TYPES.trigger, TYPES.action]);
-	await expect(page.getByTestId('edge').count()).resolves.toBe(1);
+	await expectCount(page.getByTestId('edge'), 1);
 	// The action node's canvas subtitle names the operation as the panel does.
-	await expect(page.getByTestId('canvas-default-node').innerText()).resolves.toContain(
-		'Update Status: Order',
-	);
+	await expectText(page.getByTestId('canvas-default-node'), 'Update Status: Order');
 	await page.getByTestId('workflow-open-publish-modal-button').click();
 	await page.getByTestId('workflow-publish-button').click();
 	await page.getByRole('button', { name: 'Got it' }).click();
