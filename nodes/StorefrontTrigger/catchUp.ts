@@ -4,7 +4,15 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isObject, recordId, type StorefrontClient } from '../shared/transport';
 import type { EventKind } from '../shared/constants';
-import { readChanges, reader, resourceOf, timeOf, type Resource } from '../shared/changes/read';
+import {
+	changedAt,
+	hasUpdatedAt,
+	readChanges,
+	reader,
+	resourceOf,
+	timeOf,
+	type Resource,
+} from '../shared/changes/read';
 import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
 
@@ -79,6 +87,8 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 
 export interface CatchUp {
 	events: PolledEvent[];
+	/** Each order read, in its status then: when it changed to it (updated_at), else now. */
+	seen: Array<{ order: string; status: string; at: number }>;
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
 	requests: number;
@@ -107,7 +117,7 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 	const baselined = wanted.filter((kind) => typeof baselines[kind] !== 'number');
 	const firstFound = new RecentMap(memory.firstFound, MAX_STATUSES);
 	const found: Array<{ at: number; event: PolledEvent }> = [];
-	const result: CatchUp = { events: [], young: 0, requests: 0, baselined };
+	const result: CatchUp = { events: [], seen: [], young: 0, requests: 0, baselined };
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
@@ -125,6 +135,16 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		};
 		const read = await readChanges(paced, resource, since, 1);
 		result.requests += read.requests;
+		if (resource === 'orders')
+			for (const order of read.records.values()) {
+				const id = recordId(order, 'order');
+				if (id !== undefined && typeof order.status === 'string')
+					result.seen.push({
+						order: id,
+						status: order.status,
+						at: hasUpdatedAt(order) ? changedAt(order) : now,
+					});
+			}
 		// 2. A new baseline is just after the list's newest change, payments too: without updated_at (the spec shows
 		// none) a record is dated by created_at, and was paid later.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;

@@ -1,14 +1,33 @@
-// The claim keys of Drop Duplicate Events, in this n8n's memory (./ranHere) and in n8n's database (../shared/claims).
+// The claim keys of Drop Duplicate Events, in this n8n's memory (./ranHere) and in n8n's database (../shared/claims),
+// from the event and what this n8n knows of its order (./statusesKnown).
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject } from '../shared/transport';
 import type { Claim } from '../shared/claims';
+import { timeOf } from '../shared/changes/read';
+import { INITIAL_STATUS } from '../shared/changes/events';
+import { hears, judge, noteStatus, readsHere, type Judgement } from './statusesKnown';
+
+/** What this n8n knows about an order's status change beyond the event (./statusesKnown, judged where it arrived). */
+export interface Known {
+	/** The status before, where the event does not say it. */
+	before?: string;
+	/** The claim of the order's stay in the status, where this n8n knows it already: the same change again. */
+	stay?: string;
+	/** Whether what gave `before` includes this process's own readings of the lists. */
+	readsHere?: boolean;
+}
 
 /**
  * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths): the record's id
  * and what changed. Undefined (the event's own id is claimed) for other kinds, incomplete data, an unchanged status.
  */
-export function changeClaim(type: unknown, data: unknown, read = false): Claim | undefined {
+export function changeClaim(
+	type: unknown,
+	data: unknown,
+	read = false,
+	known: Known = {},
+): Claim | undefined {
 	if (!isObject(data)) return undefined;
 	const order = eventRecordId(data, 'order');
 	switch (type) {
@@ -16,18 +35,19 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 		case 'payment.completed':
 			return order ? { key: `${type}/${order}` } : undefined;
 		case 'order.updated': {
-			const { status, previous_status: previous } = data;
-			if (!order || typeof status !== 'string' || status === previous) return undefined;
-			// With the status before (a delivery): that change, so a return to a status runs again. Without it (a
-			// reading): the order reaching its status, which ran if any change to that status ran.
+			const { status, previous_status: stated } = data;
+			if (!order || typeof status !== 'string' || status === stated) return undefined;
+			if (known.stay) return { key: known.stay };
+			// The change from the status before to this one, so a return to a status runs again. Where nothing says the
+			// status before (a reading's own guess is not used): the order reaching its status, which ran if any change to
+			// that status ran.
 			const reached = `${type}/${order}/${status}`;
 			const readOnly = `${reached}/read`;
-			if (read || typeof previous !== 'string') return { key: reached, ranIf: [readOnly] };
-			return {
-				key: `${type}/${order}/${previous}/${status}`,
-				notes: [reached],
-				probes: [readOnly],
-			};
+			const before = !read && typeof stated === 'string' ? stated : known.before;
+			if (before === undefined || before === status) return { key: reached, ranIf: [readOnly] };
+			const change = { key: `${type}/${order}/${before}/${status}`, notes: [reached] };
+			// A reading in another process (queue mode's main) may have run it as the status reached.
+			return known.readsHere ? change : { ...change, probes: [readOnly] };
 		}
 		case 'product.created': {
 			const product = eventRecordId(data, 'product');
@@ -39,8 +59,37 @@ export function changeClaim(type: unknown, data: unknown, read = false): Claim |
 }
 
 /** What an event (a delivery's, or a reading's when `read`) is claimed by: its change, else its own id. */
-export const claimOf = ({ id, type, data }: IDataObject, read: boolean): Claim =>
-	changeClaim(type, data, read) ?? { key: String(id) };
+export const claimOf = ({ id, type, data }: IDataObject, read: boolean, known?: Known): Claim =>
+	changeClaim(type, data, read, known) ?? { key: String(id) };
 
-/** The key a reading's change is claimed by. */
-export const claimKey = (event: IDataObject) => claimOf(event, true).key;
+/** What one process knew of a change, carried with its item (CHANGE_KEY) to the run that claims it. */
+export type Judged = Judgement & { readsHere?: boolean };
+
+const statusChange = ({ type, data }: IDataObject) => {
+	if (!isObject(data)) return undefined;
+	const order = eventRecordId(data, 'order');
+	if (order === undefined) return undefined;
+	if (type === 'order.created') return { order, status: String(data.status ?? INITIAL_STATUS) };
+	if (type === 'order.updated' && typeof data.status === 'string')
+		return { order, status: data.status };
+	return undefined;
+};
+
+/**
+ * What this n8n knows of an event's change, and its claim: `read` for a reading's (whose guess of the status before is
+ * used only where this process also receives the deliveries). The change is noted as a sighting of its order.
+ */
+export function knowChange(scope: string, event: IDataObject, read: boolean, now: number) {
+	const change = statusChange(event);
+	if (change === undefined) return { claim: claimOf(event, read) };
+	const at = timeOf(event.created_at);
+	const when = Number.isNaN(at) ? now : at;
+	const judgement = judge(scope, change.order, change.status, when);
+	if (read && !hears(scope)) delete judgement.before;
+	const known: Judged = { ...judgement, readsHere: readsHere(scope) };
+	const claim = claimOf(event, read, known);
+	// A creation's stay is not a status change's: an update to its status claims the status reached.
+	const key = event.type === 'order.updated' ? claim.key : undefined;
+	noteStatus(scope, change.order, { status: change.status, at: when, key });
+	return { claim, known };
+}

@@ -3,15 +3,23 @@
 //  1. Refused: a refused delivery's run fails with the reason (./refusals).
 //  2. Accepted: in this n8n's memory, the run's delivery must be the one accepted for its event (./ranHere, free).
 //  3. Claimed: in n8n's database, shared by every n8n of the instance (../shared/claims). With the catch-up on, the
-//     change itself is claimed (./changeKeys), so a delivery and a reading that report it run it once.
+//     change itself is claimed (./changeKeys), so a delivery and a reading that report it run it once; what the
+//     process that received or read it knew of the order comes with the item.
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { claimShared } from '../shared/claims';
 import { scopeOf, sharedStore } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
-import { claimOf } from './changeKeys';
-import { catchesUp, DELIVERY_KEY, rememberMs, SOURCE_FIELD, type Options } from './options';
+import { claimOf, type Known } from './changeKeys';
+import {
+	catchesUp,
+	CHANGE_KEY,
+	DELIVERY_KEY,
+	rememberMs,
+	SOURCE_FIELD,
+	type Options,
+} from './options';
 import { refusedRun } from './refusals';
 import { acceptDelivery, noteRanHere } from './ranHere';
 
@@ -48,10 +56,11 @@ export async function claimItems(
 
 	// 2. Accepted here. An item without a delivery (or an id) is no delivery of the trigger's: it goes on.
 	const scope = scopeOf(context);
-	const claims = items.map(({ json, [DELIVERY_KEY]: token }) => {
+	const claims = items.map(({ json, [DELIVERY_KEY]: token, [CHANGE_KEY]: known }) => {
 		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
 		if (!acceptDelivery(scope, json.id, token, now)) return null;
-		const claim = byChange ? claimOf(json, json[SOURCE_FIELD] === 'catchUp') : { key: json.id };
+		const read = json[SOURCE_FIELD] === 'catchUp';
+		const claim = byChange ? claimOf(json, read, known as Known | undefined) : { key: json.id };
 		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
 		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
 		return { claim, token };

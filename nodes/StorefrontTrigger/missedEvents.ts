@@ -9,10 +9,12 @@ import type { PolledEvent } from '../shared/changes/events';
 import { claimedIn, scopeOf } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
-import { claimKey } from './changeKeys';
-import { noteRanHere, ranHere } from './ranHere';
+import { knowChange, type Judged } from './changeKeys';
+import { forgetRanHere, noteRanHere, ranHere } from './ranHere';
+import { noteReader, noteStatus } from './statusesKnown';
 import {
 	catchesUp,
+	CHANGE_KEY,
 	DELIVERY_KEY,
 	checkMinutes,
 	rememberMs,
@@ -104,6 +106,7 @@ class MissedEventsReader {
 	) {
 		const { name, id } = ctx.getWorkflow();
 		this.about = `workflow "${name ?? ''}" (id ${id ?? ''})`;
+		noteReader(this.scope, 1);
 	}
 
 	/** Starts a reading unless one is under way (a tick never queues behind a slow one); resolves to its first error. */
@@ -118,6 +121,7 @@ class MissedEventsReader {
 
 	/** Deactivation: no further attempt starts, and a reading under way starts no run. */
 	stop(): void {
+		if (!this.stopped) noteReader(this.scope, -1);
 		this.stopped = true;
 	}
 
@@ -170,6 +174,10 @@ class MissedEventsReader {
 			this.memory,
 			lapsed.map(([, run]) => run.event),
 		);
+		forgetRanHere(
+			scope,
+			lapsed.map(([key]) => key),
+		);
 		const found = await findChanges(client, {
 			staticData,
 			kinds,
@@ -185,37 +193,45 @@ class MissedEventsReader {
 					`requests; changes from now on are caught up after downtime`,
 			);
 		}
-		// Left out: the changes that ran, or are running, here.
+		// What the reading saw, then each change with what this n8n knows of its order. Left out: the changes that ran,
+		// or are running, here; the door answers their deliveries while the run goes on.
+		for (const { order, status, at } of found.seen) noteStatus(scope, order, { status, at });
 		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
-		const events = found.events.filter((event) => !skip(claimKey(event)));
-		if (events.length) {
+		const changes = found.events
+			.map((event) => ({ event, ...knowChange(scope, event, true, now) }))
+			.filter(({ claim }) => !skip(claim.key));
+		if (changes.length) {
 			// Known once its run claimed them, wherever it ran (a queue worker); until it ends, not started again.
-			const keys = events.map(claimKey);
-			events.forEach((event, i) => this.running.set(keys[i], { at: now, event }));
+			const keys = changes.map(({ claim }) => claim.key);
+			changes.forEach(({ event }, i) => this.running.set(keys[i], { at: now, event }));
+			noteRanHere(scope, keys, now);
 			const ended = (claimed: boolean) => {
 				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
-				const mine = events.filter((_, i) => this.running.get(keys[i])?.at === now);
-				for (const event of mine) this.running.delete(claimKey(event));
-				if (claimed) noteRanHere(scope, keys, Date.now());
-				else unread(this.memory, mine);
+				const mine = keys.filter((key) => this.running.get(key)?.at === now);
+				const lost = mine.map((key) => this.running.get(key)!.event);
+				for (const key of mine) this.running.delete(key);
+				if (claimed) return noteRanHere(scope, keys, Date.now());
+				unread(this.memory, lost);
+				forgetRanHere(scope, mine);
 			};
-			void this.start(events).then(ended, () => ended(false));
+			void this.start(changes).then(ended, () => ended(false));
 		}
-		this.ctx.logger[events.length ? 'info' : 'debug'](
+		this.ctx.logger[changes.length ? 'info' : 'debug'](
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
-				`${events.length} changes this n8n has not run` +
-				(events.length ? ', one run started for them' : ''),
+				`${changes.length} changes this n8n has not run` +
+				(changes.length ? ', one run started for them' : ''),
 		);
 		return found.young;
 	}
 
 	/** Starts one run with the changes found, in the shape execute() reads; resolves once it ended: did it claim them? */
-	private async start(events: PolledEvent[]): Promise<boolean> {
+	private async start(changes: Array<{ event: PolledEvent; known?: Judged }>): Promise<boolean> {
 		const token = randomUUID();
 		const done = this.ctx.helpers.createDeferredPromise<IRun>();
-		const items = events.map((event) => ({
+		const items = changes.map(({ event, known }) => ({
 			json: { ...event, [SOURCE_FIELD]: 'catchUp' },
 			[DELIVERY_KEY]: token,
+			...(known ? { [CHANGE_KEY]: { ...known } } : {}),
 		}));
 		this.ctx.emit([items], undefined, done);
 		return claimedIn(await done.promise, this.ctx.getNode().name);

@@ -33,5 +33,8 @@ export const rememberMs = (options: Options) =>
 /** Which accepted delivery (or reading) an item came from, read by ./claim: beside `json`, so it never shows. */
 export const DELIVERY_KEY = 'storefrontDelivery';
 
+/** What the process that received or read a change knew of it (./changeKeys, Judged): read by ./claim, ./superseded. */
+export const CHANGE_KEY = 'storefrontChange';
+
 /** Which item field says where an item came from: "webhook" (a delivery) or "catchUp" (found by a reading). */
 export const SOURCE_FIELD = 'source';

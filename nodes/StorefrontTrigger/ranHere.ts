@@ -49,6 +49,12 @@ export function noteRanHere(scope: string, keys: string[], now: number): void {
 	cap(changes, MAX_RAN_HERE);
 }
 
+/** Forgets `keys` noted for a reading's run that did not claim them: the next reading finds them again. */
+export function forgetRanHere(scope: string, keys: string[]): void {
+	const changes = ranInThisN8n.get(scope);
+	for (const key of keys) changes?.delete(key);
+}
+
 /** Whether the change `key` ran in this n8n in the last `withinMs` (see noteRanHere). */
 export function ranHere(scope: string, key: string, now: number, withinMs: number): boolean {
 	const at = ranInThisN8n.get(scope)?.get(key);

@@ -12,9 +12,19 @@ import { jsonParse } from 'n8n-workflow';
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
 import { scopeOf } from '../shared/n8n';
 import { isObject } from '../shared/transport';
-import { catchesUp, DELIVERY_KEY, dropsDuplicates, SOURCE_FIELD, type Options } from './options';
+import {
+	catchesUp,
+	CHANGE_KEY,
+	DELIVERY_KEY,
+	dropsDuplicates,
+	rememberMs,
+	SOURCE_FIELD,
+	type Options,
+} from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
-import { acceptDelivery } from './ranHere';
+import { acceptDelivery, ranHere } from './ranHere';
+import { knowChange } from './changeKeys';
+import { noteHeard } from './statusesKnown';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -107,8 +117,22 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// dashboard must run each time.
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
-	if (dropDuplicates && !acceptDelivery(scopeOf(context), event.id, delivery, Date.now())) {
+	const scope = scopeOf(context);
+	const now = Date.now();
+	if (dropDuplicates && !acceptDelivery(scope, event.id, delivery, now)) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
+	}
+
+	// 4. A change this n8n knows it ran (a delivery's, a catch-up's, a check's), whatever the event id. What it knows of
+	// the order goes with the item: the run may be a queue worker's, which knows only the claims (./changeKeys).
+	const output: INodeExecutionData = { json: {} };
+	if (dropDuplicates && catchesUp(options)) {
+		noteHeard(scope);
+		const { claim, known } = knowChange(scope, event, false, now);
+		if (ranHere(scope, claim.key, now, rememberMs(options))) {
+			return respond(context, 200, { received: true, skipped: 'duplicate_change' });
+		}
+		if (known) output[CHANGE_KEY] = { ...known };
 	}
 
 	const { id, type, created_at, data } = event;
@@ -116,7 +140,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	if (catchesUp(options)) item[SOURCE_FIELD] = 'webhook';
 	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
-	const output: INodeExecutionData = { json: item };
+	output.json = item;
 	if (dropDuplicates) output[DELIVERY_KEY] = delivery;
 	return { webhookResponse: { received: true }, workflowData: [[output]] };
 }

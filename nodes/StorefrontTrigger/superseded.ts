@@ -1,46 +1,75 @@
 // A late status change (docs/trigger.md, Late and superseded) run after the order's current status would make an old
-// status the workflow's last word on the order, so a late delivery is checked against the order as it is now.
+// status the workflow's last word on the order. It is superseded when this n8n knows the order in another status since
+// (./statusesKnown: what the process that received it knew, and this one now), free. A late one of whose order nothing
+// later is known is checked against the order as it is now: one request per order and run, paced as the node's.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
-import { timeOf } from '../shared/changes/read';
-import { catchesUp, SOURCE_FIELD, type Options } from './options';
+import { changedAt, hasUpdatedAt, timeOf } from '../shared/changes/read';
+import { scopeOf } from '../shared/n8n';
+import type { Judged } from './changeKeys';
+import { catchesUp, CHANGE_KEY, SOURCE_FIELD, type Options } from './options';
+import { judge, noteStatus } from './statusesKnown';
 
-/** A delivery this much younger than its run is not checked: the order has rarely changed again so soon. */
+/** A delivery this much younger than its run is not asked about: the order has rarely changed again so soon. */
 const LATE_AFTER_MS = 60_000;
 
-const isLate = ({ type, created_at, data }: IDataObject, now: number) =>
-	type === 'order.updated' &&
-	isObject(data) &&
-	typeof data.status === 'string' &&
-	now - timeOf(created_at) > LATE_AFTER_MS;
-
-/** Marks (or leaves out) the late status changes whose order has another status now; a test or retry runs as is. */
+/** Marks (or leaves out) the status changes whose order has another status by now; a test or retry runs as is. */
 export async function markSuperseded(
 	context: IExecuteFunctions,
 	items: INodeExecutionData[],
 	options: Options,
 ): Promise<INodeExecutionData[]> {
 	if (!catchesUp(options) || ['manual', 'retry'].includes(context.getMode())) return items;
+	const scope = scopeOf(context);
 	const now = Date.now();
-	const late = items.filter(({ json }) => json[SOURCE_FIELD] !== 'catchUp' && isLate(json, now));
-	if (late.length === 0) return items;
-	const client = await StorefrontClient.create(context);
-	for (const item of late) {
-		const data = item.json.data as IDataObject;
+	let client: StorefrontClient | undefined;
+	const asked = new Map<string, Promise<string | undefined>>();
+	for (const item of items) {
+		const { json } = item;
+		const data = json.data;
+		if (json[SOURCE_FIELD] === 'catchUp' || json.type !== 'order.updated' || !isObject(data))
+			continue;
 		const id = eventRecordId(data, 'order');
-		if (id === undefined) continue;
-		try {
-			const order = await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id });
-			if (typeof order.status === 'string' && order.status !== data.status)
-				item.json = { ...item.json, superseded: true, current_status: order.status };
-		} catch (error) {
-			context.logger.warn(
-				`Storefront Trigger: could not read order ${id} to check whether its late change to ` +
-					`"${String(data.status)}" is superseded: ${(error as Error).message}`,
-			);
+		if (id === undefined || typeof data.status !== 'string') continue;
+		const at = timeOf(json.created_at);
+		const here = judge(scope, id, data.status, Number.isNaN(at) ? now : at);
+		const door = item[CHANGE_KEY] as Judged | undefined;
+		let current = here.current ?? door?.current;
+		if (current === undefined && !here.later && !door?.later && now - at > LATE_AFTER_MS) {
+			client ??= await StorefrontClient.create(context);
+			if (!asked.has(id)) asked.set(id, statusNow(context, client, id, data.status, now));
+			current = await asked.get(id);
 		}
+		if (current !== undefined && current !== data.status)
+			item.json = { ...json, superseded: true, current_status: current };
 	}
 	if (options.leaveOutSuperseded !== true) return items;
 	return items.filter(({ json }) => json.superseded !== true);
+}
+
+/** The order's status as the service has it now (noted as a sighting), or undefined where it cannot be read. */
+async function statusNow(
+	context: IExecuteFunctions,
+	client: StorefrontClient,
+	id: string,
+	status: string,
+	now: number,
+): Promise<string | undefined> {
+	try {
+		const order: IDataObject = await client.getOne(['orders', id], 'order', {
+			resourceLabel: 'Order',
+			id,
+		});
+		if (typeof order.status !== 'string') return undefined;
+		const at = hasUpdatedAt(order) ? changedAt(order) : now;
+		noteStatus(scopeOf(context), id, { status: order.status, at });
+		return order.status;
+	} catch (error) {
+		context.logger.warn(
+			`Storefront Trigger: could not read order ${id} to check whether its late change to ` +
+				`"${status}" is superseded: ${(error as Error).message}`,
+		);
+		return undefined;
+	}
 }

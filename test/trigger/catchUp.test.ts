@@ -683,6 +683,133 @@ describe('each change runs once, whatever the service sends and the user does', 
 	});
 });
 
+describe("the workflow's last word on an order: its status", () => {
+	const setStatus = async (id: string, status: string) =>
+		expect((await api(ctx.sb, 'PUT', `/orders/${id}/status`, { status })).status).toBe(200);
+	/** The event shapes a status change comes in: with previous_status (the contract's), or the order as listed. */
+	const SHAPES = ['contract', 'record'] as const;
+	const flip = ['processing', 'shipped', 'processing'];
+	/** An order made after the trigger's activation, its creation delivered and run; order moves allowed in any order. */
+	async function orderFor(t: Harness, shape: (typeof SHAPES)[number]) {
+		await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+		const from = ctx.sb.events.length;
+		const order = await checkout();
+		expect(await deliverAndRun(t, eventsSince(from)[0])).toHaveLength(1);
+		return String(order.id ?? order.order_id);
+	}
+	/** The order's status changes since `from`, in the order they happened. */
+	const updatesSince = (from: number) =>
+		eventsSince(from).filter((e) => e.type === 'order.updated');
+	const orderReads = async (id: string) =>
+		(await ctx.requests()).filter((r) => r.method === 'GET' && r.path === `/v1/orders/${id}`)
+			.length;
+
+	it.each(SHAPES)(
+		'an order that returns to a status (processing, shipped, processing again), each change delivered and run one at a time (%s shape): each runs once, the return too; run on a queue worker too, which knows only the claims and the item',
+		async (shape) => {
+			const t = trigger();
+			await t.trigger('activate');
+			const id = await orderFor(t, shape);
+			const worker = t.worker();
+			for (const [n, status] of flip.entries()) {
+				const from = ctx.sb.events.length;
+				await setStatus(id, status);
+				const [change] = updatesSince(from);
+				expect((change.data as IDataObject).previous_status === undefined).toBe(shape === 'record');
+				// The door (this process) received it; a worker with its own memory runs the last change.
+				const outcome = await t.deliver(signed(change));
+				const ran = n < 2 ? await t.run(outcome.result) : await worker.run(outcome.result);
+				expect(jsonOf(ran)).toEqual([expect.objectContaining({ id: change.id })]);
+				expect(jsonOf(ran)[0].superseded).toBeUndefined();
+			}
+			await t.close();
+		},
+	);
+
+	it.each(SHAPES)(
+		'n8n down while an order flips (%s shape): the catch-up runs its status now; the late retries 90 s later, in their original order, cost no request: the change between is marked superseded (Leave Out Superseded Changes drops it), the others are answered at the door and start nothing; again later: nothing',
+		async (shape) => {
+			for (const leaveOut of [false, true]) {
+				const t = trigger({ ...NO_SCHEDULE, leaveOutSuperseded: leaveOut });
+				await t.trigger('activate');
+				const id = await orderFor(t, shape);
+				const from = ctx.sb.events.length;
+				for (const status of flip) await setStatus(id, status);
+				const retries = updatesSince(from);
+				const restarted = t.restarted();
+				const { runs } = await restarted.trigger('init');
+				expect(runs).toHaveLength(1);
+				const caughtUp = jsonOf(await restarted.run(runs[0]));
+				expect(caughtUp).toEqual([
+					expect.objectContaining({ type: 'order.updated', source: 'catchUp' }),
+				]);
+				expect((caughtUp[0].data as IDataObject).status).toBe('processing');
+				await jest.advanceTimersByTimeAsync(90_000);
+				await ctx.admin('DELETE', '/requests');
+				const answers: unknown[] = [];
+				const passed: IDataObject[] = [];
+				for (const retry of retries) {
+					const outcome = await restarted.deliver(signed(retry));
+					answers.push(outcome.body);
+					if (outcome.result.workflowData)
+						passed.push(...jsonOf(await restarted.run(outcome.result)));
+				}
+				const atTheDoor = { received: true, skipped: 'duplicate_change' };
+				expect(answers).toEqual([atTheDoor, undefined, atTheDoor]);
+				if (leaveOut) expect(passed).toEqual([]);
+				else
+					expect(passed).toEqual([
+						expect.objectContaining({
+							id: retries[1].id,
+							superseded: true,
+							current_status: 'processing',
+						}),
+					]);
+				expect(await orderReads(id)).toBe(0);
+				for (const retry of retries)
+					expect((await restarted.deliver(signed(retry))).body).toEqual({
+						received: true,
+						skipped: 'duplicate_event',
+					});
+				await restarted.close();
+			}
+		},
+	);
+
+	it('a late retry of a change nothing later is known of runs unmarked, after one request for the order (one per order and run)', async () => {
+		const t = trigger(NO_SCHEDULE);
+		await t.trigger('activate');
+		const id = await orderFor(t, 'contract');
+		const from = ctx.sb.events.length;
+		await setStatus(id, 'processing');
+		const [lost] = updatesSince(from);
+		await jest.advanceTimersByTimeAsync(90_000);
+		await ctx.admin('DELETE', '/requests');
+		const ran = jsonOf(await deliverAndRun(t, lost));
+		expect(ran).toEqual([expect.objectContaining({ id: lost.id })]);
+		expect(ran[0].superseded).toBeUndefined();
+		expect(await orderReads(id)).toBe(1);
+		await t.close();
+	});
+
+	it('orders made while n8n was down: the catch-up runs them; their late deliveries are answered at the door and start nothing', async () => {
+		const t = trigger();
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		for (let i = 0; i < 3; i++) await checkout();
+		const created = eventsSince(from);
+		const restarted = t.restarted();
+		const { runs } = await restarted.trigger('init');
+		expect(jsonOf(await restarted.run(runs[0]))).toHaveLength(3);
+		for (const event of created) {
+			const outcome = await restarted.deliver(signed(event));
+			expect(outcome.body).toEqual({ received: true, skipped: 'duplicate_change' });
+			expect(outcome.result.workflowData).toBeUndefined();
+		}
+		await restarted.close();
+	});
+});
+
 describe('refused deliveries are reported, within bounds', () => {
 	const forged = () =>
 		signed(
