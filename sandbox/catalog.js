@@ -11,6 +11,8 @@ const EVENT_KINDS = [
 ];
 
 const ORDER_STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled', 'refunded'];
+/** Statuses a service with more of them has (WooCommerce's "on-hold"): known under compat order_transitions 'any'. */
+const MORE_ORDER_STATUSES = ['on-hold'];
 
 /** Allowed moves between order statuses; `cancelled` and `refunded` are final. */
 const ORDER_TRANSITIONS = {
@@ -53,6 +55,7 @@ const STORE_ID = 'store_001';
 module.exports = {
 	EVENT_KINDS,
 	ORDER_STATUSES,
+	MORE_ORDER_STATUSES,
 	ORDER_TRANSITIONS,
 	NON_REVENUE_STATUSES,
 	PRODUCT_STATUSES,

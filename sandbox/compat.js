@@ -43,8 +43,8 @@ const CHOICES = {
 	event_data: ['contract', 'record', 'object'],
 	// false: a SKU another product has is accepted (the spec states no unique rule; the contract decided one).
 	unique_sku: [true, false],
-	// 'any': PUT /orders/{id}/status moves an order from any status to any other known one (contract row 12 refuses
-	// the moves it does not list with 409); an unknown status is still 422 and the same status still a no-op.
+	// 'any': PUT /orders/{id}/status moves an order from any status to any other known one, "on-hold" too (contract
+	// row 12 refuses the moves it does not list with 409); an unknown status is still 422, the same status a no-op.
 	order_transitions: ['contract', 'any'],
 	// 'name': GET /products?search= matches product names only (contract row 7: name, sku or description; the spec
 	// does not say), as a service whose search is a name search would.

@@ -4,6 +4,7 @@
 const crypto = require('crypto');
 const {
 	ORDER_STATUSES,
+	MORE_ORDER_STATUSES,
 	ORDER_TRANSITIONS,
 	NON_REVENUE_STATUSES,
 	PRODUCT_STATUSES,
@@ -333,7 +334,7 @@ class State {
 		};
 	}
 
-	/** `anyTransition` (compat order_transitions 'any'): any other known status is allowed, not only row 12's moves. */
+	/** `anyTransition` (compat order_transitions 'any'): any other known status ("on-hold" too) is allowed, not only row 12's moves. */
 	setOrderStatus(id, body, anyTransition = false) {
 		const order = this.getOrder(id);
 		requireObjectBody(body);
@@ -345,12 +346,13 @@ class State {
 			details.push({ field: 'status', message: 'must be a string' });
 		if (details.length) throw validationError(details);
 		const next = body.status;
-		if (!ORDER_STATUSES.includes(next)) {
+		const known = anyTransition ? [...ORDER_STATUSES, ...MORE_ORDER_STATUSES] : ORDER_STATUSES;
+		if (!known.includes(next)) {
 			throw new ApiError(
 				422,
 				'invalid_status',
-				`Unknown order status "${next}"; allowed: ${ORDER_STATUSES.join(', ')}`,
-				[{ field: 'status', message: `must be one of: ${ORDER_STATUSES.join(', ')}` }],
+				`Unknown order status "${next}"; allowed: ${known.join(', ')}`,
+				[{ field: 'status', message: `must be one of: ${known.join(', ')}` }],
 			);
 		}
 		const previous = order.status;

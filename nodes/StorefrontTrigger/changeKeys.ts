@@ -6,7 +6,7 @@ import { eventRecordId, isObject } from '../shared/transport';
 import type { Claim } from '../shared/claims';
 import { timeOf } from '../shared/changes/read';
 import { INITIAL_STATUS } from '../shared/changes/events';
-import { hears, judge, noteStatus, readsHere, type Judgement } from './statusesKnown';
+import { claimsBefore, hears, judge, noteStatus, readsHere, type Judgement } from './statusesKnown';
 
 /** What this n8n knows about an order's status change beyond the event (./statusesKnown, judged where it arrived). */
 export interface Known {
@@ -16,6 +16,8 @@ export interface Known {
 	stay?: string;
 	/** Whether what gave `before` includes this process's own readings of the lists. */
 	readsHere?: boolean;
+	/** The how-manieth time the order makes this change, where it made it before (on hold, then processing, twice). */
+	again?: number;
 }
 
 /**
@@ -44,8 +46,13 @@ export function changeClaim(
 			const reached = `${type}/${order}/${status}`;
 			const readOnly = `${reached}/read`;
 			const before = !read && typeof stated === 'string' ? stated : known.before;
-			if (before === undefined || before === status) return { key: reached, ranIf: [readOnly] };
-			const change = { key: `${type}/${order}/${before}/${status}`, notes: [reached] };
+			// Only a reading marks it read: a delivery that knows no status before is no reason to drop a later return.
+			if (before === undefined || before === status)
+				return read ? { key: reached, ranIf: [readOnly] } : { key: reached };
+			const change = {
+				key: `${type}/${order}/${before}/${status}${known.again ? `#${known.again}` : ''}`,
+				notes: [reached],
+			};
 			// A reading in another process (queue mode's main) may have run it as the status reached.
 			return known.readsHere ? change : { ...change, probes: [readOnly] };
 		}
@@ -63,7 +70,7 @@ export const claimOf = ({ id, type, data }: IDataObject, read: boolean, known?: 
 	changeClaim(type, data, read, known) ?? { key: String(id) };
 
 /** What one process knew of a change, carried with its item (CHANGE_KEY) to the run that claims it. */
-export type Judged = Judgement & { readsHere?: boolean };
+export type Judged = Judgement & Known;
 
 const statusChange = ({ type, data }: IDataObject) => {
 	if (!isObject(data)) return undefined;
@@ -87,9 +94,17 @@ export function knowChange(scope: string, event: IDataObject, read: boolean, now
 	const judgement = judge(scope, change.order, change.status, when);
 	if (read && !hears(scope)) delete judgement.before;
 	const known: Judged = { ...judgement, readsHere: readsHere(scope) };
-	const claim = claimOf(event, read, known);
+	let claim = claimOf(event, read, known);
+	// The same change made again, in a later stay: a claim of its own (the one before it ran).
+	const made = claimsBefore(scope, change.order, when).filter(
+		(key) => key === claim.key || key.startsWith(`${claim.key}#`),
+	);
+	if (claim.notes && made.length) {
+		known.again = Math.max(...made.map((key) => Number(key.split('#')[1] ?? 1))) + 1;
+		claim = claimOf(event, read, known);
+	}
 	// A creation's stay is not a status change's: an update to its status claims the status reached.
 	const key = event.type === 'order.updated' ? claim.key : undefined;
-	noteStatus(scope, change.order, { status: change.status, at: when, key });
+	noteStatus(scope, change.order, { status: change.status, at: when, key, read });
 	return { claim, known };
 }

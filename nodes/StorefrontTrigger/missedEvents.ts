@@ -195,7 +195,8 @@ class MissedEventsReader {
 		}
 		// What the reading saw, then each change with what this n8n knows of its order. Left out: the changes that ran,
 		// or are running, here; the door answers their deliveries while the run goes on.
-		for (const { order, status, at } of found.seen) noteStatus(scope, order, { status, at });
+		for (const { order, status, at } of found.seen)
+			noteStatus(scope, order, { status, at, read: true });
 		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
 		const changes = found.events
 			.map((event) => ({ event, ...knowChange(scope, event, true, now) }))

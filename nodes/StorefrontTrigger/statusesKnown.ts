@@ -10,6 +10,8 @@ export interface Sighting {
 	at: number;
 	/** The claim of the change that brought the order to this status, where this n8n made one. */
 	key?: string;
+	/** Read from the service (a list, an order): its state at the end of `at`, after any change made at that time. */
+	read?: boolean;
 }
 
 /** What this n8n knows about one change of an order to a status (`judge`). */
@@ -28,6 +30,9 @@ const MAX_ORDERS = 10_000;
 /** A stay in one status is kept as its first and last sightings, so this is about three stays. */
 const MAX_SIGHTINGS = 6;
 
+/** Whether a sighting comes after a change at `at` (a read at the same millisecond shows the state after it). */
+const isAfter = (s: Sighting, at: number) => s.at > at || (s.at === at && s.read === true);
+
 /** Per trigger node (scope), per order: its sightings, oldest first; the most recently noted order last. */
 const known = new Map<string, Map<string, Sighting[]>>();
 /** Trigger nodes this process received a delivery for, and those it reads the lists for. */
@@ -39,7 +44,9 @@ export function noteStatus(scope: string, order: string, sighting: Sighting): vo
 	let orders = known.get(scope);
 	if (!orders) known.set(scope, (orders = new Map()));
 	const sightings = [...(orders.get(order) ?? [])];
-	const at = sightings.findIndex((s) => s.at > sighting.at);
+	const at = sightings.findIndex(
+		(s) => isAfter(s, sighting.at) && !(sighting.read && s.at === sighting.at),
+	);
 	sightings.splice(at < 0 ? sightings.length : at, 0, sighting);
 	const kept: Sighting[] = [];
 	for (const [i, s] of sightings.entries()) {
@@ -64,7 +71,7 @@ export function noteStatus(scope: string, order: string, sighting: Sighting): vo
 /** What is known of the change of `order` to `status` at `at`. */
 export function judge(scope: string, order: string, status: string, at: number): Judgement {
 	const sightings = known.get(scope)?.get(order) ?? [];
-	let next = sightings.findIndex((s) => s.at > at);
+	let next = sightings.findIndex((s) => isAfter(s, at));
 	if (next < 0) next = sightings.length;
 	const judgement: Judgement = { later: next < sightings.length };
 	// 1. Back from the change: its stay's earlier sightings, then the status before.
@@ -81,9 +88,13 @@ export function judge(scope: string, order: string, status: string, at: number):
 		judgement.stay ??= sightings[i].key;
 	// 3. The latest known status.
 	const last = sightings[sightings.length - 1];
-	if (last && last.at > at && last.status !== status) judgement.current = last.status;
+	if (last && isAfter(last, at) && last.status !== status) judgement.current = last.status;
 	return judgement;
 }
+
+/** The claims of the order's stays known before `at`, oldest first. */
+export const claimsBefore = (scope: string, order: string, at: number) =>
+	(known.get(scope)?.get(order) ?? []).filter((s) => s.at < at && s.key).map((s) => s.key!);
 
 /** Notes that this process received a delivery for the trigger: its deliveries are in what it knows. */
 export const noteHeard = (scope: string) => void hearing.add(scope);

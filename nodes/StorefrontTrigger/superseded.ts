@@ -63,7 +63,7 @@ async function statusNow(
 		});
 		if (typeof order.status !== 'string') return undefined;
 		const at = hasUpdatedAt(order) ? changedAt(order) : now;
-		noteStatus(scopeOf(context), id, { status: order.status, at });
+		noteStatus(scopeOf(context), id, { status: order.status, at, read: true });
 		return order.status;
 	} catch (error) {
 		context.logger.warn(

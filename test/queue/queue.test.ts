@@ -14,8 +14,9 @@ import { promisify } from 'util';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { runFlashSale } from '../helpers/flashsale';
-import { request } from '../helpers/sandbox';
+import { api, request } from '../helpers/sandbox';
 import { percentile } from '../helpers/stats';
+import { PROFILE } from '../helpers/profile';
 import {
 	createWorkflow,
 	CREDENTIAL_NAME,
@@ -542,6 +543,72 @@ describe('queue mode: Catch Up After Downtime', () => {
 		expect(caughtUp).toBeGreaterThanOrEqual(failed);
 		await instance.deactivate(env.client, wf.id, wf.url);
 	});
+});
+
+describe("queue mode: the workflow's last word on an order", () => {
+	it.each(['contract', 'record'])(
+		'20 orders go pending → processing → on hold → processing, each change delivered and run one at a time (%s events): each of the 60 changes runs once on either worker, the return too',
+		async (shape) => {
+			const wf = await createWorkflow(env, {
+				name: `queue last word ${shape}`,
+				nodes: [triggerNode(['order.updated'], { missedEventsCheckMinutes: 0 })],
+				connections: {},
+				settings: { executionOrder: 'v1' },
+			});
+			try {
+				await registerWebhook(env, wf.url);
+				expect(
+					(
+						await env.sandbox.admin('PUT', '/compat', {
+							order_transitions: 'any',
+							event_data: shape,
+						})
+					).status,
+				).toBe(200);
+				await env.sandbox.admin('POST', '/simulate/stock', {
+					product_id: 'prod_00001',
+					stock: 1_000_000,
+				});
+				const made = env.sandbox.events.length;
+				for (let i = 0; i < 20; i++) {
+					const res = await env.sandbox.admin('POST', '/simulate/checkout', {
+						items: [{ product_id: 'prod_00001', quantity: 1 }],
+					});
+					expect(res.status).toBe(201);
+				}
+				const orders = env.sandbox.events
+					.slice(made)
+					.filter((e) => e.type === 'order.created')
+					.map((e) => String(e.data.order_id ?? e.data.id));
+				const flip = ['processing', 'on-hold', 'processing'];
+				for (const [round, status] of flip.entries()) {
+					for (const id of orders) {
+						const res = await api(env.sandbox, 'PUT', `/orders/${id}/status`, { status });
+						expect(res.status).toBe(200);
+					}
+					// One change at a time: each delivered and its run ended before the orders change again.
+					await env.sandbox.idle();
+					await outputsOf(wf.id, orders.length * (round + 1), 'Storefront Trigger');
+				}
+				const { executions, items } = await outputsOf(wf.id, 60, 'Storefront Trigger');
+				const words = new Map(orders.map((id): [string, string[]] => [id, []]));
+				for (const item of items)
+					words.get(String(item.data.order_id ?? item.data.id))?.push(item.data.status);
+				const ranOn = await workerOf(executions.map((e) => String(e.id)));
+				const workers = new Set([...ranOn.values()].flat());
+				console.log(
+					`[queue] the last word (${shape} events): 20 orders, 60 changes delivered one at a time; orders whose three changes ran once each, in order: ${[...words.values()].filter((w) => w.join() === flip.join()).length}; executions ${executions.length} on ${[...workers].join(', ')}`,
+				);
+				expect([...words.values()]).toEqual(orders.map(() => flip));
+				expect(executions).toHaveLength(60);
+				expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+				expect(workers.size).toBe(2);
+			} finally {
+				await env.sandbox.admin('PUT', '/profile', { profile: PROFILE });
+				await instance.deactivate(env.client, wf.id, wf.url);
+			}
+		},
+	);
 });
 
 describe('queue mode: one event delivered to both webhook processors', () => {

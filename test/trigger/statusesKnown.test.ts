@@ -14,6 +14,11 @@ const seen = (status: string, minute: number, key?: string): Sighting => ({
 	at: at(minute),
 	...(key ? { key } : {}),
 });
+/** A sighting read from the service: the order's state at the end of that millisecond. */
+const read = (status: string, minute: number, key?: string): Sighting => ({
+	...seen(status, minute, key),
+	read: true,
+});
 
 let scopes = 0;
 /** A trigger of its own with these sightings of order ord_1, noted in this order. */
@@ -82,6 +87,22 @@ const cases: Array<[string, Sighting[], [string, number], Judgement]> = [
 		],
 		['processing', 29],
 		{ before: 'on-hold', stay: 'reached-processing', later: true },
+	],
+	[
+		'the same millisecond: a change delivered then is before what a reading of that millisecond shows',
+		[
+			seen('processing', 10, 'to-processing'),
+			read('processing', 30, 'reached-processing'),
+			seen('on-hold', 30),
+		],
+		['processing', 30],
+		{ before: 'on-hold', stay: 'reached-processing', later: true },
+	],
+	[
+		'the same millisecond: a delivered change another status was read at is superseded',
+		[seen('processing', 10, 'to-processing'), read('processing', 30, 'reached-processing')],
+		['on-hold', 30],
+		{ before: 'processing', current: 'processing', later: true },
 	],
 	[
 		'a reading saw the status first (no claim), its delivery came later: not the same change as anything that ran',
