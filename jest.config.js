@@ -1,4 +1,4 @@
-// Twelve suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
+// Thirteen suites: `unit` (npm test: pure units plus nodes run through n8n-core against the in-process sandbox),
 // `e2e` (a real n8n process, or queue mode with E2E_N8N_MODE=queue; with it test/n8n, the n8n contract), `install`
 // (the e2e suite's checks that depend on the install path: the custom-folder and registry cells), `ai` (an AI Agent with Storefront tools and a
 // scripted model, in a real n8n of the matrix cell), `queue` (n8n's queue mode only: it starts the
@@ -9,7 +9,8 @@
 // process: scheduled polls, downtime, a crash during a poll; one matrix cell per n8n line), `unit-spec-literal` (the
 // transport, locator, Create or Update, polling-trigger and catch-up unit suites again, against the sandbox's spec-literal profile: `npm test` runs it),
 // `catchup` (the Storefront Trigger's catch-up after downtime and refused-delivery reports in one real n8n process; one
-// matrix cell per n8n line).
+// matrix cell per n8n line), `lastword` (an order's status changes as the workflow's last word, beside it in an n8n of
+// its own).
 const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -29,6 +30,7 @@ module.exports = {
 				'<rootDir>/test/dev/',
 				'<rootDir>/test/polling/',
 				'<rootDir>/test/catchup/',
+				'<rootDir>/test/lastword/',
 				'<rootDir>/test/n8n/',
 			],
 		},
@@ -66,5 +68,6 @@ module.exports = {
 		{ ...common, displayName: 'dev', testMatch: ['<rootDir>/test/dev/**/*.test.ts'] },
 		{ ...common, displayName: 'polling', testMatch: ['<rootDir>/test/polling/**/*.test.ts'] },
 		{ ...common, displayName: 'catchup', testMatch: ['<rootDir>/test/catchup/**/*.test.ts'] },
+		{ ...common, displayName: 'lastword', testMatch: ['<rootDir>/test/lastword/**/*.test.ts'] },
 	],
 };

@@ -48,14 +48,16 @@ const INSTALL_LABELS = {
  * @param {string} mode @param {string} install @param {string} [profile]
  */
 function projectsOf(mode, install, profile = 'contract') {
-	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup'];
+	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup', 'lastword'];
 	// The custom-folder and registry cells test the install path: the e2e suite's install checks (and the registry
 	// suite); what does not depend on how n8n got the package runs in the community-package cells.
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['install', 'registry'];
 	if (install === 'custom') return ['install'];
 	// The polling suite waits on n8n's poll schedule, the catch-up suite on n8n restarts and the service's retries:
 	// once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
-	return mode === 'queue' ? ['e2e', 'ai', 'queue'] : ['e2e', 'ai', 'polling', 'catchup'];
+	return mode === 'queue'
+		? ['e2e', 'ai', 'queue']
+		: ['e2e', 'ai', 'polling', 'catchup', 'lastword'];
 }
 
 /** @type {Record<string, string>} */
@@ -67,6 +69,7 @@ const SUITE_NAMES = {
 	registry: 'registry',
 	polling: 'polling trigger',
 	catchup: 'catch-up',
+	lastword: 'last word',
 };
 /** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
 const QUEUE_TOPOLOGY = {
@@ -87,7 +90,7 @@ function suitesOf(row) {
 	const projects =
 		row.projects ??
 		projectsOf(row.mode || 'single', row.install).filter(
-			(p) => !['polling', 'catchup'].includes(p),
+			(p) => !['polling', 'catchup', 'lastword'].includes(p),
 		);
 	const suites = `(${projects.map((p) => SUITE_NAMES[p]).join(' + ')} suite${projects.length > 1 ? 's' : ''})`;
 	if (row.profile === 'spec-literal')

@@ -3,12 +3,12 @@
 // The compatibility matrix: a real n8n for each n8n line × install path, each cell in its own n8n process with its
 // own user folder and database (a cell's catch-up suite in a jest process and n8n of its own, beside the cell's other
 // suites). The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
-// (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling and catch-up
-// suites; the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
+// (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling, catch-up and
+// last-word suites; the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
 // checks (the `install` project), and the registry cells the registry suite (n8n installs the package by name from a
 // local npm registry; 2/registry/queue: every process does). 2/community/queue runs e2e and AI Agent on n8n's
 // distributed engine (main + webhook processor + 2 workers, Postgres, Redis: dev/n8n/queue.js) and the queue suite
-// (test/queue: workers, volume, duplicates); 2/community/spec-literal runs e2e, AI Agent, polling and catch-up
+// (test/queue: workers, volume, duplicates); 2/community/spec-literal runs e2e, AI Agent, polling, catch-up and last word
 // against the sandbox's spec-literal profile (a service that read every "not shown" point of the spec the other way:
 // docs/api-contract.md). Prints a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time,
 // wall time) and the queue cell's counts, and writes
@@ -137,10 +137,14 @@ async function runSuite(project, jsonDir) {
 	return run;
 }
 
+/** Suites that mostly wait (n8n stopped, restarted, the service's retries: the catch-up suite about 90 CPU-seconds in
+ * 200 s) and run each in a jest process of its own beside the cell's other suites, with its own n8n, sandbox and
+ * report file. */
+const OWN_PROCESS = ['catchup', 'lastword'];
+
 /**
- * Runs one cell's suites, its output kept in log files and printed whole at the end. The catch-up suite, which mostly
- * waits (n8n stopped, restarted, the service's retries: about 90 CPU-seconds in 200 s), runs in a jest process of its
- * own beside the cell's other suites, with its own n8n, sandbox and report file.
+ * Runs one cell's suites, its output kept in log files and printed whole at the end; OWN_PROCESS suites beside the
+ * others.
  * @param {string} cell @param {string} jsonDir
  */
 async function runCell(cell, jsonDir) {
@@ -149,8 +153,8 @@ async function runCell(cell, jsonDir) {
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
 	const projects = projectsOf(mode, install, profile);
 	const groups = [
-		projects.filter((p) => p !== 'catchup'),
-		projects.filter((p) => p === 'catchup'),
+		projects.filter((p) => !OWN_PROCESS.includes(p)),
+		...projects.filter((p) => OWN_PROCESS.includes(p)).map((p) => [p]),
 	].filter((group) => group.length > 0);
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
 	const runs = await Promise.all(

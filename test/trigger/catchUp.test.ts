@@ -779,6 +779,41 @@ describe("the workflow's last word on an order: its status", () => {
 		},
 	);
 
+	it.each(SHAPES)(
+		'a return whose delivery never arrives (%s shape) runs at the next check, as that change; its late retry is answered at the door',
+		async (shape) => {
+			const t = trigger(EVERY_MINUTE);
+			const active = await t.trigger('activate');
+			const id = await orderFor(t, shape);
+			for (const status of ['processing', 'on-hold']) {
+				const from = ctx.sb.events.length;
+				await setStatus(id, status);
+				expect(await deliverAndRun(t, updatesSince(from)[0])).toHaveLength(1);
+			}
+			const from = ctx.sb.events.length;
+			await setStatus(id, 'processing');
+			const [lost] = updatesSince(from);
+			// Without updated_at the first check only sees it (first sighting: too young); the next one runs it.
+			let runs: IWebhookResponseData[] = [];
+			for (let check = 0; check < 2 && runs.length === 0; check++) {
+				await outgrowGrace();
+				runs = await active.tick();
+			}
+			expect(runs).toHaveLength(1);
+			const found = jsonOf(await t.run(runs[0]));
+			expect(found).toEqual([
+				expect.objectContaining({ type: 'order.updated', source: 'catchUp' }),
+			]);
+			expect((found[0].data as IDataObject).status).toBe('processing');
+			expect((await t.deliver(signed(lost))).body).toEqual({
+				received: true,
+				skipped: 'duplicate_change',
+			});
+			await t.close();
+		},
+		30_000,
+	);
+
 	it('a late retry of a change nothing later is known of runs unmarked, after one request for the order (one per order and run)', async () => {
 		const t = trigger(NO_SCHEDULE);
 		await t.trigger('activate');
