@@ -45,10 +45,13 @@ const INSTALL_LABELS = {
  * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
  * 2/community/queue is every process installing and updating the package itself. The spec-literal cell runs the
  * suites that read the service's records (e2e, AI Agent, polling, catch-up) against the sandbox's spec-literal profile.
- * @param {string} mode @param {string} install @param {string} [profile]
+ * The last-word suite (n8n restarted with the service's late retries, 3,000 orders) runs on the 2.x line only: what it
+ * checks is the node's memory, and the catch-up suite's cases of it run on every line.
+ * @param {string} mode @param {string} install @param {string} [profile] @param {string} [line]
  */
-function projectsOf(mode, install, profile = 'contract') {
-	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup', 'lastword'];
+function projectsOf(mode, install, profile = 'contract', line = '2') {
+	const lastWord = line === '2' ? ['lastword'] : [];
+	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup', ...lastWord];
 	// The custom-folder and registry cells test the install path: the e2e suite's install checks (and the registry
 	// suite); what does not depend on how n8n got the package runs in the community-package cells.
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['install', 'registry'];
@@ -57,7 +60,7 @@ function projectsOf(mode, install, profile = 'contract') {
 	// once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
 	return mode === 'queue'
 		? ['e2e', 'ai', 'queue']
-		: ['e2e', 'ai', 'polling', 'catchup', 'lastword'];
+		: ['e2e', 'ai', 'polling', 'catchup', ...lastWord];
 }
 
 /** @type {Record<string, string>} */

@@ -3,8 +3,8 @@
 // The compatibility matrix: a real n8n for each n8n line × install path, each cell in its own n8n process with its
 // own user folder and database (a cell's catch-up suite in a jest process and n8n of its own, beside the cell's other
 // suites). The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
-// (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling, catch-up and
-// last-word suites; the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
+// (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling and catch-up
+// suites (on 2.x the last-word suite too); the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
 // checks (the `install` project), and the registry cells the registry suite (n8n installs the package by name from a
 // local npm registry; 2/registry/queue: every process does). 2/community/queue runs e2e and AI Agent on n8n's
 // distributed engine (main + webhook processor + 2 workers, Postgres, Redis: dev/n8n/queue.js) and the queue suite
@@ -151,7 +151,7 @@ async function runCell(cell, jsonDir) {
 	const { line, install, mode, profile } = parseCell(cell);
 	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
-	const projects = projectsOf(mode, install, profile);
+	const projects = projectsOf(mode, install, profile, line);
 	const groups = [
 		projects.filter((p) => !OWN_PROCESS.includes(p)),
 		...projects.filter((p) => OWN_PROCESS.includes(p)).map((p) => [p]),

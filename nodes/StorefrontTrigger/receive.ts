@@ -23,7 +23,7 @@ import {
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptDelivery, ranHere } from './ranHere';
-import { knowChange } from './changeKeys';
+import { knowChange, type Judged } from './changeKeys';
 import { noteHeard } from './statusesKnown';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
@@ -125,14 +125,14 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 
 	// 4. A change this n8n knows it ran (a delivery's, a catch-up's, a check's), whatever the event id. What it knows of
 	// the order goes with the item: the run may be a queue worker's, which knows only the claims (./changeKeys).
-	const output: INodeExecutionData = { json: {} };
+	let known: Judged | undefined;
 	if (dropDuplicates && catchesUp(options)) {
 		noteHeard(scope);
-		const { claim, known } = knowChange(scope, event, false, now);
-		if (ranHere(scope, claim.key, now, rememberMs(options))) {
+		const change = knowChange(scope, event, false, now);
+		if (ranHere(scope, change.claim.key, now, rememberMs(options))) {
 			return respond(context, 200, { received: true, skipped: 'duplicate_change' });
 		}
-		if (known) output[CHANGE_KEY] = { ...known };
+		known = change.known;
 	}
 
 	const { id, type, created_at, data } = event;
@@ -140,8 +140,9 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	if (catchesUp(options)) item[SOURCE_FIELD] = 'webhook';
 	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
-	output.json = item;
+	const output: INodeExecutionData = { json: item };
 	if (dropDuplicates) output[DELIVERY_KEY] = delivery;
+	if (known) output[CHANGE_KEY] = { ...known };
 	return { webhookResponse: { received: true }, workflowData: [[output]] };
 }
 

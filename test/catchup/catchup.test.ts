@@ -48,6 +48,10 @@ import {
 	contractCellsOnly,
 	specLiteralCellOnly,
 	baselineOf,
+	FLIP,
+	newOrders,
+	setStatus,
+	wordsOf,
 	UNREACHABLE,
 	resend,
 	deliveriesOf,
@@ -935,4 +939,42 @@ describe('what n8n remembers, and what one change is', () => {
 			}
 		},
 	);
+});
+
+describe('an order that returns to a status (compat order_transitions "any")', () => {
+	test(`20 orders go pending → processing → on hold → processing while n8n runs, each change delivered and run one at a time: each of the 60 changes runs once, the return to processing too (this cell's event shape: ${PROFILE})`, async () => {
+		let wf: Awaited<ReturnType<typeof catchUpWorkflow>> | undefined;
+		try {
+			expect((await env.sandbox.admin('PUT', '/compat', { order_transitions: 'any' })).status).toBe(
+				200,
+			);
+			wf = await catchUpWorkflow({}, { events: ['order.updated'] });
+			await baselineOf(wf);
+			const orders = await newOrders(20);
+			const from = env.sandbox.events.length;
+			for (const [round, status] of FLIP.entries()) {
+				await setStatus(orders, status);
+				// One change at a time: each delivered and its run ended before the orders change again.
+				await env.sandbox.idle();
+				await ended(wf.id, orders.length * (round + 1));
+			}
+			const updates = env.sandbox.events.slice(from).filter((e) => e.type === 'order.updated');
+			const executions = await settled(wf.id, 60);
+			const words = wordsOf(executions, orders);
+			const returned = [...words.values()].filter((w) => w.join() === FLIP.join()).length;
+			say(
+				`an order that returns to a status (${PROFILE} events): 20 orders, 60 changes delivered one at a time; orders whose three changes ran once each, in order: ${returned}; executions ${executions.length}`,
+			);
+			expect(updates).toHaveLength(60);
+			// The contract's events say the status before; the spec-literal service's are the order as listed.
+			expect(
+				updates.filter((e) => typeof (e.data as any).previous_status === 'string'),
+			).toHaveLength(SPEC_LITERAL ? 0 : 60);
+			expect([...words.values()]).toEqual(orders.map(() => FLIP));
+			expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+		} finally {
+			await env.sandbox.admin('PUT', '/profile', { profile: PROFILE });
+			if (wf) await env.client.deactivateWorkflow(wf.id);
+		}
+	});
 });

@@ -275,3 +275,57 @@ export async function resend(delivery: any, url: string) {
 /** The sandbox's deliveries of these events (one each). */
 export const deliveriesOf = (events: Array<{ id: string }>) =>
 	events.map((e) => env.sandbox.deliveries.find((d) => d.event_id === e.id));
+
+/** An order put on hold and released: a return to a status (compat order_transitions "any"). */
+export const FLIP = ['processing', 'on-hold', 'processing'];
+/** Each order of `ids` to `status`, one request at a time. */
+export async function setStatus(ids: string[], status: string) {
+	for (const id of ids) {
+		const res = await api(env.sandbox, 'PUT', `/orders/${id}/status`, { status });
+		if (res.status !== 200)
+			throw new Error(
+				`status change of ${id} to ${status}: ${res.status} ${JSON.stringify(res.json)}`,
+			);
+	}
+}
+/** `count` checkouts of one product kept in stock, ten at a time: the new orders' ids. */
+export async function newOrders(count: number) {
+	await env.sandbox.admin('POST', '/simulate/stock', {
+		product_id: 'prod_00001',
+		stock: 1_000_000,
+	});
+	const made = env.sandbox.events.length;
+	let left = count;
+	await Promise.all(
+		Array.from({ length: Math.min(10, count) }, async () => {
+			while (left > 0) {
+				left--;
+				const res = await env.sandbox.admin('POST', '/simulate/checkout', {
+					items: [{ product_id: 'prod_00001', quantity: 1 }],
+				});
+				if (res.status !== 201)
+					throw new Error(`checkout: ${res.status} ${JSON.stringify(res.body)}`);
+			}
+		}),
+	);
+	return env.sandbox.events
+		.slice(made)
+		.filter((e) => e.type === 'order.created')
+		.map((e) => String((e.data as any).order_id ?? (e.data as any).id));
+}
+/** Per order, the status changes the trigger passed on, in the order their executions were made. */
+export function wordsOf(executions: ExecutionRecord[], orders: string[]) {
+	const words = new Map(orders.map((id): [string, string[]] => [id, []]));
+	const made = [...executions].sort(
+		(a, b) => a.createdAt - b.createdAt || Number(a.id) - Number(b.id),
+	);
+	for (const { items } of made)
+		for (const { json } of items) {
+			if (json.type !== 'order.updated') continue;
+			const data = json.data as any;
+			const marked =
+				json.superseded === true ? ` (superseded: ${String(json.current_status)})` : '';
+			words.get(String(data.order_id ?? data.id))?.push(`${String(data.status)}${marked}`);
+		}
+	return words;
+}

@@ -7,7 +7,7 @@ import path from 'path';
 const root = path.resolve(__dirname, '../..');
 const compatibility = require('../../scripts/compatibility') as {
 	CELLS: string[];
-	projectsOf(mode: string, install: string, profile?: string): string[];
+	projectsOf(mode: string, install: string, profile?: string, line?: string): string[];
 	RECORD: string;
 	README: string;
 	render(record: unknown): string;
@@ -39,7 +39,7 @@ test('the record is a run of every cell the matrix has, each with the suites the
 	for (const row of record.rows) {
 		expect({ cell: row.cell, projects: row.projects }).toEqual({
 			cell: row.cell,
-			projects: compatibility.projectsOf(row.mode ?? 'single', row.install, row.profile),
+			projects: compatibility.projectsOf(row.mode ?? 'single', row.install, row.profile, row.line),
 		});
 		expect({ cell: row.cell, failed: row.failed, passed: row.passed > 0 }).toEqual({
 			cell: row.cell,
