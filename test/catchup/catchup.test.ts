@@ -504,15 +504,7 @@ describe('whatever the service sends', () => {
 		await env.sandbox.admin('PUT', '/compat', { event_data: 'record' });
 		try {
 			const wf = await catchUpWorkflow();
-			await eventually(
-				() =>
-					new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(
-						logText(),
-					)
-						? true
-						: undefined,
-				'the baseline in the log',
-			);
+			await baselineOf(wf);
 			const from = env.sandbox.events.length;
 			await checkouts(30);
 			const orders = env.sandbox.events
@@ -547,13 +539,7 @@ describe('while n8n keeps running (Check for Missed Events Every)', () => {
 		// Every minute (the default is 5 minutes: the same reading, sooner); changes younger than 30 s wait for their
 		// delivery.
 		const wf = await catchUpWorkflow({ missedEventsCheckMinutes: 1 });
-		await eventually(
-			() =>
-				new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(logText())
-					? true
-					: undefined,
-			'the baseline in the log',
-		);
+		await baselineOf(wf);
 		const from = env.sandbox.events.length;
 		const executionsBefore = (await executionsOf(env.userFolder, wf.id)).length;
 		await checkouts(5);
@@ -733,15 +719,7 @@ describe("n8n's nodes beside the trigger", () => {
 				settings: { executionOrder: 'v1' },
 			});
 			await registerWebhook(env, wf.url);
-			await eventually(
-				() =>
-					new RegExp(`catch-up baseline for workflow "${wf.name}" \\(id ${wf.id}\\)`).test(
-						logText(),
-					)
-						? true
-						: undefined,
-				'the baseline in the log',
-			);
+			await baselineOf(wf);
 			const from = env.sandbox.events.length;
 			const logFrom = logText().length;
 			// One at a time: each delivery's run has ended before the next change is made (n8n answers a delivery when it
