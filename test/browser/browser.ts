@@ -238,23 +238,33 @@ export async function picture(page: Page, name: string) {
 export async function expectText(locator: Locator, expected: string | RegExp, timeoutMs = 30_000) {
 	const holds = (text: string) =>
 		typeof expected === 'string' ? text.includes(expected) : expected.test(text);
-	const deadline = Date.now() + timeoutMs;
-	let text = await locator.innerText();
-	while (!holds(text) && Date.now() < deadline) {
-		await new Promise((resolve) => setTimeout(resolve, 200));
-		text = await locator.innerText();
-	}
+	const text = await readUntil(() => locator.innerText(), holds, timeoutMs);
 	if (typeof expected === 'string') expect(text).toContain(expected);
 	else expect(text).toMatch(expected);
 }
 
 /** Expects the locator to find `n` elements: counted until it does, 30 s at most, never once. */
 export async function expectCount(locator: Locator, n: number, timeoutMs = 30_000) {
+	expect(
+		await readUntil(
+			() => locator.count(),
+			(count) => count === n,
+			timeoutMs,
+		),
+	).toBe(n);
+}
+
+/** Reads until what is read holds or the time is up, and returns the last reading. */
+async function readUntil<T>(
+	read: () => Promise<T>,
+	holds: (value: T) => boolean,
+	timeoutMs: number,
+) {
 	const deadline = Date.now() + timeoutMs;
-	let count = await locator.count();
-	while (count !== n && Date.now() < deadline) {
+	let value = await read();
+	while (!holds(value) && Date.now() < deadline) {
 		await new Promise((resolve) => setTimeout(resolve, 200));
-		count = await locator.count();
+		value = await read();
 	}
-	expect(count).toBe(n);
+	return value;
 }
