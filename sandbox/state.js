@@ -334,7 +334,10 @@ class State {
 		};
 	}
 
-	/** `anyTransition` (compat order_transitions 'any'): any other known status ("on-hold" too) is allowed, not only row 12's moves. */
+	/**
+	 * `anyTransition` (compat order_transitions 'any'): any other known status ("on-hold" too) is allowed, not only
+	 * row 12's moves.
+	 */
 	setOrderStatus(id, body, anyTransition = false) {
 		const order = this.getOrder(id);
 		requireObjectBody(body);

@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // @ts-check
 // The compatibility matrix: a real n8n for each n8n line × install path, each cell in its own n8n process with its
-// own user folder and database (a cell's catch-up suite in a jest process and n8n of its own, beside the cell's other
-// suites). The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
+// own user folder and database (a cell's catch-up and last-word suites each in a jest process and n8n of its own,
+// beside the cell's other suites). The community-package cells run the e2e suite (test/e2e) and the AI Agent suite
 // (test/ai: an agent with Storefront tools and a scripted model), and once per n8n line the polling and catch-up
-// suites (on 2.x the last-word suite too); the custom-folder and registry cells, whose install path is what they test, run the e2e suite's install
-// checks (the `install` project), and the registry cells the registry suite (n8n installs the package by name from a
-// local npm registry; 2/registry/queue: every process does). 2/community/queue runs e2e and AI Agent on n8n's
-// distributed engine (main + webhook processor + 2 workers, Postgres, Redis: dev/n8n/queue.js) and the queue suite
-// (test/queue: workers, volume, duplicates); 2/community/spec-literal runs e2e, AI Agent, polling, catch-up and last word
-// against the sandbox's spec-literal profile (a service that read every "not shown" point of the spec the other way:
-// docs/api-contract.md). Prints a summary table (cell, n8n and Node versions, tests passed/failed, n8n start-up time,
-// wall time) and the queue cell's counts, and writes
-// them to artifacts/matrix.json.
+// suites (on 2.x the last-word suite too); the custom-folder and registry cells, whose install path is what they
+// test, run the e2e suite's install checks (the `install` project), and the registry cells the registry suite (n8n
+// installs the package by name from a local npm registry; 2/registry/queue: every process does). 2/community/queue
+// runs e2e and AI Agent on n8n's distributed engine (main + webhook processor + 2 workers, Postgres, Redis:
+// dev/n8n/queue.js) and the queue suite (test/queue: workers, volume, duplicates); 2/community/spec-literal runs e2e,
+// AI Agent, polling, catch-up and last word against the sandbox's spec-literal profile (a service that read every
+// "not shown" point of the spec the other way: docs/api-contract.md). Prints a summary table (cell, n8n and Node
+// versions, tests passed/failed, n8n start-up time, wall time) and the queue cell's counts, and writes them to
+// artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
 //             once the first cells have started, never beside a job they must not run beside (APART). Printed, not
@@ -137,9 +137,10 @@ async function runSuite(project, jsonDir) {
 	return run;
 }
 
-/** Suites that mostly wait (n8n stopped, restarted, the service's retries: the catch-up suite about 90 CPU-seconds in
- * 200 s) and run each in a jest process of its own beside the cell's other suites, with its own n8n, sandbox and
- * report file. */
+/**
+ * Suites that mostly wait (n8n stopped, restarted, the service's retries), each run in a jest process of its own
+ * beside the cell's other suites, with its own n8n, sandbox and report file.
+ */
 const OWN_PROCESS = ['catchup', 'lastword'];
 
 /**

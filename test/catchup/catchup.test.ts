@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- test code, not node code (the last: n8n's SQLite written with the runtime's node:sqlite, as bench/dedupe.js does): n8n's internal REST API answers untyped JSON; the measured counts are printed */
 // The Storefront Trigger's Catch Up After Downtime and its refused-delivery reports in a real n8n process (the matrix
-// runs this suite in one cell per n8n line, the copied install, and in the spec-literal cell), against the sandbox's real, signed, retried
-// deliveries of real changes (checkouts, status changes, payments): a first activation is a baseline; a restart with
+// runs this suite in one cell per n8n line, the copied install, and in the spec-literal cell), against the sandbox's
+// real, signed, retried deliveries of real changes (checkouts, status changes, payments): a first activation is a baseline; a restart with
 // nothing missed costs one request per list and runs nothing again; n8n stopped while 200 orders are created and 50
 // change status, then started: each of the 250 runs once, and the service's late retries run nothing more; SIGKILL
 // while deliveries flow, then a start: nothing lost (not even what n8n's start-up answer acknowledged), nothing twice;
@@ -9,8 +9,8 @@
 // no more. While n8n keeps running, a public URL down: the changes whose deliveries never arrived run at the next
 // reading. What n8n remembers and what one change is: a claim kept however many newer ones follow (Remember Events
 // For), a payment sent as the payment object, and (spec-literal) status changes of older orders found by comparing.
-// An order's status changes as the workflow's last word: test/lastword. A change is counted by what it is (kind, order or product, new status), not by
-// event id: a delivery and a catch-up report one change with different ids.
+// An order's status changes as the workflow's last word: test/lastword. A change is counted by what it is (kind,
+// order or product, new status), not by event id: a delivery and a catch-up report one change with different ids.
 import { spawnSync } from 'child_process';
 import { createHash, createHmac, randomUUID } from 'crypto';
 import * as path from 'path';
@@ -109,10 +109,10 @@ try {
 	return JSON.parse(r.stdout) as string[];
 }
 
-// First in the file: on a service without updated_at every reading reads the whole order list, a page per 100 orders,
-// and a scheduled one sends 2 requests at once and each further one 6 s after the last (docs/trigger.md, Check for Missed
-// Events). While the shop is small (the seed's 150 orders) a reading takes a second; after the suite's 400 more it takes
-// 24 s, and a change found by comparing needs two readings.
+// First in the file: on a service without updated_at every reading reads the whole order list, a page per 100
+// orders, and a scheduled one sends 2 requests at once and each further one 6 s after the last (docs/trigger.md, Check
+// for Missed Events). While the shop is small (the seed's 150 orders) a reading is quick; after the suite's 400 more
+// it is not, and a change found by comparing needs two readings.
 describe('while n8n keeps running, on a service without updated_at (Check for Missed Events Every)', () => {
 	specLiteralCellOnly(
 		'status changes of 12 orders made before the activation, on a service without updated_at: 10 of their deliveries never arrive (the public URL down), 2 do; each of the 12 runs once within the interval (Check for Missed Events Every 1), none twice',

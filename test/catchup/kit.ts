@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- test code, not node code: n8n's internal REST API answers untyped JSON; the measured counts are printed */
 // What the catch-up suite (test/catchup) and the last-word suite (test/lastword) share, each in its own real n8n
-// process: the n8n and sandbox of the test file (useEnvironment), a workflow of the trigger and a No Operation node, the
-// changes the sandbox made and what the trigger ran of them (by change, not by event id: a delivery and a catch-up
+// process: the n8n and sandbox of the test file (useEnvironment), a workflow of the trigger and a No Operation node,
+// the changes the sandbox made and what the trigger ran of them (by change, not by event id: a delivery and a catch-up
 // report one change with different ids), and the service's late retries, byte for byte.
 import { createHmac, randomUUID } from 'crypto';
 import * as fs from 'fs';
@@ -13,6 +13,7 @@ import {
 	registerWebhook,
 	startEnvironment,
 	createWorkflow,
+	receivedBy,
 	TYPES,
 	type Environment,
 } from '../e2e/environment';
@@ -62,7 +63,7 @@ export function useEnvironment(name: string, summary: string) {
 	}, 60_000);
 }
 
-/** What a change is, from an event's type and data: the test's own reading of "the same change", apart from the node's. */
+/** What a change is, from an event's type and data: the test's own reading of "the same change", not the node's. */
 export const changeOf = (type: string, data: any) =>
 	type === 'order.updated'
 		? `${type} ${data.order_id ?? data.id} → ${data.status}`
@@ -123,32 +124,20 @@ export async function catchUpWorkflow(
 	options: Record<string, unknown> = {},
 	{ onError, events = KINDS }: { onError?: string; events?: string[] } = {},
 ) {
-	const wf = await createWorkflow(env, {
-		name: 'catch-up',
-		nodes: [
-			{
-				id: 'catchup-trigger',
-				name: TRIGGER,
-				type: TYPES.trigger,
-				typeVersion: 2,
-				...(onError ? { onError } : {}),
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { events, options },
-				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
-			},
-			{
-				id: 'catchup-noop',
-				name: 'Received',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
+	const wf = await createWorkflow(
+		env,
+		receivedBy('catch-up', {
+			id: 'catchup-trigger',
+			name: TRIGGER,
+			type: TYPES.trigger,
+			typeVersion: 2,
+			...(onError ? { onError } : {}),
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { events, options },
+			credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
+		}),
+	);
 	await registerWebhook(env, wf.url);
 	return wf;
 }

@@ -419,6 +419,26 @@ export async function createWorkflow(
 	};
 }
 
+/** A workflow of `trigger` and a No Operation node after it, "Received": what the suites count a trigger's runs by. */
+export function receivedBy(name: string, trigger: { name: string } & Record<string, unknown>) {
+	return {
+		name,
+		nodes: [
+			trigger,
+			{
+				id: 'received',
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
+		],
+		connections: { [trigger.name]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
 /** A Storefront Trigger node (JSON as saved in a workflow). */
 export function triggerNode(events: string[], options: Record<string, unknown> = {}) {
 	return {

@@ -12,6 +12,7 @@ import {
 	CELL,
 	CREATE_STATUS,
 	createWorkflow,
+	receivedBy,
 	CREDENTIAL_NAME,
 	eventually,
 	idOf,
@@ -55,24 +56,10 @@ const executionsOf = async (workflowId: string) =>
 
 /** An active "Storefront Trigger → No Op" workflow registered as the sandbox's webhook: deliveries only (no catch-up). */
 async function triggerWorkflow(events: string[]) {
-	const wf = await createWorkflow(env, {
-		name: 'e2e trigger',
-		nodes: [
-			triggerNode(events, { catchUp: false }),
-			{
-				id: 'e2e-noop',
-				name: 'Received',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			'Storefront Trigger': { main: [[{ node: 'Received', type: 'main', index: 0 }]] },
-		},
-		settings: { executionOrder: 'v1' },
-	});
+	const wf = await createWorkflow(
+		env,
+		receivedBy('e2e trigger', triggerNode(events, { catchUp: false })),
+	);
 	await registerWebhook(env, wf.url);
 	return wf;
 }

@@ -11,6 +11,7 @@ import {
 	CELL,
 	CREATE_STATUS,
 	createWorkflow,
+	receivedBy,
 	CREDENTIAL_NAME,
 	eventually,
 	idOf,
@@ -67,30 +68,18 @@ const summary = (e: any) =>
 	`${e.type} ${String(e.data.order_id ?? e.data.product_id)}${e.type === 'order.updated' ? ` ${e.data.previous_status}→${e.data.status}` : ''}`;
 
 async function pollingWorkflow(events = ALL) {
-	return await createWorkflow(env, {
-		name: 'polling e2e',
-		nodes: [
-			{
-				id: 'poll-trigger',
-				name: TRIGGER,
-				type: TYPES.poll,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: POLL_EVERY_20_S, events, options: {} },
-				credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
-			},
-			{
-				id: 'poll-noop',
-				name: 'Received',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: {},
-			},
-		],
-		connections: { [TRIGGER]: { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-	});
+	return await createWorkflow(
+		env,
+		receivedBy('polling e2e', {
+			id: 'poll-trigger',
+			name: TRIGGER,
+			type: TYPES.poll,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { pollTimes: POLL_EVERY_20_S, events, options: {} },
+			credentials: { storefrontApi: { id: '', name: CREDENTIAL_NAME } },
+		}),
+	);
 }
 
 /**
