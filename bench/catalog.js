@@ -29,9 +29,13 @@
 // governor that knows nothing. Per variant: requests, 429s, failed items, wall time beside the ideal (ceil(requests ÷
 // limit) − 1) windows: the first window's requests go at once and the last window's at its opening (see
 // bench/flashsale.js). (The hand-built sync of 500 rows sends about 510 requests: about 5 minutes.)
+// Part 3, the list envelopes (--envelopes full,total_pages_top,has_more,none): instead of parts 1 and 2, Create or
+// Update's first run in the process (a new key) for each way a list shows its length and end (the sandbox's compat
+// `pagination`), each shop size and run size: the requests. `--sizes 20000,100000 --envelopes …` is docs/performance.md's table.
 // Prints figures and ratios, asserts nothing (it stops when a run does not happen as described: a price not written).
 // Run after `npm run build` and `node dev/n8n/prepare.js`:
 //   node bench/catalog.js [--sizes 1000,20000,100000] [--rows 1,10,500] [--latency 20] [--find-by auto|lookup|catalog]
+//                         [--envelopes full,meta,total_pages,total_pages_top,last_page,has_more,next_page,none]
 //                         [--handbuilt-once-over 120] [--paced [--paced-products 1000] [--paced-rows 500] [--real-minutes]]
 // The defaults take about 6 minutes here, half of it at 100,000 products (the hand-built workflow reads 1,000 pages a
 // sync; the sandbox searches its products one by one, about 70 ms a lookup).
@@ -71,17 +75,36 @@ const UNLIMITED_KEY = 'sf_test_demo';
 const CREDENTIAL = 'Storefront sandbox';
 const WRITE_NODES = ['Create or Update', 'Update', 'Create'];
 const VARIANTS = ['storefront', 'handbuilt'];
+/** --envelopes: sandbox compat `pagination` settings, each a way a list shows its length and end. */
+const ENVELOPES = stringArg('envelopes', '').split(',').filter(Boolean);
+/** @type {Record<string, string>} */
+const ENVELOPE_NAMES = {
+	full: "`total` (this project's sandbox)",
+	meta: '`total` and `total_pages` in `meta`',
+	total_pages: '`total_pages` in `meta`',
+	total_pages_top: '`total_pages` at the top level',
+	last_page: '`last_page` in `meta`',
+	has_more: '`has_more` only',
+	next_page: '`next_page` only',
+	none: 'a short last page only',
+};
+for (const envelope of ENVELOPES)
+	if (!(envelope in ENVELOPE_NAMES))
+		throw new Error(`--envelopes: some of ${Object.keys(ENVELOPE_NAMES).join(', ')}`);
 if (FIND_BY && !['auto', 'lookup', 'catalog'].includes(FIND_BY))
 	throw new Error('--find-by: auto, lookup or catalog');
 
 const { workflowNode: node } = setup;
 const to = (/** @type {string} */ name, index = 0) => ({ node: name, type: 'main', index });
 
-/** The example's Create or Update parameters, with --find-by as Find Products By when given. @param {any} parameters */
-const withFindBy = (parameters) =>
-	FIND_BY
-		? { ...parameters, options: { ...parameters.options, findProductsBy: FIND_BY } }
-		: parameters;
+/**
+ * The example's Create or Update parameters, each row's product as output (the example outputs a summary for its
+ * form), with --find-by as Find Products By when given. @param {any} parameters
+ */
+const withFindBy = (parameters) => ({
+	...parameters,
+	options: FIND_BY ? { findProductsBy: FIND_BY } : {},
+});
 
 /** The two workflows, each behind its own webhook. @param {{id: string, name: string}} credential */
 function workflows(credential) {
@@ -336,6 +359,37 @@ async function main() {
 			return apiKey;
 		};
 
+		if (ENVELOPES.length) {
+			// Part 3: Create or Update's first run in the process on each account, however the list shows its end.
+			console.log(
+				`Create or Update in n8n ${n8n.version}, the first run on a new key, requests the sandbox logged (GET / POST / PUT), ` +
+					`sandbox latency ${LATENCY} ms; rows: 1 = an existing SKU with a new price, 10 = 5 changed and 5 new, 500 = 300 known (10 changed) and 200 new\n`,
+			);
+			console.log(
+				`| how the list shows its end | Products | ${ROW_COUNTS.map((n) => `${n} row${n === 1 ? '' : 's'}`).join(' | ')} |`,
+			);
+			console.log(`|---|---|${ROW_COUNTS.map(() => '---').join('|')}|`);
+			for (const envelope of ENVELOPES)
+				for (const products of SIZES) {
+					const cells = [];
+					for (const count of ROW_COUNTS) {
+						await fresh(products);
+						await admin('PUT', '/compat', { pagination: envelope });
+						const apiKey = await newKey('business');
+						const r = await sync('storefront', rowsOf(sandbox, count));
+						await admin('DELETE', `/keys/${apiKey}`);
+						cells.push(`${thousands(r.requests)} (${r.get} / ${r.post} / ${r.put})`);
+						console.error(
+							`  ${envelope}, ${thousands(products)} products, ${count} rows: ${r.requests} requests; ${r.hints.join('; ')}`,
+						);
+					}
+					console.log(
+						`| ${ENVELOPE_NAMES[envelope]} | ${thousands(products)} | ${cells.join(' | ')} |`,
+					);
+				}
+			await admin('PUT', '/compat', { pagination: 'full' });
+			return;
+		}
 		console.log(
 			`Catalog sync in n8n ${n8n.version} (pid ${n8n.child.pid}): ${SIZES.map(thousands).join(', ')} products × ${ROW_COUNTS.join(', ')} rows, ` +
 				`sandbox latency ${LATENCY} ms${FIND_BY ? `, Find Products By ${FIND_BY}` : ''} (load average ${os.loadavg()[0].toFixed(1)})`,

@@ -26,7 +26,8 @@ const DEFAULT_COMPAT = Object.freeze({
 
 const CHOICES = {
 	list_envelope: ['resource', 'data', 'items', 'array'],
-	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'none', 'meta'],
+	// 'total_pages_top': {total_pages} beside the list; 'last_page': {meta: {current_page, last_page}} (Laravel's names).
+	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'total_pages_top', 'last_page', 'none', 'meta'],
 	error_style: ['contract', 'message', 'string', 'errors', 'text', 'html'],
 	wrap_single: [null, 'resource', 'data'],
 	// 'id': products and orders listed oldest id first, as a service that never decided contract row 21 might.
@@ -163,6 +164,13 @@ function listMeta(compat, p) {
 			break;
 		case 'total_pages':
 			body.meta = { page: p.page, total_pages: totalPages };
+			break;
+		case 'total_pages_top':
+			body.page = p.page;
+			body.total_pages = totalPages;
+			break;
+		case 'last_page':
+			body.meta = { current_page: p.page, last_page: totalPages };
 			break;
 		case 'meta':
 			body.meta = { page: p.page, limit: p.limit, total: p.total, total_pages: totalPages };

@@ -3,8 +3,6 @@
 // takes ~10 s). Which n8n line and install path is the matrix cell (environment.ts CELL; scripts/matrix.js runs
 // them all). Needs `npm run build` and `npm run n8n:prepare` first (.ci/run does both).
 import { createHmac, randomUUID } from 'crypto';
-import * as fs from 'fs';
-import * as path from 'path';
 
 import { EVENT_KINDS } from '../../nodes/shared/constants';
 import { api, request } from '../helpers/sandbox';
@@ -353,116 +351,6 @@ beyondInstall('the other examples', () => {
 		});
 		expect(alerts[0].alert).toContain(runningLow.sku);
 		expect(env.sandbox.state.products.get(runningLow.id)?.status).toBe('active');
-	});
-
-	it("catalog sync: the form takes examples/catalog-sync.csv (headers SKU,Name,Price,Stock, values as text); each row creates, updates or leaves its product, the run's hint says how many; the same file again writes nothing", async () => {
-		const sync = await createWorkflow(env, instance.loadExample('catalog-sync.json'));
-		const stored = await env.client.getWorkflow(sync.id);
-		expect(stored.nodes.map((n: any) => n.type)).toEqual([
-			'n8n-nodes-base.formTrigger',
-			'n8n-nodes-base.extractFromFile',
-			TYPES.action,
-		]);
-		expect(stored.nodes[2].parameters).toMatchObject({
-			resource: 'product',
-			operation: 'upsert',
-			columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] },
-		});
-		const formUrl = `${env.webhookUrl}/form/${stored.nodes[0].parameters.options.path}`;
-		// n8n 2.x registers a published workflow's form shortly after the activation call returns.
-		await eventually(
-			async () => ((await fetch(formUrl)).status === 200 ? true : undefined),
-			'the catalog form to be served',
-		);
-
-		const csv = fs.readFileSync(
-			path.join(__dirname, '..', '..', 'examples', 'catalog-sync.csv'),
-			'utf8',
-		);
-		// The headers as most exports write them; Map Automatically matches them to sku, name, price, stock.
-		expect(csv.split('\n')[0].trim()).toBe('SKU,Name,Price,Stock');
-		const rows = csv
-			.trim()
-			.split('\n')
-			.slice(1)
-			.map((line) => {
-				const [sku, name, price, stock] = line.split(',');
-				return { sku, name, price: Number(price), stock: Number(stock) };
-			});
-		// What the rows should do, from the shop as the earlier tests left it.
-		const expected = { created: 0, updated: 0, unchanged: 0 };
-		const toUpdate = new Set<string>();
-		for (const row of rows) {
-			const [product] = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
-			if (!product) expected.created++;
-			else if (
-				product.name !== row.name ||
-				Number(product.price) !== row.price ||
-				Number(product.stock) !== row.stock
-			) {
-				expected.updated++;
-				toUpdate.add(`/v1/products/${product.id}`);
-			} else expected.unchanged++;
-		}
-		expect(expected.created).toBeGreaterThan(0);
-
-		const submit = async () => {
-			const before = (await executionsOf(sync.id)).length;
-			await env.sandbox.admin('DELETE', '/requests');
-			const form = new FormData();
-			form.append('field-0', new Blob([csv], { type: 'text/csv' }), 'catalog-sync.csv');
-			const answer = await fetch(formUrl, { method: 'POST', body: form });
-			expect(answer.status).toBe(200);
-			const executions = await instance.waitForExecutions(
-				env.client,
-				sync.id,
-				(l) => l.length === before + 1,
-			);
-			const newest = executions.reduce((a: any, b: any) => (Number(b.id) > Number(a.id) ? b : a));
-			const execution = await env.client.getExecution(newest.id);
-			expect(execution.status).toBe('success');
-			const [runOfNode]: any[] = rest.runData(execution)['Create or Update Products'];
-			const log = ((await env.sandbox.admin('GET', '/requests')).body as any[]).filter((r) =>
-				r.path.startsWith('/v1/products'),
-			);
-			// Each output item is its row's product, as Create and Update output it.
-			return {
-				skus: runOfNode.data.main[0].map((item: any) => item.json.sku),
-				hints: (runOfNode.hints ?? []).map((hint: any) => hint.message),
-				writes: log.filter((r) => r.method !== 'GET').map((r) => r.method),
-				updated: log.filter((r) => r.method === 'PUT').map((r) => r.path),
-			};
-		};
-
-		// What was done, from the service's side: a POST per new SKU, a PUT to each product whose row differs, no
-		// write to the others; the run's hint says the same.
-		const first = await submit();
-		expect(first.skus).toEqual(rows.map((row) => row.sku));
-		expect(first.writes.sort()).toEqual([
-			...Array(expected.created).fill('POST'),
-			...Array(expected.updated).fill('PUT'),
-		]);
-		expect(first.updated.sort()).toEqual([...toUpdate].sort());
-		expect(first.hints).toContain(
-			`Created ${expected.created}, updated ${expected.updated}, left ${expected.unchanged} unchanged`,
-		);
-		for (const row of rows) {
-			const withSku = [...env.sandbox.state.products.values()].filter((p) => p.sku === row.sku);
-			expect(
-				withSku.map((p) => ({
-					sku: p.sku,
-					name: p.name,
-					price: Number(p.price),
-					stock: Number(p.stock),
-				})),
-			).toEqual([row]);
-		}
-
-		const again = await submit();
-		expect(again.skus).toEqual(rows.map((row) => row.sku));
-		expect(again.writes).toEqual([]);
-		expect(again.hints).toContain(`Created 0, updated 0, left ${rows.length} unchanged`);
-		await instance.deactivate(env.client, sync.id);
 	});
 
 	it('analytics summary: imports and activates (its schedule trigger is accepted by n8n)', async () => {

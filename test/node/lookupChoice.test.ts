@@ -2,7 +2,7 @@
 // the catalog's first page to learn its size. A pure function of what is known before the next request; each row
 // names the rule it holds and fails when that rule is broken.
 import type { LookupAsk } from '../../nodes/Storefront/v1/actions/product/finder';
-import { lookupChoice } from '../../nodes/Storefront/v1/actions/product/finder';
+import { lookupChoice, UNSIZED_PAGES } from '../../nodes/Storefront/v1/actions/product/finder';
 
 const auto: LookupAsk = { findBy: 'auto', field: 'sku', values: 3, pages: 200, firstRead: false };
 
@@ -36,8 +36,18 @@ describe('lookupChoice', () => {
 			'first page',
 		],
 		[
-			'automatic, the first page read and the size still unknown: the catalog',
-			{ pages: undefined, firstRead: true },
+			'automatic, the first page read and the length still unknown: taken as UNSIZED_PAGES, few values looked up',
+			{ values: 10, pages: undefined, firstRead: true },
+			'lookup',
+		],
+		[
+			'automatic, the length unknown: the most values looked up is one request fewer than the pages left',
+			{ values: UNSIZED_PAGES - 3, pages: undefined, firstRead: true },
+			'lookup',
+		],
+		[
+			'automatic, the length unknown and as many values as the pages left: the catalog, whose read learns it',
+			{ values: UNSIZED_PAGES - 2, pages: undefined, firstRead: true },
 			'catalog',
 		],
 		['automatic, few values against many pages: looked up', { values: 3, pages: 200 }, 'lookup'],

@@ -1,6 +1,7 @@
 // Return All / Limit over the contract's pagination and the tolerated alternatives (envelopes, end signals,
 // silent page-size caps, a service ignoring `page`), counting requests in the sandbox's request log.
 // Records keep their id under the profile's key and lists come in the profile's order (test/helpers/profile.ts).
+import { pagesOf, paginationMeta } from '../../nodes/shared/transport/pagination';
 import { idKey, listed, listedIds, type Resource } from '../helpers/profile';
 import { useSandbox } from './context';
 
@@ -62,28 +63,33 @@ describe.each(['resource', 'data', 'items', 'array'])('list envelope "%s"', (env
 	});
 });
 
-describe.each(['full', 'has_more', 'next_page', 'total_pages', 'none'])(
-	'end signal "%s"',
-	(pagination) => {
-		test('stops after the last page', async () => {
-			await ctx.admin('PUT', '/compat', { pagination });
-			const { items } = await ctx.run({ parameters: allProducts });
-			expectAllProducts(items);
-			expect(await ctx.requests()).toHaveLength(3);
-		});
+describe.each([
+	'full',
+	'has_more',
+	'next_page',
+	'total_pages',
+	'total_pages_top',
+	'last_page',
+	'none',
+])('end signal "%s"', (pagination) => {
+	test('stops after the last page', async () => {
+		await ctx.admin('PUT', '/compat', { pagination });
+		const { items } = await ctx.run({ parameters: allProducts });
+		expectAllProducts(items);
+		expect(await ctx.requests()).toHaveLength(3);
+	});
 
-		test('an exact multiple of the page size costs at most one extra request', async () => {
-			await ctx.admin('POST', '/reset', { sizes: { products: 200 } });
-			await ctx.admin('DELETE', '/requests');
-			await ctx.admin('PUT', '/compat', { pagination });
-			const { items } = await ctx.run({ parameters: allProducts });
-			expectAllProducts(items, 200);
-			const log = await ctx.requests();
-			// Without an explicit end signal only the empty third page proves the end.
-			expect(log).toHaveLength(pagination === 'none' ? 3 : 2);
-		});
-	},
-);
+	test('an exact multiple of the page size costs at most one extra request', async () => {
+		await ctx.admin('POST', '/reset', { sizes: { products: 200 } });
+		await ctx.admin('DELETE', '/requests');
+		await ctx.admin('PUT', '/compat', { pagination });
+		const { items } = await ctx.run({ parameters: allProducts });
+		expectAllProducts(items, 200);
+		const log = await ctx.requests();
+		// Without an explicit end signal only the empty third page proves the end.
+		expect(log).toHaveLength(pagination === 'none' ? 3 : 2);
+	});
+});
 
 describe('a service that silently caps the page size', () => {
 	test.each(['full', 'none'])(
@@ -182,4 +188,36 @@ test('customers and orders are unwrapped from other envelopes too', async () => 
 		parameters: { resource: 'order', operation: 'getAll', returnAll: true },
 	});
 	expect(ids(orders.items, 'order')).toEqual(listedIds(ctx.sb.state.orders.values()));
+});
+
+// Create or Update's choice counts the catalog's pages (docs/storefront-node.md, Finding the products): the length
+// wherever a list says it, in pages of 100 asked, or of the size served where the service serves fewer.
+describe('pagesOf: how many pages a list has, wherever it says so', () => {
+	test.each<[string, unknown, number | undefined]>([
+		['total in pagination', { products: [], pagination: { total: 20000 } }, 200],
+		['total at the top level', { data: [], total: 20001 }, 201],
+		['total in meta, as text', { data: [], meta: { total: '250' } }, 3],
+		['total_pages at the top level', { data: [], total_pages: 200 }, 200],
+		['total_pages in meta', { data: [], meta: { total_pages: 7 } }, 7],
+		['last_page in meta', { data: [], meta: { current_page: 1, last_page: 40 } }, 40],
+		['last_page in pagination', { data: [], pagination: { last_page: 12 } }, 12],
+		['total_pages before total', { data: [], meta: { total: 20000, total_pages: 400 } }, 400],
+		['a list of nothing is one page', { data: [], total: 0 }, 1],
+		['has_more only: unknown', { data: [], has_more: true }, undefined],
+		['next_page only: unknown', { data: [], meta: { next_page: 2 } }, undefined],
+		['a bare array: unknown', [], undefined],
+		[
+			'a last_page that is a link: unknown',
+			{ data: [], links: {}, last_page: 'https://x/?page=9' },
+			undefined,
+		],
+	])('%s', (_, body, pages) => {
+		expect(pagesOf(paginationMeta(body), 100, 100)).toBe(pages);
+	});
+
+	test('total in pages of the size served: a service that serves 50 where 100 are asked', () => {
+		expect(pagesOf({ total: 20000 }, 100, 50)).toBe(400);
+		// The whole list on one page: 1, whatever was asked.
+		expect(pagesOf({ total: 30 }, 100, 30)).toBe(1);
+	});
 });

@@ -110,11 +110,77 @@ describe('the same value is read the same by Create, Update and Create or Update
 		['stock', 'abc', 'must be a whole number of 0 or more, got "abc"'],
 		['stock', -1, 'must be a whole number of 0 or more, got -1'],
 		['price', 'abc', 'must be a number of 0 or more, got "abc"'],
-		['price', '19,90', 'must be a number of 0 or more, got "19,90"'],
 		['price', -1, 'must be a number of 0 or more, got -1'],
 		['status', 'sold', 'must be one of active, draft, archived, got "sold"'],
 		['currency', 'dollars', 'must be a three-letter code such as USD, got "dollars"'],
 		['name', 'x'.repeat(201), `must be at most 200 characters, got "${'x'.repeat(201)}"`],
+	])(
+		'%s %j fails its item in all three, naming the field, before any request',
+		async (field, value, reason) => {
+			for (const operation of Object.keys(operations) as Operation[]) {
+				const { error } = await ctx.run({ parameters: operations[operation](field, value) });
+				expect({ operation, error: error?.message }).toEqual({
+					operation,
+					error: `${where(operation, field)} ${reason}`,
+				});
+				expect(await ctx.requests()).toEqual([]);
+			}
+		},
+	);
+});
+
+// docs/storefront-node.md, "Numbers as sheets write them": one reading is read, two are refused naming both.
+describe('money and counts as sheets write them, in all three operations', () => {
+	test.each([
+		['price', '$19.90', 19.9],
+		['price', '$1,299.00', 1299],
+		['price', 'US$1,299.00', 1299],
+		['price', '£0.99', 0.99],
+		['price', '19,90', 19.9],
+		['price', '19,90 €', 19.9],
+		['price', '€19,90', 19.9],
+		['price', '1.299,00', 1299],
+		['price', '1 299,00', 1299],
+		// Excel in a French locale: a no-break space between thousands and before the sign.
+		['price', '1\u00a0299,00\u00a0€', 1299],
+		['price', 'R$ 1.299,00', 1299],
+		['price', "CHF 1'299.50", 1299.5],
+		['price', 'USD 12.50', 12.5],
+		['price', '12.50 USD', 12.5],
+		['price', '12,50 kr', 12.5],
+		['price', '1,234,567.89', 1234567.89],
+		['price', '1.234.567,89', 1234567.89],
+		['price', '0,299', 0.3],
+		['price', '.5', 0.5],
+		['price', '1234.567', 1234.57],
+		['stock', '1,200', 1200],
+		['stock', '1.200', 1200],
+		['stock', '1 200', 1200],
+		['stock', "1'200", 1200],
+		['stock', '1,200.00', 1200],
+	])('%s %j is sent as %j', async (field, value, sent) => {
+		for (const operation of Object.keys(operations) as Operation[]) {
+			const before = written().length;
+			const { error } = await ctx.run({ parameters: operations[operation](field, value) });
+			expect({ operation, error: error?.message }).toEqual({ operation, error: undefined });
+			const [write] = written().slice(before);
+			expect({ operation, sent: write.sent[field] }).toEqual({ operation, sent });
+			await ctx.admin('POST', '/reset', { sizes: SIZES });
+		}
+	});
+
+	test.each([
+		['price', '1,299', 'has two readings, 1299 or 1.299, got "1,299"'],
+		['price', '1.299', 'has two readings, 1299 or 1.299, got "1.299"'],
+		['price', '$19.999', 'has two readings, 19999 or 19.999, got "$19.999"'],
+		['price', '12%', 'must be a number of 0 or more, got "12%"'],
+		['price', '1,2,3', 'must be a number of 0 or more, got "1,2,3"'],
+		['price', '1,234.5.6', 'must be a number of 0 or more, got "1,234.5.6"'],
+		['price', '-$5.00', 'must be a number of 0 or more, got "-$5.00"'],
+		['price', '$ 19.90 each', 'must be a number of 0 or more, got "$ 19.90 each"'],
+		['stock', '12,5', 'must be a whole number of 0 or more, got "12,5"'],
+		['stock', '1,2', 'must be a whole number of 0 or more, got "1,2"'],
+		['stock', '1.5', 'must be a whole number of 0 or more, got "1.5"'],
 	])(
 		'%s %j fails its item in all three, naming the field, before any request',
 		async (field, value, reason) => {

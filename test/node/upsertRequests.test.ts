@@ -174,6 +174,47 @@ describe('requests in proportion to the run: 20,000 products', () => {
 	});
 });
 
+// How a list shows its length and its end (contract row 6's alternatives; sandbox compat `pagination`): the length as
+// `total`, `total_pages` or `last_page`, at the top level or in `meta`/`pagination`, or nothing but its end.
+describe('a few rows cost a few requests, however the list shows its end: 20,000 products, a process that has met none', () => {
+	test.each([
+		['total in pagination (the contract)', 'full'],
+		['total and total_pages in meta', 'meta'],
+		['total_pages in meta', 'total_pages'],
+		['total_pages at the top level', 'total_pages_top'],
+		['last_page in meta', 'last_page'],
+		['has_more only', 'has_more'],
+		['next_page only', 'next_page'],
+		['a short last page only', 'none'],
+	])(
+		'%s: 1 existing SKU at most 3, 1 new SKU at most 4, 10 rows (5 changed, 5 new) at most 25',
+		async (_, pagination) => {
+			await ctx.admin('PUT', '/compat', { pagination });
+			const existing = await run([changed(6)], await freshKey());
+			expect(existing.outcomes).toEqual(['updated price']);
+			expect(existing.log.length).toBeLessThanOrEqual(3);
+
+			const one = fresh();
+			const created = await run([one], await freshKey());
+			expect(created.outcomes).toEqual(['created']);
+			expect(created.log.length).toBeLessThanOrEqual(4);
+			expect(withSku(String(one.sku))).toHaveLength(1);
+
+			const rows = [
+				...Array.from({ length: 5 }, (_, n) => changed(10 + n)),
+				...Array.from({ length: 5 }, fresh),
+			];
+			const ten = await run(rows, await freshKey());
+			expect(ten.outcomes).toEqual([
+				...Array(5).fill('updated price'),
+				...Array(5).fill('created'),
+			]);
+			expect(ten.log.length).toBeLessThanOrEqual(25);
+			for (const row of rows) expect(withSku(String(row.sku))).toHaveLength(1);
+		},
+	);
+});
+
 describe('never a duplicate from a cheaper lookup: a service whose search matches names only, and accepts a taken SKU', () => {
 	beforeEach(async () => {
 		await ctx.admin('PUT', '/compat', { product_search: 'name', unique_sku: false });

@@ -929,10 +929,17 @@ describe('queue mode: Create or Update', () => {
 					fieldToSplitOut: 'body.items',
 					options: {},
 				}),
-				instance.workflowNode('Create or Update', sync.type, sync.typeVersion, sync.parameters, {
-					credentials: sync.credentials,
-					onError: 'continueRegularOutput',
-				}),
+				// Each row's product as its output (the example outputs a summary for its form's last page), to count them.
+				instance.workflowNode(
+					'Create or Update',
+					sync.type,
+					sync.typeVersion,
+					{ ...sync.parameters, options: {} },
+					{
+						credentials: sync.credentials,
+						onError: 'continueRegularOutput',
+					},
+				),
 			]),
 		});
 		const products = () => [...env.sandbox.state.products.values()];

@@ -129,6 +129,29 @@ export class StorefrontV1 implements INodeType {
 						],
 					},
 					{
+						displayName: 'Output',
+						name: 'output',
+						type: 'options',
+						default: 'products',
+						description: 'What Create or Update outputs',
+						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
+						options: [
+							{
+								name: "Each Row's Product",
+								value: 'products',
+								description: 'One item per row: the product as the shop now has it',
+							},
+							{
+								name: 'A Summary of the Run',
+								value: 'summary',
+								description:
+									'One item: how many rows were created, updated, left unchanged, skipped or failed, each failed ' +
+									"row with why, and a message to show a person (e.g. on a form's last page). Bad rows are in " +
+									'the summary rather than a failure.',
+							},
+						],
+					},
+					{
 						displayName: 'Max Concurrent Requests',
 						name: 'maxConcurrency',
 						type: 'number',

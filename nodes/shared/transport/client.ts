@@ -27,7 +27,14 @@ import {
 	type RateLimitWaitError,
 	type Ticket,
 } from './governor';
-import { nextPageNumber, pageSignature, paginationMeta, type Page } from './pagination';
+import {
+	countIn,
+	nextPageNumber,
+	pageSignature,
+	pagesOf,
+	paginationMeta,
+	type Page,
+} from './pagination';
 
 export interface ClientSettings {
 	// The node's options (maxRequestsPerMinute 0: no cap): docs/storefront-node.md, "Rate limits", "Other faults".
@@ -212,8 +219,9 @@ export class StorefrontClient {
 	): Promise<Page> {
 		const size = MAX_PAGE_SIZE;
 		const { items, meta } = await this.listPage(segments, resourceKey, qs, page, size, target);
-		const total = typeof meta.total === 'number' ? meta.total : undefined;
-		return { items, nextPage: nextPageNumber(meta, page, items.length, size, items.length), total };
+		const nextPage = nextPageNumber(meta, page, items.length, size, items.length);
+		const total = countIn(meta.total);
+		return { items, nextPage, total, pages: pagesOf(meta, size, items.length) };
 	}
 
 	/**

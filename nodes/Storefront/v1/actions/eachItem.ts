@@ -48,6 +48,19 @@ export function concurrencyOf(ctx: IExecuteFunctions): number {
 		: DEFAULT_CONCURRENCY;
 }
 
+/**
+ * A tool answers the model with the error on every n8n line, not only on 2.x: n8n 1.x would stop the workflow and
+ * the agent never hear why (docs/ai-agent.md, When a call is refused). "Stop Workflow" still stops it.
+ */
+function answersItsModel(ctx: IExecuteFunctions): boolean {
+	const node = ctx.getNode();
+	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+}
+
+/** Whether an item's failure stops the node ("On Error: Stop Workflow"), or becomes that item's output. */
+export const failureStops = (ctx: IExecuteFunctions, { continueOnFail }: RunSettings) =>
+	!continueOnFail && !answersItsModel(ctx);
+
 /** Runs `run` for each item, output paired with input. `record` names an item's record: a parameter or a function. */
 export async function eachItem(
 	this: IExecuteFunctions,
@@ -56,10 +69,7 @@ export async function eachItem(
 	run: (itemIndex: number) => Promise<IDataObject | IDataObject[]>,
 	record?: string | ((itemIndex: number) => string | undefined),
 ): Promise<INodeExecutionData[]> {
-	// A tool answers the model with the error on every n8n line, not only on 2.x: n8n 1.x would stop the workflow and
-	// the agent never hear why (docs/ai-agent.md, When a call is refused). "Stop Workflow" still stops it.
-	const node = this.getNode();
-	const answersModel = node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+	const answersModel = answersItsModel(this);
 	const attempt = async (itemIndex: number): Promise<Outcome> => {
 		try {
 			return { ok: true, json: await run(itemIndex) };

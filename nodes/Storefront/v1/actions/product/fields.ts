@@ -6,6 +6,7 @@ import { jsonParse } from 'n8n-workflow';
 import { PRODUCT_STATUSES } from '../../../../shared/constants';
 import { isObject } from '../../../../shared/transport';
 import { itemError } from '../common';
+import { readAmount } from './amounts';
 
 export interface ProductField {
 	/** The field's name in the editor. */
@@ -36,11 +37,12 @@ const text = (label: string, trim = true): ProductField => ({
 	same: (wanted, current) => (trim ? asText(current).trim() : asText(current)) === wanted,
 });
 
-/** A number, or the text of one ("19.90", " 12 "); undefined for anything else. */
-function numberIn(value: unknown): number | undefined {
-	const number =
-		typeof value === 'string' && value.trim() !== '' ? Number(value.trim()) : (value as number);
-	return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
+/** A number as a sheet shows it (./amounts); a text with two readings fails naming both. */
+function numberIn(value: unknown, whole: boolean, rule: string): number {
+	const amount = readAmount(value, whole);
+	if (Array.isArray(amount)) return why(`has two readings, ${amount[0]} or ${amount[1]}`, value);
+	const fits = amount !== undefined && amount >= 0 && (!whole || Number.isInteger(amount));
+	return fits ? amount : why(rule, value);
 }
 
 /** To the cent, as the contract keeps money. */
@@ -72,23 +74,13 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		label: 'Price',
 		type: 'number',
 		// Sent as compared, so a run never rewrites a price it sees as the same.
-		read: (value) => {
-			const price = numberIn(value);
-			return price === undefined || price < 0
-				? why('must be a number of 0 or more', value)
-				: cents(price) / 100;
-		},
+		read: (value) => cents(numberIn(value, false, 'must be a number of 0 or more')) / 100,
 		same: (wanted, current) => cents(current) === cents(wanted),
 	},
 	stock: {
 		label: 'Inventory Quantity',
 		type: 'number',
-		read: (value) => {
-			const stock = numberIn(value);
-			return stock !== undefined && Number.isInteger(stock) && stock >= 0
-				? stock
-				: why('must be a whole number of 0 or more', value);
-		},
+		read: (value) => numberIn(value, true, 'must be a whole number of 0 or more'),
 		same: (wanted, current) => Number(current) === wanted,
 	},
 	currency: {

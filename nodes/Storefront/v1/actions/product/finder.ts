@@ -66,7 +66,7 @@ export interface Found {
 
 // Per account and match field: the catalog's pages, and a value whose search proved the field is searched. A guess
 // about cost only: each run that needs the proof asks again (docs/maintainers.md, What each n8n process keeps).
-const learnt = new Map<string, { pages?: number; sample?: string }>();
+const learnt = new Map<string, { pages?: number; served?: number; sample?: string }>();
 
 /** Whether a field's value shows `value`, in any case (as the contract's search compares). */
 const holds = (inner: unknown, value: string) =>
@@ -76,9 +76,23 @@ const holds = (inner: unknown, value: string) =>
 const onlyIn = (product: IDataObject, field: string, value: string) =>
 	Object.entries(product).every(([key, inner]) => key === field || !holds(inner, value));
 
-/** The products the product list's `search` finds for `value` (every page): a value's lookup. */
-export const lookUp = async (client: StorefrontClient, value: string, target: RequestTarget) =>
-	await client.getMany(['products'], 'products', { search: value }, undefined, target);
+/**
+ * The products the product list's `search` finds for `value` (every page): a value's lookup. `served`: how many items
+ * a page of this service holds where more follow, if known; a page shorter than that is the last, whatever the list
+ * says (a list that shows no end but an empty page would otherwise cost a second request a lookup).
+ */
+export async function lookUp(
+	client: StorefrontClient,
+	value: string,
+	target: RequestTarget,
+	served?: number,
+): Promise<IDataObject[]> {
+	const qs = { search: value };
+	const first = await client.getPage(['products'], 'products', qs, 1, target);
+	if (first.nextPage === undefined || (served !== undefined && first.items.length < served))
+		return first.items;
+	return await client.getMany(['products'], 'products', qs, undefined, target, first);
+}
 
 /** What the choice of a way is made from: only what is known before the next request. */
 export interface LookupAsk {
@@ -90,14 +104,20 @@ export interface LookupAsk {
 	firstRead: boolean;
 }
 
+/**
+ * How many pages a list that does not say its length is taken to have past its first, until a run reads it whole
+ * (docs/storefront-node.md, Finding the products): a run of fewer values looks them up.
+ */
+export const UNSIZED_PAGES = 50;
+
 /** Automatic takes the fewer requests: a lookup a value plus one proving the search, or a read of every page. */
 export function lookupChoice(ask: LookupAsk): 'catalog' | 'lookup' | 'first page' {
 	const { findBy, field, values, pages, firstRead } = ask;
 	// No GET /products/{id}, and search does not look at ids.
 	if (findBy === 'catalog' || values === 0 || field === 'id') return 'catalog';
 	if (findBy === 'lookup') return 'lookup';
-	if (pages === undefined) return firstRead ? 'catalog' : 'first page';
-	const toRead = pages - (firstRead ? 1 : 0);
+	if (pages === undefined && !firstRead) return 'first page';
+	const toRead = (pages ?? UNSIZED_PAGES) - (firstRead ? 1 : 0);
 	return values + 1 >= toRead ? 'catalog' : 'lookup';
 }
 
@@ -119,7 +139,8 @@ export async function findProducts(
 		await client.getPage(['products'], 'products', qs, 1, target);
 	const firstPage = async () => {
 		const page = await search({});
-		if (page.total !== undefined) memory.pages = Math.ceil(page.total / MAX_PAGE_SIZE);
+		if (page.pages !== undefined) memory.pages = page.pages;
+		if (page.nextPage !== undefined) memory.served = page.items.length;
 		return page;
 	};
 	const readAll = async (first?: Page) => {
@@ -161,7 +182,7 @@ export async function findProducts(
 	let next = 0;
 	const lookups = async () => {
 		for (let i = next++; i < values.length; i = next++)
-			results[i] = await lookUp(client, values[i], target);
+			results[i] = await lookUp(client, values[i], target, memory.served);
 	};
 	await Promise.all(Array.from({ length: Math.min(atOnce, values.length) }, lookups));
 	const catalog = new Catalog(field, [...(first?.items ?? []), ...results.flat()]);

@@ -17,11 +17,67 @@ export interface Done {
 	recovered?: { match: string; lost: Error };
 }
 
+/** A row that cannot be written: its number (the item's position, from 1) and why. */
+export interface BadRow {
+	row: number;
+	error: string;
+}
+
+/** How many rows did what: the first hint, and Output: Summary's counts. */
+export interface Counts {
+	created: number;
+	updated: number;
+	unchanged: number;
+	skipped: number;
+	failed: number;
+}
+
+export function countsOf(done: Array<Done | undefined>, items: number, skipped: number): Counts {
+	const count = (outcome: Done['outcome']) => done.filter((r) => r?.outcome === outcome).length;
+	const written = done.filter((result) => result !== undefined).length;
+	const [created, updated, unchanged] = [count('created'), count('updated'), count('unchanged')];
+	return { created, updated, unchanged, skipped, failed: items - skipped - written };
+}
+
+/** "Created 2, updated 5, left 3 unchanged, skipped 2 blank rows, failed 1". */
+export function countsText({ created, updated, unchanged, skipped, failed }: Counts): string {
+	return (
+		`Created ${created}, updated ${updated}, left ${unchanged} unchanged` +
+		(skipped ? `, skipped ${skipped} blank ${plural(skipped, 'row')}` : '') +
+		(failed ? `, failed ${failed}` : '')
+	);
+}
+
+/** Bad rows as a failure lists them: one a line, at most 20, then how many more. */
+export function badRowsText(bad: BadRow[]): string {
+	const shown = bad.slice(0, 20).map(({ row, error }) => `Row ${row}: ${error}`);
+	const more = bad.length - shown.length;
+	return [...shown, ...(more ? [`… and ${more} more ${plural(more, 'row')}`] : [])].join('\n');
+}
+
+/** Nothing written, as the failure or the summary says it. */
+export const nothingWritten = (bad: BadRow[]) =>
+	bad.length === 1
+		? `Nothing was written: row ${bad[0].row} can't be written`
+		: `Nothing was written: ${bad.length} rows can't be written`;
+
+/**
+ * Output: Summary's one item: the counts, each failed row, and a message to show a person (a form's last page): what
+ * the hints start with, then the failed rows, one a line.
+ */
+export function summaryOf(counts: Counts, bad: BadRow[], wroteNothing: boolean): IDataObject {
+	const head = wroteNothing ? nothingWritten(bad) : countsText(counts);
+	const message = bad.length ? `${head}\n${badRowsText(bad)}` : head;
+	return { ...counts, message, failedRows: bad.map((b) => ({ ...b })) };
+}
+
 interface RunResult {
 	field: MatchField;
-	/** Each item's result, by item index; none for an item that failed. */
+	/** Each item's result, by item index; none for an item that failed or was skipped. */
 	done: Array<Done | undefined>;
 	items: number;
+	/** Blank rows, skipped. */
+	skipped: number;
 	/** How the products were found; none when they were not (no item could be read, or the finding failed). */
 	found?: Found;
 	/** Items whose match value came as a number. */
@@ -30,15 +86,11 @@ interface RunResult {
 	turnWaitedMs: number;
 }
 
-export function report({ field, done, items, found, numeric, turnWaitedMs }: RunResult): string[] {
+export function report(result: RunResult): string[] {
+	const { field, done, items, skipped, found, numeric, turnWaitedMs } = result;
 	const noun = MATCH_NOUNS[field];
 	const results = done.filter((result) => result !== undefined);
-	const count = (outcome: Done['outcome']) => results.filter((r) => r.outcome === outcome).length;
-	const failed = items - results.length;
-	const hints = [
-		`Created ${count('created')}, updated ${count('updated')}, left ${count('unchanged')} unchanged` +
-			(failed ? `, failed ${failed}` : ''),
-	];
+	const hints = [countsText(countsOf(done, items, skipped))];
 	const written = results.flatMap((result) =>
 		result.outcome === 'updated' ? (result.changed ?? []) : [],
 	);

@@ -3,16 +3,25 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
+	IPairedItemData,
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
-import { concurrencyOf, eachItem } from '../eachItem';
+import { concurrencyOf, eachItem, failureStops } from '../eachItem';
 import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
 import { findProducts, type FindBy, type Found } from './finder';
-import { report, type Done } from './report';
+import {
+	badRowsText,
+	countsOf,
+	nothingWritten,
+	report,
+	summaryOf,
+	type BadRow,
+	type Done,
+} from './report';
 import { plan, write, type Row } from './upsertWrite';
 
 const properties: INodeProperties[] = [
@@ -102,6 +111,8 @@ interface Read {
 	match?: string;
 	numeric?: boolean;
 	error?: unknown;
+	/** Every cell empty, as a sheet leaves rows below its data: skipped, not failed. */
+	blank?: true;
 }
 
 /** Reads an item's row before any request, from Fields (Map Each Column Below) or the item (Map Automatically). */
@@ -123,6 +134,8 @@ function readRow(
 	} catch (error) {
 		return { error };
 	}
+	// Every cell of the row, or every field set below: all empty is a blank row.
+	if (Object.values(autoMap ? item.json : source.values).every(isEmpty)) return { blank: true };
 	// A field as the user set it: the input's key (Map Automatically), or the field in Fields.
 	const where = (key: string) => {
 		const label = fieldOf(key)?.label ?? key;
@@ -135,10 +148,16 @@ function readRow(
 	let match: string | undefined;
 	let matchError: unknown;
 	if (isEmpty(value)) {
+		// A file separated by ";" read as comma-separated: each row is one column named by the whole header line.
+		const [only, ...others] = Object.keys(item.json);
+		const oneColumn =
+			autoMap && others.length === 0 && only?.includes(';')
+				? `: each row is one column, "${only}", as when a file separated by ";" is read with the delimiter ","`
+				: '';
 		matchError = itemError(
 			ctx,
 			itemIndex,
-			autoMap ? `${where(field)} is empty or missing` : `${where(field)} is empty`,
+			autoMap ? `${where(field)} is empty or missing${oneColumn}` : `${where(field)} is empty`,
 			`Create or Update finds the product by ${MATCH_NOUNS[field]} (Fields to Match On), so every item needs one.`,
 		);
 	} else {
@@ -159,21 +178,50 @@ function readRow(
 	}
 }
 
-/** One run of Create or Update. Each item's output is its product; what the run did goes to the hints (./report). */
+/** The rows that cannot be written, with why, as a failure or a summary names them. */
+const badRowsOf = (rows: Read[]): BadRow[] =>
+	rows.flatMap(({ error }, itemIndex) =>
+		error === undefined ? [] : [{ row: itemIndex + 1, error: (error as Error).message }],
+	);
+
+/**
+ * One run of Create or Update. Each item's output is its product, or with Output: Summary one item says what the run
+ * did; the hints say it too (./report).
+ */
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
 	run: RunSettings,
 ): Promise<INodeExecutionData[]> {
 	const field = matchFieldOf(this);
+	const summary = this.getNodeParameter('options.output', 0, 'products') === 'summary';
+	const pairedItem = items.map((_, item) => ({ item }));
 	const { client } = run;
 	const asked = Date.now();
 	const release = await writerTurn(client.account);
 	const turnWaitedMs = Date.now() - asked;
 	try {
+		// 1. Every row is read before any request; blank ones are skipped.
 		const rows = items.map((item, itemIndex) => readRow(this, item, field, itemIndex));
+		const skipped = rows.filter((read) => read.blank).length;
 
-		// Products are found once, for the distinct match values, where an item can be written at all.
+		// 2. Where a failure stops the node, a bad row writes nothing, and every bad row is named at once.
+		const bad = badRowsOf(rows);
+		if (bad.length && failureStops(this, run)) {
+			// One item's failure says it best itself.
+			if (!summary && items.length === 1) throw rows[0].error;
+			if (!summary) {
+				throw new NodeOperationError(this.getNode(), nothingWritten(bad), {
+					itemIndex: bad[0].row - 1,
+					description: `${badRowsText(bad)}\nFix them and run again, or set On Error to Continue to write the other rows.`,
+				});
+			}
+			const counts = { created: 0, updated: 0, unchanged: 0, skipped, failed: bad.length };
+			addHints(this, [nothingWritten(bad)]);
+			return [{ json: summaryOf(counts, bad, true), pairedItem }];
+		}
+
+		// 3. Products are found once, for the distinct match values, where an item can be written at all.
 		const firstRow = rows.findIndex((read) => read.row !== undefined);
 		let found: Found | undefined;
 		let notFound: unknown;
@@ -189,7 +237,7 @@ export async function execute(
 			}
 		}
 
-		// Items of one match value are written in input order, each planned after the one before wrote.
+		// 4. Items of one match value are written in input order, each planned after the one before wrote.
 		const shop = found && {
 			ctx: this,
 			client,
@@ -202,7 +250,8 @@ export async function execute(
 			items,
 			run,
 			async (itemIndex) => {
-				const { row, error } = rows[itemIndex];
+				const { row, error, blank } = rows[itemIndex];
+				if (blank) return [];
 				if (!row) throw error;
 				if (!shop) throw notFound;
 				done[itemIndex] = await write(shop, plan(shop.catalog, row), row, itemIndex);
@@ -211,9 +260,17 @@ export async function execute(
 			(itemIndex) => rows[itemIndex].match,
 		);
 
+		// 5. What the run did.
 		const numeric = rows.filter((read) => read.numeric).length;
-		addHints(this, report({ field, done, items: items.length, found, numeric, turnWaitedMs }));
-		return output;
+		const result = { field, done, items: items.length, skipped, found, numeric, turnWaitedMs };
+		addHints(this, report(result));
+		if (!summary) return output;
+		const failed = output.flatMap(({ json, pairedItem: paired }) =>
+			json.error === undefined
+				? []
+				: [{ row: (paired as IPairedItemData).item + 1, error: String(json.error) }],
+		);
+		return [{ json: summaryOf(countsOf(done, items.length, skipped), failed, false), pairedItem }];
 	} finally {
 		release();
 	}
