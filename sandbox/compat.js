@@ -27,7 +27,16 @@ const DEFAULT_COMPAT = Object.freeze({
 const CHOICES = {
 	list_envelope: ['resource', 'data', 'items', 'array'],
 	// 'total_pages_top': {total_pages} beside the list; 'last_page': {meta: {current_page, last_page}} (Laravel's names).
-	pagination: ['full', 'has_more', 'next_page', 'total_pages', 'total_pages_top', 'last_page', 'none', 'meta'],
+	pagination: [
+		'full',
+		'has_more',
+		'next_page',
+		'total_pages',
+		'total_pages_top',
+		'last_page',
+		'none',
+		'meta',
+	],
 	error_style: ['contract', 'message', 'string', 'errors', 'text', 'html'],
 	wrap_single: [null, 'resource', 'data'],
 	// 'id': products and orders listed oldest id first, as a service that never decided contract row 21 might.

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- n8n's internal REST API answers untyped JSON; test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @typescript-eslint/no-explicit-any, @n8n/community-nodes/require-node-api-error, @n8n/community-nodes/no-restricted-globals -- n8n's internal REST API answers untyped JSON; test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // End to end in a real n8n process against the sandbox over real HTTP. One n8n for the whole file (starting one
 // takes ~10 s). Which n8n line and install path is the matrix cell (environment.ts CELL; scripts/matrix.js runs
 // them all). Needs `npm run build` and `npm run n8n:prepare` first (.ci/run does both).

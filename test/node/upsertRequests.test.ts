@@ -262,7 +262,8 @@ describe('a spreadsheet as people write it', () => {
 		const key = await freshKey();
 		const p = products()[12_345];
 		const rows = [
-			{ SKU: ` ${p.sku} `, 'Name ': p.name, Price: '19.904', stock: String(p.stock) },
+			// Four decimals, as a feed computes them: sent to the cent. (Three would have two readings: 19.904 or 19904.)
+			{ SKU: ` ${p.sku} `, 'Name ': p.name, Price: '19.9040', stock: String(p.stock) },
 			{ Sku: newSku(), NAME: 'Sheet Product', ' price': '4.5', STOCK: '12' },
 		];
 		const first = await run(rows, key);

@@ -129,29 +129,6 @@ export class StorefrontV1 implements INodeType {
 						],
 					},
 					{
-						displayName: 'Output',
-						name: 'output',
-						type: 'options',
-						default: 'products',
-						description: 'What Create or Update outputs',
-						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
-						options: [
-							{
-								name: "Each Row's Product",
-								value: 'products',
-								description: 'One item per row: the product as the shop now has it',
-							},
-							{
-								name: 'A Summary of the Run',
-								value: 'summary',
-								description:
-									'One item: how many rows were created, updated, left unchanged, skipped or failed, each failed ' +
-									"row with why, and a message to show a person (e.g. on a form's last page). Bad rows are in " +
-									'the summary rather than a failure.',
-							},
-						],
-					},
-					{
 						displayName: 'Max Concurrent Requests',
 						name: 'maxConcurrency',
 						type: 'number',
@@ -190,6 +167,28 @@ export class StorefrontV1 implements INodeType {
 						description:
 							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or after a " +
 							'429) before it fails. 15 minutes lets a Starter key work through about 1,500 requests.',
+					},
+					{
+						displayName: 'Output',
+						name: 'output',
+						type: 'options',
+						default: 'products',
+						description: 'What Create or Update outputs',
+						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
+						options: [
+							{
+								name: "Each Row's Product",
+								value: 'products',
+								description: 'One item per row: the product as the shop now has it',
+							},
+							{
+								name: 'A Summary of the Run',
+								value: 'summary',
+								description:
+									'One item with the counts (created, updated, unchanged, skipped, failed), each failed row and why, ' +
+									"and a message for a person, e.g. on a form's last page. Bad rows go in it, not a failure.",
+							},
+						],
 					},
 					{
 						displayName: 'Retry Delay (Ms)',

@@ -40,7 +40,7 @@ export function countsOf(done: Array<Done | undefined>, items: number, skipped: 
 }
 
 /** "Created 2, updated 5, left 3 unchanged, skipped 2 blank rows, failed 1". */
-export function countsText({ created, updated, unchanged, skipped, failed }: Counts): string {
+function countsText({ created, updated, unchanged, skipped, failed }: Counts): string {
 	return (
 		`Created ${created}, updated ${updated}, left ${unchanged} unchanged` +
 		(skipped ? `, skipped ${skipped} blank ${plural(skipped, 'row')}` : '') +

@@ -213,7 +213,9 @@ export async function execute(
 			if (!summary) {
 				throw new NodeOperationError(this.getNode(), nothingWritten(bad), {
 					itemIndex: bad[0].row - 1,
-					description: `${badRowsText(bad)}\nFix them and run again, or set On Error to Continue to write the other rows.`,
+					description:
+						`${badRowsText(bad)}\n` +
+						'Fix them and run again, or set On Error to Continue to write the other rows.',
 				});
 			}
 			const counts = { created: 0, updated: 0, unchanged: 0, skipped, failed: bad.length };
