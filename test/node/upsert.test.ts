@@ -565,11 +565,12 @@ describe('the example examples/catalog-sync.json', () => {
 		expect(workflow.nodes.map((n) => n.type)).toEqual([
 			'n8n-nodes-base.formTrigger',
 			'n8n-nodes-base.extractFromFile',
+			'n8n-nodes-base.if',
 			STOREFRONT_TYPE,
 			'n8n-nodes-base.form',
 			'n8n-nodes-base.form',
 		]);
-		const sync = workflow.nodes[2];
+		const sync = workflow.nodes[3];
 		expect(sync.parameters).toMatchObject({
 			resource: 'product',
 			operation: 'upsert',
@@ -581,9 +582,9 @@ describe('the example examples/catalog-sync.json', () => {
 
 	test("its Create or Update node, fed the sample file's rows: 3 created, 2 updated, 2 unchanged; the same file again writes nothing", async () => {
 		const summary = await ctx.run({
-			typeVersion: workflow.nodes[2].typeVersion,
+			typeVersion: workflow.nodes[3].typeVersion,
 			items: rows,
-			parameters: workflow.nodes[2].parameters,
+			parameters: workflow.nodes[3].parameters,
 		});
 		expect(summary.items.map((item) => item.json)).toEqual([
 			{
@@ -599,9 +600,9 @@ describe('the example examples/catalog-sync.json', () => {
 		await ctx.admin('POST', '/reset', { sizes: { products: 1000, orders: 10, customers: 5 } });
 		const start = written().length;
 		// Each row's product as the output, to follow each row.
-		const parameters = { ...workflow.nodes[2].parameters, options: {} };
+		const parameters = { ...workflow.nodes[3].parameters, options: {} };
 		const first = await ctx.run({
-			typeVersion: workflow.nodes[2].typeVersion,
+			typeVersion: workflow.nodes[3].typeVersion,
 			items: rows,
 			parameters,
 		});
@@ -623,7 +624,7 @@ describe('the example examples/catalog-sync.json', () => {
 		await ctx.admin('DELETE', '/requests');
 		const writtenBefore = written().length;
 		const again = await ctx.run({
-			typeVersion: workflow.nodes[2].typeVersion,
+			typeVersion: workflow.nodes[3].typeVersion,
 			items: rows,
 			parameters,
 		});
