@@ -2,28 +2,14 @@
 // as n8n's Extract from File gives them (the file's own headers, every value text), blank rows below the data, money
 // as a sheet formats it, and bad rows. With On Error: Stop Workflow every row is checked before any write; with
 // Continue the bad rows are error items paired to their rows; Output: Summary says all of it in one item.
-import type { IDataObject, INodeParameters, IRun } from 'n8n-workflow';
+import type { IRun } from 'n8n-workflow';
 
-import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import { NODE_NAME } from '../helpers/n8n';
 import { useSandbox } from './context';
-import { watchWrites } from './writes';
+import { upsertParameters as upsert, watchWrites } from './writes';
 
 const ctx = useSandbox({ products: 20, orders: 5, customers: 5 });
 const written = watchWrites(ctx);
-
-const upsert = (options: IDataObject = {}) =>
-	({
-		resource: 'product',
-		operation: 'upsert',
-		columns: {
-			mappingMode: 'autoMapInputData',
-			value: null,
-			matchingColumns: ['sku'],
-			schema: mapperFields(),
-		},
-		options,
-	}) as unknown as INodeParameters;
 
 let serial = 0;
 /** Ten rows of new products as a CSV export has them; `bad` rows (by number, from 1) carry a price no one can read. */

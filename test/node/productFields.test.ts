@@ -7,7 +7,7 @@ import type { IDataObject, INodeParameters, INodeProperties, INodeType } from 'n
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import { useSandbox } from './context';
-import { watchWrites } from './writes';
+import { upsertParameters, watchWrites } from './writes';
 
 const SIZES = { products: 20, orders: 5, customers: 5 };
 const ctx = useSandbox(SIZES);
@@ -76,6 +76,31 @@ const where = (operation: Operation, field: string) => {
 		: `The parameter "${label}" (additionalFields.${field})`;
 };
 
+/** Each operation sends the field's value as `sent`, in one write. */
+async function sentByAll(field: string, value: unknown, sent: unknown) {
+	for (const operation of Object.keys(operations) as Operation[]) {
+		const before = written().length;
+		const { error } = await ctx.run({ parameters: operations[operation](field, value) });
+		expect({ operation, error: error?.message }).toEqual({ operation, error: undefined });
+		const [write, ...more] = written().slice(before);
+		expect(more).toEqual([]);
+		expect({ operation, sent: write.sent[field] }).toEqual({ operation, sent });
+		await ctx.admin('POST', '/reset', { sizes: SIZES });
+	}
+}
+
+/** Each operation fails its item for `reason`, naming the field in its own words, before any request. */
+async function refusedByAll(field: string, value: unknown, reason: string) {
+	for (const operation of Object.keys(operations) as Operation[]) {
+		const { error } = await ctx.run({ parameters: operations[operation](field, value) });
+		expect({ operation, error: error?.message }).toEqual({
+			operation,
+			error: `${where(operation, field)} ${reason}`,
+		});
+		expect(await ctx.requests()).toEqual([]);
+	}
+}
+
 describe('the same value is read the same by Create, Update and Create or Update', () => {
 	test.each([
 		['stock', '12', 12],
@@ -93,17 +118,7 @@ describe('the same value is read the same by Create, Update and Create or Update
 			['https://a.example/1.jpg', 'https://a.example/2.jpg'],
 		],
 		['sku', 12345, '12345'],
-	])('%s %j is sent as %j', async (field, value, sent) => {
-		for (const operation of Object.keys(operations) as Operation[]) {
-			const before = written().length;
-			const { error } = await ctx.run({ parameters: operations[operation](field, value) });
-			expect({ operation, error: error?.message }).toEqual({ operation, error: undefined });
-			const [write, ...more] = written().slice(before);
-			expect(more).toEqual([]);
-			expect({ operation, sent: write.sent[field] }).toEqual({ operation, sent });
-			await ctx.admin('POST', '/reset', { sizes: SIZES });
-		}
-	});
+	])('%s %j is sent as %j', sentByAll);
 
 	test.each([
 		['stock', '12.5', 'must be a whole number of 0 or more, got "12.5"'],
@@ -114,19 +129,7 @@ describe('the same value is read the same by Create, Update and Create or Update
 		['status', 'sold', 'must be one of active, draft, archived, got "sold"'],
 		['currency', 'dollars', 'must be a three-letter code such as USD, got "dollars"'],
 		['name', 'x'.repeat(201), `must be at most 200 characters, got "${'x'.repeat(201)}"`],
-	])(
-		'%s %j fails its item in all three, naming the field, before any request',
-		async (field, value, reason) => {
-			for (const operation of Object.keys(operations) as Operation[]) {
-				const { error } = await ctx.run({ parameters: operations[operation](field, value) });
-				expect({ operation, error: error?.message }).toEqual({
-					operation,
-					error: `${where(operation, field)} ${reason}`,
-				});
-				expect(await ctx.requests()).toEqual([]);
-			}
-		},
-	);
+	])('%s %j fails its item in all three, naming the field, before any request', refusedByAll);
 });
 
 // docs/storefront-node.md, "Numbers as sheets write them": one reading is read, two are refused naming both.
@@ -158,16 +161,7 @@ describe('money and counts as sheets write them, in all three operations', () =>
 		['stock', '1 200', 1200],
 		['stock', "1'200", 1200],
 		['stock', '1,200.00', 1200],
-	])('%s %j is sent as %j', async (field, value, sent) => {
-		for (const operation of Object.keys(operations) as Operation[]) {
-			const before = written().length;
-			const { error } = await ctx.run({ parameters: operations[operation](field, value) });
-			expect({ operation, error: error?.message }).toEqual({ operation, error: undefined });
-			const [write] = written().slice(before);
-			expect({ operation, sent: write.sent[field] }).toEqual({ operation, sent });
-			await ctx.admin('POST', '/reset', { sizes: SIZES });
-		}
-	});
+	])('%s %j is sent as %j', sentByAll);
 
 	test.each([
 		['price', '1,299', 'has two readings, 1299 or 1.299, got "1,299"'],
@@ -181,19 +175,7 @@ describe('money and counts as sheets write them, in all three operations', () =>
 		['stock', '12,5', 'must be a whole number of 0 or more, got "12,5"'],
 		['stock', '1,2', 'must be a whole number of 0 or more, got "1,2"'],
 		['stock', '1.5', 'must be a whole number of 0 or more, got "1.5"'],
-	])(
-		'%s %j fails its item in all three, naming the field, before any request',
-		async (field, value, reason) => {
-			for (const operation of Object.keys(operations) as Operation[]) {
-				const { error } = await ctx.run({ parameters: operations[operation](field, value) });
-				expect({ operation, error: error?.message }).toEqual({
-					operation,
-					error: `${where(operation, field)} ${reason}`,
-				});
-				expect(await ctx.requests()).toEqual([]);
-			}
-		},
-	);
+	])('%s %j fails its item in all three, naming the field, before any request', refusedByAll);
 });
 
 describe('empty values are not set', () => {
@@ -302,16 +284,7 @@ describe('the same field names in every product operation', () => {
 
 	test('Map Automatically finds a field by its id or its name, in any case and spacing; a bad value names the input field', async () => {
 		const sku = newSku();
-		const parameters = {
-			resource: 'product',
-			operation: 'upsert',
-			columns: {
-				mappingMode: 'autoMapInputData',
-				value: null,
-				matchingColumns: ['sku'],
-				schema: mapperFields(),
-			},
-		} as unknown as INodeParameters;
+		const parameters = upsertParameters();
 		const row = {
 			SKU: sku,
 			Name: 'Headers',

@@ -7,17 +7,15 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	INodeExecutionData,
-	INodeParameters,
 	INodeType,
 	IRun,
 } from 'n8n-workflow';
 
 import type { Storefront } from '../../nodes/Storefront/Storefront.node';
-import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import { sharedDeduplicator } from '../helpers/deduplication';
 import { NODE_NAME, registerNodeType } from '../helpers/n8n';
 import { useSandbox, type LoggedRequest } from './context';
-import { outcomeOf, watchWrites } from './writes';
+import { outcomeOf, upsertParameters as upsert, watchWrites } from './writes';
 
 const ctx = useSandbox({ products: 20_000, orders: 5, customers: 5 });
 const written = watchWrites(ctx);
@@ -26,19 +24,6 @@ jest.setTimeout(120_000);
 sharedDeduplicator();
 
 type Row = Record<string, unknown>;
-
-const upsert = (options: IDataObject = {}) =>
-	({
-		resource: 'product',
-		operation: 'upsert',
-		columns: {
-			mappingMode: 'autoMapInputData',
-			value: null,
-			matchingColumns: ['sku'],
-			schema: mapperFields(),
-		},
-		options,
-	}) as unknown as INodeParameters;
 
 let keys = 0;
 /** A new API key at the sandbox: a service the node has learnt nothing of in this process. */

@@ -2,7 +2,24 @@
 // Update's), so the suites check each create and update the sandbox received, with the fields it was sent. The
 // sandbox runs in this process: its state's createProduct and updateProduct are watched as its API calls them (a
 // watch only; they run unchanged), and only those that stored something count.
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import type { SandboxContext } from './context';
+
+/** Create or Update as a CSV's rows reach it: Map Automatically, matched on sku; `options` its Options. */
+export const upsertParameters = (options: IDataObject = {}) =>
+	({
+		resource: 'product',
+		operation: 'upsert',
+		columns: {
+			mappingMode: 'autoMapInputData',
+			value: null,
+			matchingColumns: ['sku'],
+			schema: mapperFields(),
+		},
+		options,
+	}) as unknown as INodeParameters;
 
 export interface Write {
 	method: 'POST' | 'PUT';
