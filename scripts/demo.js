@@ -279,9 +279,10 @@ ${processes}
    6. Without webhooks: open ${n8n.url}/workflow/${polling.id} and activate it (its first poll only notes where the
       shop is). A checkout from then on is found within a minute and set to "processing", unless the order-intake
       workflow did that first; the polling trigger also finds the orders placed while n8n was stopped.
-   7. Catalog sync: open ${catalogForm} and upload examples/catalog-sync.csv (7 rows keyed by SKU). The
-      workflow creates the 3 new products, updates the 2 whose price or stock changed and leaves the other 2 alone;
-      its execution hint says "Created 3, updated 2, unchanged 2". The same file again writes nothing.
+   7. Catalog sync: open ${catalogForm} and upload examples/catalog-sync.csv (7 rows keyed by SKU), Column
+      Separator: Comma. The workflow creates the 3 new products, updates the 2 whose price or stock changed and
+      leaves the other 2 alone; the next page says "Created 3, updated 2, left 2 unchanged". The same file again
+      writes nothing. A file with a bad row writes nothing, and the page names the row.
 ══════════════════════════════════════════════════════════════════════════════`);
 	} catch (error) {
 		console.error(`\n✗ ${/** @type {Error} */ (error).message}`);
