@@ -185,8 +185,8 @@ export class StorefrontV1 implements INodeType {
 								name: 'A Summary of the Run',
 								value: 'summary',
 								description:
-									'One item with the counts (created, updated, unchanged, skipped, failed), each failed row and why, ' +
-									"and a message for a person, e.g. on a form's last page. Bad rows go in it, not a failure.",
+									"One item with the counts, each failed row and why, and a message for a form's last page. " +
+									'Bad rows are listed there instead of failing the node.',
 							},
 						],
 					},
