@@ -51,7 +51,7 @@ const DEFAULT_THRESHOLD = 5;
 const running = new WeakSet<IDataObject>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
-const RATE_LIMIT_WAIT_MS = 120_000;
+const RATE_LIMIT_WAIT_S = 120;
 
 /** The first activation: where a list is now, and the ids of the events at the cursor (nothing is reported). */
 function baselineOf(read: ChangeRead) {
@@ -192,7 +192,7 @@ export class StorefrontPollingTrigger implements INodeType {
 				'Option "Low Stock Threshold" must be a whole number of 0 or more',
 			);
 		}
-		const client = await StorefrontClient.create(this, { rateLimitWaitMs: RATE_LIMIT_WAIT_MS });
+		const client = await StorefrontClient.create(this, { maxRateLimitWait: RATE_LIMIT_WAIT_S });
 
 		if (this.getMode() === 'manual') {
 			const sample = await sampleEvent(client, kinds, threshold);

@@ -25,9 +25,9 @@ import {
 /** How long an activation by hand waits for the first reading before it returns and the reading goes on. */
 const ACTIVATION_WAIT_MS = 5_000;
 /** One request of a reading waits this long for an answer (a hung load balancer answers never). */
-const READ_TIMEOUT_MS = 15_000;
+const READ_TIMEOUT_S = 15;
 /** A reading's requests wait at most this long for the key's rate limit; the next reading tries again. */
-const RATE_LIMIT_WAIT_MS = 60_000;
+const RATE_LIMIT_WAIT_S = 60;
 /** A scheduled reading leaves younger changes to their deliveries, which carry data a list does not show. */
 const DELIVERY_GRACE_MS = 30_000;
 /** A scheduled reading's pacing (docs/trigger.md, Check for Missed Events); what n8n missed while down is not paced. */
@@ -51,8 +51,8 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
 	// No retries of its own: a failed reading is tried again whole, with backoff.
 	const client = await StorefrontClient.create(ctx, {
-		rateLimitWaitMs: RATE_LIMIT_WAIT_MS,
-		timeoutMs: READ_TIMEOUT_MS,
+		maxRateLimitWait: RATE_LIMIT_WAIT_S,
+		timeout: READ_TIMEOUT_S,
 		maxRetries: 0,
 	});
 	const reader = new MissedEventsReader(ctx, client, options);

@@ -36,26 +36,27 @@ import {
 	type Page,
 } from './pagination';
 
-export interface ClientSettings {
-	// The node's options (maxRequestsPerMinute 0: no cap): docs/storefront-node.md, "Rate limits", "Other faults".
-	maxRetries: number;
-	retryDelayMs: number;
-	maxRequestsPerMinute: number;
-	rateLimitWaitMs: number;
-	timeoutMs: number;
-}
-
 /** Defaults of "Max Wait for Rate Limit (Seconds)" and "Timeout (Seconds)". */
 export const DEFAULT_RATE_LIMIT_WAIT_S = 900;
 export const DEFAULT_TIMEOUT_S = 60;
 
-const DEFAULT_SETTINGS: ClientSettings = {
-	maxRetries: 5,
-	retryDelayMs: 1000,
-	maxRequestsPerMinute: 0,
-	rateLimitWaitMs: DEFAULT_RATE_LIMIT_WAIT_S * 1000,
-	timeoutMs: DEFAULT_TIMEOUT_S * 1000,
-};
+/** An option's number, at least `min`; its default where it is unset or not a number. */
+const numberIn = (value: unknown, fallback: number, min = 0) =>
+	typeof value === 'number' ? Math.max(min, value) : fallback;
+
+/**
+ * The client's settings from the node's options (docs/storefront-node.md, "Rate limits", "Other faults"), by the names
+ * the node gives them: maxRetries, retryDelay (ms), maxRequestsPerMinute (0: no cap), maxRateLimitWait, timeout (s).
+ */
+function settingsOf(options: IDataObject) {
+	return {
+		maxRetries: Math.floor(numberIn(options.maxRetries, 5)),
+		retryDelayMs: numberIn(options.retryDelay, 1000),
+		maxRequestsPerMinute: numberIn(options.maxRequestsPerMinute, 0),
+		rateLimitWaitMs: numberIn(options.maxRateLimitWait, DEFAULT_RATE_LIMIT_WAIT_S) * 1000,
+		timeoutMs: numberIn(options.timeout, DEFAULT_TIMEOUT_S, 1) * 1000,
+	};
+}
 
 const RETRYABLE_STATUSES = [502, 503, 504];
 const RETRYABLE_NETWORK_CODES = [
@@ -101,7 +102,7 @@ export class StorefrontClient {
 		private readonly ctx: IAllExecuteFunctions,
 		readonly baseUrl: string,
 		data: ICredentialDataDecryptedObject,
-		private readonly settings: ClientSettings,
+		private readonly settings: ReturnType<typeof settingsOf>,
 	) {
 		// Handing the decrypted credentials to the helper spares it a credential look-up on every page.
 		this.credentials = { id: '', name: 'storefrontApi', type: 'storefrontApi', data };
@@ -111,7 +112,7 @@ export class StorefrontClient {
 
 	static async create(
 		ctx: IAllExecuteFunctions,
-		settings: Partial<ClientSettings> = {},
+		options: IDataObject = {},
 	): Promise<StorefrontClient> {
 		const data = await ctx.getCredentials('storefrontApi');
 		const baseUrl = String(data.baseUrl ?? '')
@@ -121,7 +122,7 @@ export class StorefrontClient {
 			throw new NodeOperationError(ctx.getNode(), 'The Storefront credentials have no Base URL', {
 				description: 'Set the Base URL (including /v1) in the Storefront API credentials.',
 			});
-		return new StorefrontClient(ctx, baseUrl, data, { ...DEFAULT_SETTINGS, ...settings });
+		return new StorefrontClient(ctx, baseUrl, data, settingsOf(options));
 	}
 
 	/** One API call, resolved only for 2xx: a 429 goes back to its place in the queue, other faults are retried. */

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ClientSettings } from '../../../shared/transport';
 import { duration, StorefrontClient } from '../../../shared/transport';
 import * as analytics from './analytics';
 import type { OperationExecute } from './common';
@@ -14,21 +13,6 @@ import * as store from './store';
 /** Each resource's module of operations (its index.ts). */
 type OperationModules = Record<string, Record<string, unknown>>;
 const resources: OperationModules = { analytics, customer, order, product, store };
-
-/** The client's settings from the node's options. */
-function settingsFrom(options: IDataObject): Partial<ClientSettings> {
-	const settings: Partial<ClientSettings> = {};
-	if (typeof options.maxRequestsPerMinute === 'number')
-		settings.maxRequestsPerMinute = Math.max(0, options.maxRequestsPerMinute);
-	if (typeof options.maxRetries === 'number')
-		settings.maxRetries = Math.max(0, Math.floor(options.maxRetries));
-	if (typeof options.retryDelay === 'number')
-		settings.retryDelayMs = Math.max(0, options.retryDelay);
-	if (typeof options.maxRateLimitWait === 'number')
-		settings.rateLimitWaitMs = Math.max(0, options.maxRateLimitWait) * 1000;
-	if (typeof options.timeout === 'number') settings.timeoutMs = Math.max(1, options.timeout) * 1000;
-	return settings;
-}
 
 /** Runs the chosen operation on the run's items; `continueOnFail` is `this.continueOnFail()`, read in execute(). */
 export async function router(
@@ -46,7 +30,7 @@ export async function router(
 	}
 	// One client per run: credentials are read once and the pace cap spans every item.
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const client = await StorefrontClient.create(this, settingsFrom(options));
+	const client = await StorefrontClient.create(this, options);
 	const returnData = await op.execute.call(this, this.getInputData(), { client, continueOnFail });
 	// A run held back by the plan's limit says so, not a silent pause.
 	if (client.waitedForLimitMs >= 1000)
