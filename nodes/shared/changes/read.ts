@@ -16,7 +16,7 @@ export const resourceOf = (kind: EventKind): Resource =>
 
 /** Page `page` of a list, at the contract's largest page size, in the service's order. */
 export function reader(client: StorefrontClient, resource: Resource) {
-	return async (page: number) => await client.getPage([resource], resource, {}, page);
+	return async (page: number) => await client.getPage(resource, {}, page);
 }
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */

@@ -210,19 +210,25 @@ export class StorefrontClient {
 		return record;
 	}
 
-	/** One page of the largest size, with the page that follows it (searches, the triggers, Create or Update). */
+	/**
+	 * Page `page` of the list at /`resource` (the key it is under), of the largest size or `size`, with the page that
+	 * follows it (searches, the triggers, Create or Update); a body without the list is an error.
+	 */
 	async getPage(
-		segments: string[],
-		resourceKey: string,
+		resource: string,
 		qs: IDataObject,
 		page: number,
 		target: RequestTarget = {},
-	): Promise<Page> {
-		const size = MAX_PAGE_SIZE;
-		const { items, meta } = await this.listPage(segments, resourceKey, qs, page, size, target);
+		size = MAX_PAGE_SIZE,
+	): Promise<Page & { meta: IDataObject }> {
+		const query = { qs: { ...qs, page, limit: size } };
+		const response = await this.request('GET', [resource], query, target);
+		const items = unwrapList(response.body, resource);
+		if (!items) throw notJson(this.ctx, response, target, `no "${resource}" list`);
+		const meta = paginationMeta(response.body);
 		const nextPage = nextPageNumber(meta, page, items.length, size, items.length);
-		const total = countIn(meta.total);
-		return { items, nextPage, total, pages: pagesOf(meta, size, items.length) };
+		const pages = pagesOf(meta, size, items.length);
+		return { items, meta, nextPage, total: countIn(meta.total), pages };
 	}
 
 	/**
@@ -230,8 +236,7 @@ export class StorefrontClient {
 	 * page 1 or on from `after`: a first page getPage read with these filters and this size.
 	 */
 	async getMany(
-		segments: string[],
-		resourceKey: string,
+		resource: string,
 		filters: IDataObject,
 		limit: number | undefined,
 		target: RequestTarget = {},
@@ -242,12 +247,10 @@ export class StorefrontClient {
 		const collected: IDataObject[] = after ? after.items.slice(0, wanted) : [];
 		let page: number | undefined = after ? after.nextPage : 1;
 		let firstPageCount = after ? after.items.length : 0;
-		let previous: string | undefined = after ? pageSignature(after.items, resourceKey) : undefined;
-		const read = async (page: number) =>
-			await this.listPage(segments, resourceKey, filters, page, size, target);
+		let previous: string | undefined = after ? pageSignature(after.items, resource) : undefined;
 		while (page !== undefined && collected.length < wanted) {
-			const { items, meta } = await read(page);
-			const signature = pageSignature(items, resourceKey);
+			const { items, meta } = await this.getPage(resource, filters, page, target, size);
+			const signature = pageSignature(items, resource);
 			if (items.length === 0 || signature === previous) break;
 			previous = signature;
 			if (page === 1) firstPageCount = items.length;
@@ -255,22 +258,6 @@ export class StorefrontClient {
 			page = nextPageNumber(meta, page, items.length, firstPageCount, collected.length);
 		}
 		return collected;
-	}
-
-	/** The items and pagination fields of page `page` of a list; a body without the list is an error. */
-	private async listPage(
-		segments: string[],
-		resourceKey: string,
-		qs: IDataObject,
-		page: number,
-		size: number,
-		target: RequestTarget,
-	): Promise<{ items: IDataObject[]; meta: IDataObject }> {
-		const query = { qs: { ...qs, page, limit: size } };
-		const response = await this.request('GET', segments, query, target);
-		const items = unwrapList(response.body, resourceKey);
-		if (!items) throw notJson(this.ctx, response, target, `no "${resourceKey}" list`);
-		return { items, meta: paginationMeta(response.body) };
 	}
 
 	/** The governor's slot for one request, its wait counted in `waitedForLimitMs` if for a limit the service showed. */

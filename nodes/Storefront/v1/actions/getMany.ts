@@ -95,7 +95,7 @@ export function getManyExecute(resourceKey: string, tool: ToolUse): OperationExe
 			if (value !== '' && value !== undefined && value !== null)
 				qs[key] = typeof value === 'string' ? value.trim() : value;
 		}
-		const records = await client.getMany([resourceKey], resourceKey, qs, limit, { itemIndex });
+		const records = await client.getMany(resourceKey, qs, limit, { itemIndex });
 		// Off where Simplify is hidden: customers and orders outside a tool.
 		const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 		return simplify ? records.map((record) => tool.simplify(record)) : records;

@@ -15,7 +15,7 @@ async function pageWithIds(
 	const client = await StorefrontClient.create(context);
 	const asked = Number(token);
 	const page = Number.isInteger(asked) && asked > 0 ? asked : 1;
-	const { items, nextPage } = await client.getPage([resource], resource, qs, page);
+	const { items, nextPage } = await client.getPage(resource, qs, page);
 	const records = items.flatMap((record) => {
 		const id = recordId(record, resource);
 		return id === undefined ? [] : [{ id, record }];

@@ -88,10 +88,10 @@ export async function lookUp(
 	served?: number,
 ): Promise<IDataObject[]> {
 	const qs = { search: value };
-	const first = await client.getPage(['products'], 'products', qs, 1, target);
+	const first = await client.getPage('products', qs, 1, target);
 	if (first.nextPage === undefined || (served !== undefined && first.items.length < served))
 		return first.items;
-	return await client.getMany(['products'], 'products', qs, undefined, target, first);
+	return await client.getMany('products', qs, undefined, target, first);
 }
 
 /** What the choice of a way is made from: only what is known before the next request. */
@@ -135,8 +135,7 @@ export async function findProducts(
 	const found = (catalog: Catalog, how: Found['how']): Found => {
 		return { catalog, how, calls: client.calls - startCalls, pages: memory.pages };
 	};
-	const search = async (qs: IDataObject) =>
-		await client.getPage(['products'], 'products', qs, 1, target);
+	const search = async (qs: IDataObject) => await client.getPage('products', qs, 1, target);
 	const firstPage = async () => {
 		const page = await search({});
 		if (page.pages !== undefined) memory.pages = page.pages;
@@ -144,7 +143,7 @@ export async function findProducts(
 		return page;
 	};
 	const readAll = async (first?: Page) => {
-		const products = await client.getMany(['products'], 'products', {}, undefined, target, first);
+		const products = await client.getMany('products', {}, undefined, target, first);
 		memory.pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
 		return found(new Catalog(field, products), 'catalog');
 	};
