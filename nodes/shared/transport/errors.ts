@@ -48,13 +48,12 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 	if (Array.isArray(parsed)) return { message: fieldErrors(parsed) ?? '' };
 	if (!isObject(parsed)) return { message: '' };
 	const { error } = parsed;
+	const coded = isObject(error) ? error : parsed;
+	const code = typeof coded.code === 'string' ? coded.code : undefined;
 	if (isObject(error)) {
 		const details = fieldErrors(error.details);
 		const message = String(error.message ?? error.description ?? '');
-		return {
-			message: details ? `${message} (${details})` : message,
-			code: typeof error.code === 'string' ? error.code : undefined,
-		};
+		return { message: details ? `${message} (${details})` : message, code };
 	}
 	const candidates = [
 		parsed.message,
@@ -64,14 +63,10 @@ export function serviceMessage(body: unknown): { message: string; code?: string 
 		typeof parsed.detail === 'string' ? parsed.detail : fieldErrors(parsed.detail),
 	];
 	const message = candidates.find((candidate) => typeof candidate === 'string' && candidate !== '');
-	const details =
-		typeof parsed.error_description === 'string' && message !== parsed.error_description;
-	return {
-		message: details
-			? `${String(message)}: ${String(parsed.error_description)}`
-			: String(message ?? ''),
-		code: typeof parsed.code === 'string' ? parsed.code : undefined,
-	};
+	const { error_description: described } = parsed;
+	if (typeof described === 'string' && message !== described)
+		return { message: `${String(message)}: ${described}`, code };
+	return { message: String(message ?? ''), code };
 }
 
 /** The network error code of a failed request, looked up along the `cause` chain of n8n's wrapper. */
@@ -86,14 +81,22 @@ export function networkCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-/** A NodeApiError with our message kept: NodeApiError swaps one naming a network code (EPERM…) for a generic one. */
+/**
+ * A NodeApiError of a request, with our message kept: NodeApiError swaps one naming a network code (EPERM…) for a
+ * generic one. `said`, the error's response: the service's words, its code; `status` undefined: no answer.
+ */
 function nodeApiError(
 	ctx: IAllExecuteFunctions,
-	response: IDataObject,
-	options: { message: string; description?: string; httpCode?: string; itemIndex?: number },
+	target: RequestTarget,
+	status: number | undefined,
+	words: { said: string; code?: string; message: string; description?: string },
 ): NodeApiError {
+	const { said, code, message, description } = words;
+	const httpCode = status === undefined ? undefined : String(status);
+	const response = { message: said, ...(httpCode ? { httpCode } : {}), ...(code ? { code } : {}) };
+	const options = { message, description, httpCode, itemIndex: target.itemIndex };
 	const error = new NodeApiError(ctx.getNode(), response as JsonObject, options);
-	error.message = options.message;
+	error.message = message;
 	return error;
 }
 
@@ -135,21 +138,16 @@ export function waitedTooLong(
 	const more = error.stillToWaitMs
 		? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
 		: '';
-	return nodeApiError(
-		ctx,
-		{ message: `Waited ${waited} for the rate limit`, httpCode: '429' },
-		{
-			message:
-				`Storefront rate limit: this request waited ${waited}${turnedAway} and was not sent, ` +
-				`the "Max Wait for Rate Limit" of ${duration(budgetMs)} being used up. ` +
-				`The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
-			description:
-				'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, ' +
-				"let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
-			httpCode: '429',
-			itemIndex: target.itemIndex,
-		},
-	);
+	return nodeApiError(ctx, target, 429, {
+		said: `Waited ${waited} for the rate limit`,
+		message:
+			`Storefront rate limit: this request waited ${waited}${turnedAway} and was not sent, ` +
+			`the "Max Wait for Rate Limit" of ${duration(budgetMs)} being used up. ` +
+			`The limit: ${error.limitText}; plan limits: ${RATE_LIMIT_PLANS}.${saidText}${more}`,
+		description:
+			'Many runs are sharing this API key\'s rate limit. Raise "Max Wait for Rate Limit" in the node\'s options, ' +
+			"let fewer runs start at once (n8n's N8N_CONCURRENCY_PRODUCTION_LIMIT), or move to a larger plan.",
+	});
 }
 
 export function apiError(
@@ -174,11 +172,7 @@ export function apiError(
 		const outcome = status >= 500 ? 'could not complete' : 'did not accept';
 		message = `Storefront ${outcome} the request (${status}): ${service}`;
 	}
-	return nodeApiError(
-		ctx,
-		{ message: service, httpCode: String(status), ...(code ? { code } : {}) },
-		{ message, description, httpCode: String(status), itemIndex: target.itemIndex },
-	);
+	return nodeApiError(ctx, target, status, { said: service, code, message, description });
 }
 
 export function notJson(
@@ -194,17 +188,12 @@ export function notJson(
 			: body.trim() === ''
 				? 'empty body'
 				: firstLine(body);
-	return nodeApiError(
-		ctx,
-		{ message: text, httpCode: String(response.statusCode) },
-		{
-			message:
-				`Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} ` +
-				`and an unexpected body (${what}): ${text}`,
-			httpCode: String(response.statusCode),
-			itemIndex: target.itemIndex,
-		},
-	);
+	return nodeApiError(ctx, target, response.statusCode, {
+		said: text,
+		message:
+			`Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} ` +
+			`and an unexpected body (${what}): ${text}`,
+	});
 }
 
 export function connectionError(
@@ -221,19 +210,15 @@ export function connectionError(
 	const said =
 		isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
 	const reason = timedOut ? `no answer within ${duration(timeoutMs)} (${code})` : (code ?? said);
-	return nodeApiError(
-		ctx,
-		{ message: `Could not reach the Storefront API: ${reason}` },
-		{
-			message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
-			description:
-				timedOut && method === 'POST'
-					? 'The request may have reached the service before the time-out: ' +
-						'check whether it took effect before running it again.'
-					: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
-			itemIndex: target.itemIndex,
-		},
-	);
+	return nodeApiError(ctx, target, undefined, {
+		said: `Could not reach the Storefront API: ${reason}`,
+		message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
+		description:
+			timedOut && method === 'POST'
+				? 'The request may have reached the service before the time-out: ' +
+					'check whether it took effect before running it again.'
+				: 'Check the Base URL in the Storefront API credentials and that the service is reachable.',
+	});
 }
 
 /** "15 min 0 s", "42 s": a wait as a user reads it. */
