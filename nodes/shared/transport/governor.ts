@@ -176,8 +176,7 @@ export class Governor {
 				// The service opened a window this process did not see begin (another process used the key).
 				this.startWindow(now);
 			}
-			this.windowEnd =
-				this.windowEnd === undefined ? info.resetAt : Math.min(this.windowEnd, info.resetAt);
+			this.windowEnd = Math.min(this.windowEnd ?? Number.POSITIVE_INFINITY, info.resetAt);
 		}
 		const counted = info.limit - info.remaining;
 		if (counted > this.released) this.sharedUntil = now + MINUTE_MS;
