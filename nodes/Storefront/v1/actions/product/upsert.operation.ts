@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 	IPairedItemData,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
 import { concurrencyOf, eachItem, failureStops } from '../eachItem';
@@ -24,7 +24,7 @@ import {
 } from './report';
 import { plan, write, type Row } from './upsertWrite';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store and change them'),
 	toolDescription(
 		'Create a product in the Storefront shop, or update the one that has the same SKU. Needs the SKU and the ' +
@@ -71,11 +71,6 @@ const properties: INodeProperties[] = [
 		options: [extraFieldsOption('upsert')],
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['upsert'] } },
-	properties,
-);
 
 /** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
 const writers = new Map<string, Promise<void>>();
