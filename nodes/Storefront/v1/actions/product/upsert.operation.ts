@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
-import { concurrencyOf, eachItem, failureStops } from '../eachItem';
+import { concurrencyOf, eachItem, failureStops, turnOf } from '../eachItem';
 import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
@@ -72,22 +72,11 @@ export const properties: INodeProperties[] = [
 	},
 ];
 
-/** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
+/**
+ * Each account's turn of Create or Update runs in this n8n process (module scope, like the governor). Runs take turns
+ * per account, so that two never both create a SKU neither saw (docs: "Two runs at once").
+ */
 const writers = new Map<string, Promise<void>>();
-
-/** Runs take turns per account, so that two never both create a SKU neither saw (docs: "Two runs at once"). */
-async function writerTurn(account: string): Promise<() => void> {
-	const previous = writers.get(account) ?? Promise.resolve();
-	let release = () => {};
-	const done = new Promise<void>((resolve) => (release = resolve));
-	const tail = previous.then(async () => await done);
-	writers.set(account, tail);
-	await previous;
-	return () => {
-		release();
-		if (writers.get(account) === tail) writers.delete(account);
-	};
-}
 
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
@@ -193,7 +182,7 @@ export async function execute(
 	const pairedItem = items.map((_, item) => ({ item }));
 	const { client } = run;
 	const asked = Date.now();
-	const release = await writerTurn(client.account);
+	const release = await turnOf(writers, client.account);
 	const turnWaitedMs = Date.now() - asked;
 	try {
 		// 1. Every row is read before any request; blank ones are skipped.
