@@ -247,16 +247,16 @@ export async function execute(
 		);
 
 		// 5. What the run did.
+		const counts = countsOf(done, items.length, skipped);
 		const numeric = rows.filter((read) => read.numeric).length;
-		const result = { field, done, items: items.length, skipped, found, numeric, turnWaitedMs };
-		addHints(this, report(result));
+		addHints(this, report({ field, counts, done, found, numeric, turnWaitedMs }));
 		if (!summary) return output;
 		const failed = output.flatMap(({ json, pairedItem: paired }) =>
 			json.error === undefined
 				? []
 				: [{ row: (paired as IPairedItemData).item + 1, error: String(json.error) }],
 		);
-		return [{ json: summaryOf(countsOf(done, items.length, skipped), failed, false), pairedItem }];
+		return [{ json: summaryOf(counts, failed, false), pairedItem }];
 	} finally {
 		release();
 	}
