@@ -6,7 +6,7 @@ import type {
 	INodeProperties,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../shared/transport';
 
@@ -25,6 +25,16 @@ export type OperationExecute = (
 	items: INodeExecutionData[],
 	run: RunSettings,
 ) => Promise<INodeExecutionData[]>;
+
+/** A resource's operations' properties, each shown for its operation only: the resource's index names them. */
+export function operationProperties(
+	resource: string,
+	operations: Record<string, { properties: INodeProperties[] }>,
+): INodeProperties[] {
+	return Object.entries(operations).flatMap(([operation, { properties }]) =>
+		updateDisplayOptions({ show: { resource: [resource], operation: [operation] } }, properties),
+	);
+}
 
 /** What the AI model is told about the tool variant (`@tool`), in place of what n8n's convertNodeToAiTool writes. */
 export function toolDescription(text: string): INodeProperties {

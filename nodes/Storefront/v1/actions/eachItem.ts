@@ -8,6 +8,19 @@ import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
 
 type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
 
+/** Waits for `key`'s turn in `turns`, until every earlier holder let go; returns this turn's release. */
+export async function turnOf(turns: Map<string, Promise<void>>, key: string): Promise<() => void> {
+	const previous = turns.get(key);
+	let release = () => {};
+	const mine = new Promise<void>((resolve) => (release = resolve));
+	turns.set(key, mine);
+	await previous;
+	return () => {
+		release();
+		if (turns.get(key) === mine) turns.delete(key);
+	};
+}
+
 /** Up to `limit` items at once, in input order, one key's in turn; none starts once a failure stops the node. */
 async function runItems(
 	count: number,
@@ -23,11 +36,8 @@ async function runItems(
 		while (!stopped && next < count) {
 			const itemIndex = next++;
 			const key = keyOf(itemIndex);
-			const previous = key === undefined ? undefined : tails.get(key);
-			let done = () => {};
-			if (key !== undefined) tails.set(key, new Promise<void>((resolve) => (done = resolve)));
+			const done = key === undefined ? () => {} : await turnOf(tails, key);
 			try {
-				if (previous) await previous;
 				const outcome = await run(itemIndex);
 				outcomes[itemIndex] = outcome;
 				if (!outcome.ok) stopped = true;

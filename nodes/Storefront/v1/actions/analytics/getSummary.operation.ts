@@ -1,10 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toolDescription } from '../common';
 import { perItem } from '../eachItem';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	toolDescription(
 		'Get live totals of the Storefront shop; needs no input. Returns one object: products_count, ' +
 			'active_products_count, low_stock_products_count, orders_count, orders_by_status (count per status), revenue, ' +
@@ -19,11 +18,6 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['analytics'], operation: ['getSummary'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });

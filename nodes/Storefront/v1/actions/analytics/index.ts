@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationProperties } from '../common';
 import * as getSummary from './getSummary.operation';
 
 export { getSummary };
@@ -22,5 +23,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getSummary',
 	},
-	...getSummary.description,
+	...operationProperties('analytics', { getSummary }),
 ];

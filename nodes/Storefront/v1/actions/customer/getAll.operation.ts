@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ToolUse } from '../getMany';
 import { getManyExecute, getManyProperties, pickWithId } from '../getMany';
@@ -14,7 +13,7 @@ const tool: ToolUse = {
 		pickWithId(customer, 'customer', ['name', 'email', 'orders_count', 'total_spent']),
 };
 
-const properties: INodeProperties[] = getManyProperties(
+export const properties: INodeProperties[] = getManyProperties(
 	'customer',
 	[
 		{
@@ -26,11 +25,6 @@ const properties: INodeProperties[] = getManyProperties(
 		},
 	],
 	tool,
-);
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['getAll'] } },
-	properties,
 );
 
 export const execute = getManyExecute('customers', tool);

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationProperties } from '../common';
 import * as getAll from './getAll.operation';
 
 export { getAll };
@@ -22,5 +23,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
-	...getAll.description,
+	...operationProperties('customer', { getAll }),
 ];

@@ -1,10 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { locatorId, orderLocator, toolDescription } from '../common';
 import { perItem } from '../eachItem';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	toolDescription(
 		'Get one order of the Storefront shop by its id (like ord_00001). Returns the order: id, status (pending, ' +
 			'processing, shipped, delivered, cancelled or refunded), total, currency, customer_id, items (product_id, ' +
@@ -13,11 +12,6 @@ const properties: INodeProperties[] = [
 	),
 	orderLocator,
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['order'], operation: ['get'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);

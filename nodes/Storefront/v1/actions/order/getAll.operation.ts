@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../../shared/constants';
 import type { ToolUse } from '../getMany';
@@ -19,7 +18,7 @@ const tool: ToolUse = {
 	}),
 };
 
-const properties: INodeProperties[] = getManyProperties(
+export const properties: INodeProperties[] = getManyProperties(
 	'order',
 	[
 		{
@@ -32,11 +31,6 @@ const properties: INodeProperties[] = getManyProperties(
 		},
 	],
 	tool,
-);
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['order'], operation: ['getAll'] } },
-	properties,
 );
 
 export const execute = getManyExecute('orders', tool);

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationProperties } from '../common';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as updateStatus from './updateStatus.operation';
@@ -35,7 +36,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'get',
 	},
-	...get.description,
-	...getAll.description,
-	...updateStatus.description,
+	...operationProperties('order', { get, getAll, updateStatus }),
 ];

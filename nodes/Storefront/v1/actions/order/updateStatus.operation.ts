@@ -1,11 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { ORDER_MOVES, ORDER_STATUSES } from '../../../../shared/constants';
 import { itemError, locatorId, orderLocator, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice("change orders' statuses, which customers may be told about"),
 	toolDescription(
 		`Set the status of one order of the Storefront shop. Needs the order id (like ord_00001) and the new status. ` +
@@ -26,11 +25,6 @@ const properties: INodeProperties[] = [
 		hint: 'Use an expression for a status not listed here',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['order'], operation: ['updateStatus'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);

@@ -1,5 +1,4 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemError, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
@@ -9,7 +8,7 @@ import { missingToCreate, parameterOf, productBody } from './fields';
 /** A field of Create, as an item's failure names it: Name and Price are parameters of their own. */
 const parameter = parameterOf('additionalFields', ['name', 'price']);
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store'),
 	toolDescription(
 		'Create a product in the Storefront shop. Needs a name (1–200 characters) and a price (0 or more, in ' +
@@ -28,11 +27,6 @@ const properties: INodeProperties[] = [
 		options: productFieldOptions(false),
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['create'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const fields = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;

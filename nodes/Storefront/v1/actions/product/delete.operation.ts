@@ -1,10 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice('delete products from your store, for good'),
 	toolDescription(
 		'Delete one product of the Storefront shop by its id (like prod_00001), permanently. Returns {deleted: true, ' +
@@ -12,11 +11,6 @@ const properties: INodeProperties[] = [
 	),
 	productLocator,
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['delete'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);

@@ -1,5 +1,4 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { ToolUse } from '../getMany';
 import { getManyExecute, getManyProperties, pickWithId } from '../getMany';
@@ -17,7 +16,7 @@ const tool: ToolUse = {
 	simplify: (product) => pickWithId(product, 'product', SIMPLIFIED),
 };
 
-const properties: INodeProperties[] = getManyProperties(
+export const properties: INodeProperties[] = getManyProperties(
 	'product',
 	[
 		{
@@ -50,11 +49,6 @@ const properties: INodeProperties[] = getManyProperties(
 			`${tool.fields} of each product`,
 		displayOptions: { show: { '@tool': [false] } },
 	},
-);
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['getAll'] } },
-	properties,
 );
 
 export const execute = getManyExecute('products', tool);

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationProperties } from '../common';
 import * as create from './create.operation';
 import * as deleteProduct from './delete.operation';
 import * as getAll from './getAll.operation';
@@ -51,9 +52,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
-	...create.description,
-	...deleteProduct.description,
-	...getAll.description,
-	...update.description,
-	...upsert.description,
+	...operationProperties('product', { create, delete: deleteProduct, getAll, update, upsert }),
 ];

@@ -24,13 +24,7 @@ export interface BadRow {
 }
 
 /** How many rows did what: the first hint, and Output: Summary's counts. */
-export interface Counts {
-	created: number;
-	updated: number;
-	unchanged: number;
-	skipped: number;
-	failed: number;
-}
+type Counts = Record<Done['outcome'] | 'skipped' | 'failed', number>;
 
 export function countsOf(done: Array<Done | undefined>, items: number, skipped: number): Counts {
 	const count = (outcome: Done['outcome']) => done.filter((r) => r?.outcome === outcome).length;
@@ -73,11 +67,9 @@ export function summaryOf(counts: Counts, bad: BadRow[], wroteNothing: boolean):
 
 interface RunResult {
 	field: MatchField;
+	counts: Counts;
 	/** Each item's result, by item index; none for an item that failed or was skipped. */
 	done: Array<Done | undefined>;
-	items: number;
-	/** Blank rows, skipped. */
-	skipped: number;
 	/** How the products were found; none when they were not (no item could be read, or the finding failed). */
 	found?: Found;
 	/** Items whose match value came as a number. */
@@ -87,10 +79,10 @@ interface RunResult {
 }
 
 export function report(result: RunResult): string[] {
-	const { field, done, items, skipped, found, numeric, turnWaitedMs } = result;
+	const { field, counts, done, found, numeric, turnWaitedMs } = result;
 	const noun = MATCH_NOUNS[field];
 	const results = done.filter((result) => result !== undefined);
-	const hints = [countsText(countsOf(done, items, skipped))];
+	const hints = [countsText(counts)];
 	const written = results.flatMap((result) =>
 		result.outcome === 'updated' ? (result.changed ?? []) : [],
 	);

@@ -1,5 +1,4 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemError, locatorId, productLocator, toolDescription, writeToolNotice } from '../common';
 import { perItem } from '../eachItem';
@@ -9,7 +8,7 @@ import { parameterOf, productBody } from './fields';
 /** A field of Update Fields, as an item's failure names it. */
 const parameter = parameterOf('updateFields');
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice('change products in your store: prices, stock, status'),
 	toolDescription(
 		'Update one product of the Storefront shop. Needs the product id (like prod_00001) and the fields to ' +
@@ -29,11 +28,6 @@ const properties: INodeProperties[] = [
 		options: productFieldOptions(true),
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['update'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'productId', 'Product', itemIndex);

@@ -5,10 +5,10 @@ import type {
 	INodeProperties,
 	IPairedItemData,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
-import { concurrencyOf, eachItem, failureStops } from '../eachItem';
+import { concurrencyOf, eachItem, failureStops, turnOf } from '../eachItem';
 import { createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
@@ -24,7 +24,7 @@ import {
 } from './report';
 import { plan, write, type Row } from './upsertWrite';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	writeToolNotice('add products to your store and change them'),
 	toolDescription(
 		'Create a product in the Storefront shop, or update the one that has the same SKU. Needs the SKU and the ' +
@@ -72,27 +72,11 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['product'], operation: ['upsert'] } },
-	properties,
-);
-
-/** The tail of each account's queue of Create or Update runs in this n8n process (module scope, like the governor). */
+/**
+ * Each account's turn of Create or Update runs in this n8n process (module scope, like the governor). Runs take turns
+ * per account, so that two never both create a SKU neither saw (docs: "Two runs at once").
+ */
 const writers = new Map<string, Promise<void>>();
-
-/** Runs take turns per account, so that two never both create a SKU neither saw (docs: "Two runs at once"). */
-async function writerTurn(account: string): Promise<() => void> {
-	const previous = writers.get(account) ?? Promise.resolve();
-	let release = () => {};
-	const done = new Promise<void>((resolve) => (release = resolve));
-	const tail = previous.then(async () => await done);
-	writers.set(account, tail);
-	await previous;
-	return () => {
-		release();
-		if (writers.get(account) === tail) writers.delete(account);
-	};
-}
 
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
@@ -198,7 +182,7 @@ export async function execute(
 	const pairedItem = items.map((_, item) => ({ item }));
 	const { client } = run;
 	const asked = Date.now();
-	const release = await writerTurn(client.account);
+	const release = await turnOf(writers, client.account);
 	const turnWaitedMs = Date.now() - asked;
 	try {
 		// 1. Every row is read before any request; blank ones are skipped.
@@ -263,16 +247,16 @@ export async function execute(
 		);
 
 		// 5. What the run did.
+		const counts = countsOf(done, items.length, skipped);
 		const numeric = rows.filter((read) => read.numeric).length;
-		const result = { field, done, items: items.length, skipped, found, numeric, turnWaitedMs };
-		addHints(this, report(result));
+		addHints(this, report({ field, counts, done, found, numeric, turnWaitedMs }));
 		if (!summary) return output;
 		const failed = output.flatMap(({ json, pairedItem: paired }) =>
 			json.error === undefined
 				? []
 				: [{ row: (paired as IPairedItemData).item + 1, error: String(json.error) }],
 		);
-		return [{ json: summaryOf(countsOf(done, items.length, skipped), failed, false), pairedItem }];
+		return [{ json: summaryOf(counts, failed, false), pairedItem }];
 	} finally {
 		release();
 	}

@@ -1,10 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemError, toolDescription } from '../common';
 import { perItem } from '../eachItem';
 
-const properties: INodeProperties[] = [
+export const properties: INodeProperties[] = [
 	toolDescription(
 		"Get the Storefront shop's own settings by its store id (like store_001). Returns the store: id, name, domain, " +
 			'currency, timezone and plan.',
@@ -21,11 +20,6 @@ const properties: INodeProperties[] = [
 		hint: 'Shown in the Storefront dashboard under Settings, e.g. store_001',
 	},
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['store'], operation: ['get'] } },
-	properties,
-);
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = String(this.getNodeParameter('storeId', itemIndex, '')).trim();

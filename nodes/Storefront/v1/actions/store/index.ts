@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationProperties } from '../common';
 import * as get from './get.operation';
 
 export { get };
@@ -21,5 +22,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'get',
 	},
-	...get.description,
+	...operationProperties('store', { get }),
 ];
