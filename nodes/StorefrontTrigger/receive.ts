@@ -85,10 +85,10 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	}
 
 	const options = context.getNodeParameter('options', {}) as Options;
+	const now = Date.now();
 	const maxAgeMinutes = options.rejectOlderThanMinutes;
 	if (maxAgeMinutes !== undefined) {
 		const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
-		const now = Date.now();
 		if (Number.isNaN(createdAt)) {
 			return reject(
 				context,
@@ -112,7 +112,6 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
 	const scope = scopeOf(context);
-	const now = Date.now();
 	if (dropDuplicates && !acceptDelivery(scope, event.id, delivery, now)) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
