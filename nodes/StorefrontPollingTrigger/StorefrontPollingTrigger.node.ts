@@ -14,7 +14,6 @@ import {
 	ORDER_KINDS,
 	PRODUCT_KINDS,
 	readChanges,
-	reader,
 	resourceOf,
 	timeOf,
 	type ChangeRead,
@@ -119,7 +118,7 @@ async function sampleEvent(
 		const resource = resourceOf(kind);
 		// Most recently changed first, read once: page 1 of a list in contract row 21's order, else the whole list.
 		const changed = (lists[resource] ??= [
-			...(await readChanges(reader(client, resource), resource, undefined, 1)).records.values(),
+			...(await readChanges(client, resource, undefined, 1)).records.values(),
 		].sort((a, b) => changedAt(b) - changedAt(a)));
 		// A creation's sample is the newest record created (a creation is a change, so among those read).
 		const records = kind.endsWith('.created')
@@ -255,7 +254,7 @@ async function readResource(
 	resource: Resource,
 	state: { cursor: number; sorted: boolean } | undefined,
 ): Promise<ChangeRead> {
-	const read = await readChanges(reader(client, resource), resource, state?.cursor, BASELINE_PAGES);
+	const read = await readChanges(client, resource, state?.cursor, BASELINE_PAGES);
 	const { noId, noTime } = read.skipped;
 	if (noId > 0 || noTime > 0) {
 		const missing = [

@@ -7,8 +7,8 @@ import type { EventKind } from '../shared/constants';
 import {
 	changedAt,
 	hasUpdatedAt,
+	ORDER_KINDS,
 	readChanges,
-	reader,
 	resourceOf,
 	timeOf,
 	type Resource,
@@ -26,12 +26,7 @@ const LAST_RUN_STEP_MS = 60_000;
 const BASELINES_KEY = 'catchUpBaselines';
 
 /** The kinds a catch-up reports. Not inventory.low: a list shows a product's stock now, not when it fell. */
-const CATCH_UP_KINDS: EventKind[] = [
-	'order.created',
-	'order.updated',
-	'payment.completed',
-	'product.created',
-];
+const CATCH_UP_KINDS: EventKind[] = [...ORDER_KINDS, 'product.created'];
 
 /** A change's time as n8n saw it may lead the service's clock a little; further ahead, it is not believed. */
 const MAX_LEAD_MS = 5 * 60_000;
@@ -82,7 +77,7 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 			statuses.set(id, data.previous_status);
 		else if (type === 'order.created' || type === 'order.updated') statuses.delete(id);
 	}
-	memory.statuses = statuses.entries();
+	memory.statuses = [...statuses];
 }
 
 export interface CatchUp {
@@ -128,23 +123,17 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const since = kinds.length
 			? Math.max(Math.min(...cursors), readTo - CATCH_UP_MARGIN_MS)
 			: undefined;
-		const fetchPage = reader(client, resource);
-		const paced = async (page: number) => {
-			await reading.beforeRequest();
-			return await fetchPage(page);
-		};
-		const read = await readChanges(paced, resource, since, 1);
+		const read = await readChanges(client, resource, since, 1, reading.beforeRequest);
 		result.requests += read.requests;
-		if (resource === 'orders')
-			for (const order of read.records.values()) {
-				const id = recordId(order, 'order');
-				if (id !== undefined && typeof order.status === 'string')
-					result.seen.push({
-						order: id,
-						status: order.status,
-						at: hasUpdatedAt(order) ? changedAt(order) : now,
-					});
-			}
+		// Each order's status. A baseline learns them: without updated_at, the next reading finds a change by comparing.
+		const learnt = new RecentMap(memory.statuses, MAX_STATUSES);
+		for (const order of resource === 'orders' ? read.records.values() : []) {
+			const id = recordId(order, 'order');
+			if (id === undefined || typeof order.status !== 'string') continue;
+			const at = hasUpdatedAt(order) ? changedAt(order) : now;
+			result.seen.push({ order: id, status: order.status, at });
+			if (since === undefined) learnt.set(id, order.status);
+		}
 		// 2. A new baseline is just after the list's newest change, payments too: without updated_at (the spec shows
 		// none) a record is dated by created_at, and was paid later.
 		let newest = Number.isNaN(read.newest) ? 0 : read.newest;
@@ -152,15 +141,7 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			newest = Math.max(newest, timeOf(record.paid_at) || 0);
 		for (const kind of ofList) if (baselined.includes(kind)) baselines[kind] = newest + 1;
 		if (since === undefined) {
-			// A baseline learns the statuses: without updated_at, the next reading finds a change by comparing.
-			if (resource === 'orders') {
-				const statuses = new RecentMap(memory.statuses, MAX_STATUSES);
-				for (const order of read.records.values()) {
-					const id = recordId(order, 'order');
-					if (id !== undefined && typeof order.status === 'string') statuses.set(id, order.status);
-				}
-				memory.statuses = statuses.entries();
-			}
+			memory.statuses = [...learnt];
 			continue;
 		}
 		memory.readTo[resource] = Math.max(readTo, newest);
@@ -193,10 +174,10 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			if (previous === undefined) statuses.delete(String(order_id));
 			else statuses.set(String(order_id), previous);
 		}
-		memory.statuses = statuses.entries();
+		memory.statuses = [...statuses];
 	}
 	if (baselined.length) staticData[BASELINES_KEY] = baselines;
-	memory.firstFound = firstFound.entries();
+	memory.firstFound = [...firstFound];
 	result.events = found.sort(byTime).map((e) => e.event);
 	return result;
 }

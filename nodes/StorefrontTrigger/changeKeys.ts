@@ -8,18 +8,6 @@ import { timeOf } from '../shared/changes/read';
 import { INITIAL_STATUS } from '../shared/changes/events';
 import { claimsBefore, hears, judge, noteStatus, readsHere, type Judgement } from './statusesKnown';
 
-/** What this n8n knows about an order's status change beyond the event (./statusesKnown, judged where it arrived). */
-export interface Known {
-	/** The status before, where the event does not say it. */
-	before?: string;
-	/** The claim of the order's stay in the status, where this n8n knows it already: the same change again. */
-	stay?: string;
-	/** Whether what gave `before` includes this process's own readings of the lists. */
-	readsHere?: boolean;
-	/** The how-manieth time the order makes this change, where it made it before (on hold, then processing, twice). */
-	again?: number;
-}
-
 /**
  * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths): the record's id
  * and what changed. Undefined (the event's own id is claimed) for other kinds, incomplete data, an unchanged status.
@@ -28,7 +16,7 @@ export function changeClaim(
 	type: unknown,
 	data: unknown,
 	read = false,
-	known: Known = {},
+	known: Judgement = {},
 ): Claim | undefined {
 	if (!isObject(data)) return undefined;
 	const order = eventRecordId(data, 'order');
@@ -66,37 +54,35 @@ export function changeClaim(
 }
 
 /** What an event (a delivery's, or a reading's when `read`) is claimed by: its change, else its own id. */
-export const claimOf = ({ id, type, data }: IDataObject, read: boolean, known?: Known): Claim =>
+export const claimOf = ({ id, type, data }: IDataObject, read: boolean, known?: Judgement): Claim =>
 	changeClaim(type, data, read, known) ?? { key: String(id) };
 
-/** What one process knew of a change, carried with its item (CHANGE_KEY) to the run that claims it. */
-export type Judged = Judgement & Known;
-
-const statusChange = ({ type, data }: IDataObject) => {
+/** The order and status an event moves an order to, and when (its created_at, else `now`). */
+export function statusChange({ type, data, created_at }: IDataObject, now: number) {
 	if (!isObject(data)) return undefined;
 	const order = eventRecordId(data, 'order');
 	if (order === undefined) return undefined;
-	if (type === 'order.created') return { order, status: String(data.status ?? INITIAL_STATUS) };
+	const created = timeOf(created_at);
+	const at = Number.isNaN(created) ? now : created;
+	if (type === 'order.created') return { order, status: String(data.status ?? INITIAL_STATUS), at };
 	if (type === 'order.updated' && typeof data.status === 'string')
-		return { order, status: data.status };
+		return { order, status: data.status, at };
 	return undefined;
-};
+}
 
 /**
  * What this n8n knows of an event's change, and its claim: `read` for a reading's (whose guess of the status before is
  * used only where this process also receives the deliveries). The change is noted as a sighting of its order.
  */
 export function knowChange(scope: string, event: IDataObject, read: boolean, now: number) {
-	const change = statusChange(event);
+	const change = statusChange(event, now);
 	if (change === undefined) return { claim: claimOf(event, read) };
-	const at = timeOf(event.created_at);
-	const when = Number.isNaN(at) ? now : at;
-	const judgement = judge(scope, change.order, change.status, when);
-	if (read && !hears(scope)) delete judgement.before;
-	const known: Judged = { ...judgement, readsHere: readsHere(scope) };
+	const known = judge(scope, change.order, change.status, change.at);
+	if (read && !hears(scope)) delete known.before;
+	known.readsHere = readsHere(scope);
 	let claim = claimOf(event, read, known);
 	// The same change made again, in a later stay: a claim of its own (the one before it ran).
-	const made = claimsBefore(scope, change.order, when).filter(
+	const made = claimsBefore(scope, change.order, change.at).filter(
 		(key) => key === claim.key || key.startsWith(`${claim.key}#`),
 	);
 	if (claim.notes && made.length) {
@@ -105,6 +91,6 @@ export function knowChange(scope: string, event: IDataObject, read: boolean, now
 	}
 	// A creation's stay is not a status change's: an update to its status claims the status reached.
 	const key = event.type === 'order.updated' ? claim.key : undefined;
-	noteStatus(scope, change.order, { status: change.status, at: when, key, read });
+	noteStatus(scope, change.order, { status: change.status, at: change.at, key, read });
 	return { claim, known };
 }

@@ -11,7 +11,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { claimShared } from '../shared/claims';
 import { scopeOf, sharedStore } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
-import { claimOf, type Known } from './changeKeys';
+import { claimOf } from './changeKeys';
 import {
 	catchesUp,
 	CHANGE_KEY,
@@ -22,6 +22,7 @@ import {
 } from './options';
 import { refusedRun } from './refusals';
 import { acceptDelivery, noteRanHere } from './ranHere';
+import type { Judgement } from './statusesKnown';
 
 /** What the store's warnings say of the trigger's claims. */
 const CLAIM_WORDS = {
@@ -60,7 +61,7 @@ export async function claimItems(
 		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
 		if (!acceptDelivery(scope, json.id, token, now)) return null;
 		const read = json[SOURCE_FIELD] === 'catchUp';
-		const claim = byChange ? claimOf(json, read, known as Known | undefined) : { key: json.id };
+		const claim = byChange ? claimOf(json, read, known as Judgement | undefined) : { key: json.id };
 		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
 		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
 		return { claim, token };

@@ -9,15 +9,14 @@ import type { PolledEvent } from '../shared/changes/events';
 import { claimedIn, scopeOf } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
-import { knowChange, type Judged } from './changeKeys';
+import { knowChange } from './changeKeys';
 import { forgetRanHere, noteRanHere, ranHere } from './ranHere';
-import { noteReader, noteStatus } from './statusesKnown';
+import { noteReader, noteStatus, type Judgement } from './statusesKnown';
 import {
 	catchesUp,
-	CHANGE_KEY,
-	DELIVERY_KEY,
 	checkMinutes,
 	rememberMs,
+	runItem,
 	SOURCE_FIELD,
 	type Options,
 } from './options';
@@ -169,15 +168,7 @@ class MissedEventsReader {
 		};
 		const now = Date.now();
 		const lapsed = [...this.running].filter(([, { at }]) => now - at >= RUNNING_FOR_MS);
-		for (const [key] of lapsed) this.running.delete(key);
-		unread(
-			this.memory,
-			lapsed.map(([, run]) => run.event),
-		);
-		forgetRanHere(
-			scope,
-			lapsed.map(([key]) => key),
-		);
+		this.end(lapsed.map(([key]) => key));
 		const found = await findChanges(client, {
 			staticData,
 			kinds,
@@ -209,11 +200,8 @@ class MissedEventsReader {
 			const ended = (claimed: boolean) => {
 				// Changes a later reading started again (after RUNNING_FOR_MS) are that reading's now.
 				const mine = keys.filter((key) => this.running.get(key)?.at === now);
-				const lost = mine.map((key) => this.running.get(key)!.event);
-				for (const key of mine) this.running.delete(key);
-				if (claimed) return noteRanHere(scope, keys, Date.now());
-				unread(this.memory, lost);
-				forgetRanHere(scope, mine);
+				this.end(mine, claimed);
+				if (claimed) noteRanHere(scope, keys, Date.now());
 			};
 			void this.start(changes).then(ended, () => ended(false));
 		}
@@ -225,15 +213,22 @@ class MissedEventsReader {
 		return found.young;
 	}
 
+	/** The runs of `keys` ended, or are given up: unless they claimed them, the next reading finds them again. */
+	private end(keys: string[], claimed = false): void {
+		const events = keys.map((key) => this.running.get(key)!.event);
+		for (const key of keys) this.running.delete(key);
+		if (claimed) return;
+		unread(this.memory, events);
+		forgetRanHere(this.scope, keys);
+	}
+
 	/** Starts one run with the changes found, in the shape execute() reads; resolves once it ended: did it claim them? */
-	private async start(changes: Array<{ event: PolledEvent; known?: Judged }>): Promise<boolean> {
+	private async start(changes: Array<{ event: PolledEvent; known?: Judgement }>): Promise<boolean> {
 		const token = randomUUID();
 		const done = this.ctx.helpers.createDeferredPromise<IRun>();
-		const items = changes.map(({ event, known }) => ({
-			json: { ...event, [SOURCE_FIELD]: 'catchUp' },
-			[DELIVERY_KEY]: token,
-			...(known ? { [CHANGE_KEY]: { ...known } } : {}),
-		}));
+		const items = changes.map(({ event, known }) =>
+			runItem({ ...event, [SOURCE_FIELD]: 'catchUp' }, token, known),
+		);
 		this.ctx.emit([items], undefined, done);
 		return claimedIn(await done.promise, this.ctx.getNode().name);
 	}

@@ -1,4 +1,6 @@
-// What a Storefront Trigger node does, from its Options (docs/trigger.md, Options).
+// What a Storefront Trigger node does, from its Options (docs/trigger.md, Options), and the items of its runs.
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
 import { DEFAULT_REMEMBER_HOURS } from '../shared/claims';
 
 export const DEFAULT_CHECK_MINUTES = 5;
@@ -33,8 +35,16 @@ export const rememberMs = (options: Options) =>
 /** Which accepted delivery (or reading) an item came from, read by ./claim: beside `json`, so it never shows. */
 export const DELIVERY_KEY = 'storefrontDelivery';
 
-/** What the process that received or read a change knew of it (./changeKeys, Judged): read by ./claim, ./superseded. */
+/** What the process that received or read a change knew of it (a Judgement): read by ./claim, ./superseded. */
 export const CHANGE_KEY = 'storefrontChange';
 
 /** Which item field says where an item came from: "webhook" (a delivery) or "catchUp" (found by a reading). */
 export const SOURCE_FIELD = 'source';
+
+/** An item of a run the trigger starts: its event, and beside it (never shown) its delivery and what was known. */
+export function runItem(json: IDataObject, delivery?: string, known?: object) {
+	const item: INodeExecutionData = { json };
+	if (delivery !== undefined) item[DELIVERY_KEY] = delivery;
+	if (known) item[CHANGE_KEY] = { ...known };
+	return item;
+}

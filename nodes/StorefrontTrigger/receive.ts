@@ -1,12 +1,7 @@
 // webhook(): a delivery is checked in the steps below and handed to n8n as one item; its run claims it (./claim). A
 // refusal answers the service at once and is reported where a user looks (./refusals).
 import { randomUUID } from 'crypto';
-import type {
-	IDataObject,
-	INodeExecutionData,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
 import { SIGNATURE_FAILURE_MESSAGES, SIGNATURE_HEADER, verifySignature } from '../shared/signature';
@@ -14,17 +9,16 @@ import { scopeOf } from '../shared/n8n';
 import { isObject } from '../shared/transport';
 import {
 	catchesUp,
-	CHANGE_KEY,
-	DELIVERY_KEY,
 	dropsDuplicates,
 	rememberMs,
+	runItem,
 	SOURCE_FIELD,
 	type Options,
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptDelivery, ranHere } from './ranHere';
-import { knowChange, type Judged } from './changeKeys';
-import { noteHeard } from './statusesKnown';
+import { knowChange } from './changeKeys';
+import { noteHeard, type Judgement } from './statusesKnown';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -91,10 +85,10 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	}
 
 	const options = context.getNodeParameter('options', {}) as Options;
+	const now = Date.now();
 	const maxAgeMinutes = options.rejectOlderThanMinutes;
 	if (maxAgeMinutes !== undefined) {
 		const createdAt = typeof event.created_at === 'string' ? Date.parse(event.created_at) : NaN;
-		const now = Date.now();
 		if (Number.isNaN(createdAt)) {
 			return reject(
 				context,
@@ -118,14 +112,13 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
 	const scope = scopeOf(context);
-	const now = Date.now();
 	if (dropDuplicates && !acceptDelivery(scope, event.id, delivery, now)) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}
 
 	// 4. A change this n8n knows it ran (a delivery's, a catch-up's, a check's), whatever the event id. What it knows of
 	// the order goes with the item: the run may be a queue worker's, which knows only the claims (./changeKeys).
-	let known: Judged | undefined;
+	let known: Judgement | undefined;
 	if (dropDuplicates && catchesUp(options)) {
 		noteHeard(scope);
 		const change = knowChange(scope, event, false, now);
@@ -140,9 +133,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	if (catchesUp(options)) item[SOURCE_FIELD] = 'webhook';
 	if (options.includeHeaders === true) item.headers = filterHeaders(request.headers as IDataObject);
 
-	const output: INodeExecutionData = { json: item };
-	if (dropDuplicates) output[DELIVERY_KEY] = delivery;
-	if (known) output[CHANGE_KEY] = { ...known };
+	const output = runItem(item, dropDuplicates ? delivery : undefined, known);
 	return { webhookResponse: { received: true }, workflowData: [[output]] };
 }
 

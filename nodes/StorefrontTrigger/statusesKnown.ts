@@ -3,6 +3,7 @@
 // which order (a set of values), so two things come from here: the status before a change no event states (a return to
 // a status is a change of its own), and whether the order is known in a later status (the change is superseded). In
 // queue mode that is the process the deliveries reach; the run on a worker gets its judgement with the item.
+import { RecentMap } from '../shared/changes/state';
 
 /** The order was in `status` at `at` (epoch ms, the service's clock): an event's created_at, or a reading's time. */
 export interface Sighting {
@@ -14,7 +15,10 @@ export interface Sighting {
 	read?: boolean;
 }
 
-/** What this n8n knows about one change of an order to a status (`judge`). */
+/**
+ * What this n8n knows about one change of an order to a status: from the sightings (`judge`), and where its claim is
+ * made (./changeKeys). It goes with the item (CHANGE_KEY) to the run that claims it, wherever that runs.
+ */
 export interface Judgement {
 	/** The order's status before the change: the latest other status known before it. */
 	before?: string;
@@ -23,7 +27,11 @@ export interface Judgement {
 	/** The order's latest known status, when it is later than the change and another: the change is superseded. */
 	current?: string;
 	/** Whether anything later than the change is known of the order. */
-	later: boolean;
+	later?: boolean;
+	/** Whether what gave `before` includes this process's own readings of the lists. */
+	readsHere?: boolean;
+	/** The how-manieth time the order makes this change, where it made it before (on hold, then processing, twice). */
+	again?: number;
 }
 
 const MAX_ORDERS = 10_000;
@@ -34,7 +42,7 @@ const MAX_SIGHTINGS = 6;
 const isAfter = (s: Sighting, at: number) => s.at > at || (s.at === at && s.read === true);
 
 /** Per trigger node (scope), per order: its sightings, oldest first; the most recently noted order last. */
-const known = new Map<string, Map<string, Sighting[]>>();
+const known = new Map<string, RecentMap<Sighting[]>>();
 /** Trigger nodes this process received a delivery for, and those it reads the lists for. */
 const hearing = new Set<string>();
 const reading = new Map<string, number>();
@@ -42,7 +50,7 @@ const reading = new Map<string, number>();
 /** Notes a sighting of `order`; a stay seen many times keeps its first and last sighting, and its claim. */
 export function noteStatus(scope: string, order: string, sighting: Sighting): void {
 	let orders = known.get(scope);
-	if (!orders) known.set(scope, (orders = new Map()));
+	if (!orders) known.set(scope, (orders = new RecentMap([], MAX_ORDERS)));
 	const sightings = [...(orders.get(order) ?? [])];
 	const at = sightings.findIndex(
 		(s) => isAfter(s, sighting.at) && !(sighting.read && s.at === sighting.at),
@@ -60,12 +68,7 @@ export function noteStatus(scope: string, order: string, sighting: Sighting): vo
 		stay.key ??= s.key;
 		if (s.status !== sightings[i + 1]?.status) kept.push({ ...s });
 	}
-	orders.delete(order);
 	orders.set(order, kept.slice(-MAX_SIGHTINGS));
-	for (const oldest of orders.keys()) {
-		if (orders.size <= MAX_ORDERS) break;
-		orders.delete(oldest);
-	}
 }
 
 /** What is known of the change of `order` to `status` at `at`. */

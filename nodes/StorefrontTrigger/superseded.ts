@@ -4,12 +4,12 @@
 // later is known is checked against the order as it is now: one request per order and run, paced as the node's.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { eventRecordId, isObject, StorefrontClient } from '../shared/transport';
-import { changedAt, hasUpdatedAt, timeOf } from '../shared/changes/read';
+import { StorefrontClient } from '../shared/transport';
+import { changedAt, hasUpdatedAt } from '../shared/changes/read';
 import { scopeOf } from '../shared/n8n';
-import type { Judged } from './changeKeys';
+import { statusChange } from './changeKeys';
 import { catchesUp, CHANGE_KEY, SOURCE_FIELD, type Options } from './options';
-import { judge, noteStatus } from './statusesKnown';
+import { judge, noteStatus, type Judgement } from './statusesKnown';
 
 /** A delivery this much younger than its run is not asked about: the order has rarely changed again so soon. */
 const LATE_AFTER_MS = 60_000;
@@ -27,21 +27,18 @@ export async function markSuperseded(
 	const asked = new Map<string, Promise<string | undefined>>();
 	for (const item of items) {
 		const { json } = item;
-		const data = json.data;
-		if (json[SOURCE_FIELD] === 'catchUp' || json.type !== 'order.updated' || !isObject(data))
-			continue;
-		const id = eventRecordId(data, 'order');
-		if (id === undefined || typeof data.status !== 'string') continue;
-		const at = timeOf(json.created_at);
-		const here = judge(scope, id, data.status, Number.isNaN(at) ? now : at);
-		const door = item[CHANGE_KEY] as Judged | undefined;
+		const change = json.type === 'order.updated' ? statusChange(json, now) : undefined;
+		if (json[SOURCE_FIELD] === 'catchUp' || change === undefined) continue;
+		const { order: id, status, at } = change;
+		const here = judge(scope, id, status, at);
+		const door = item[CHANGE_KEY] as Judgement | undefined;
 		let current = here.current ?? door?.current;
 		if (current === undefined && !here.later && !door?.later && now - at > LATE_AFTER_MS) {
 			client ??= await StorefrontClient.create(context);
-			if (!asked.has(id)) asked.set(id, statusNow(context, client, id, data.status, now));
+			if (!asked.has(id)) asked.set(id, statusNow(context, client, id, status, now));
 			current = await asked.get(id);
 		}
-		if (current !== undefined && current !== data.status)
+		if (current !== undefined && current !== status)
 			item.json = { ...json, superseded: true, current_status: current };
 	}
 	if (options.leaveOutSuperseded !== true) return items;

@@ -9,6 +9,7 @@ import { createPoller, type Poller } from '../helpers/poll';
 import type { SandboxEvent } from '../helpers/sandbox';
 import { idKey, PROFILE, SPEC_LITERAL } from '../helpers/profile';
 import { readChanges } from '../../nodes/shared/changes/read';
+import type { StorefrontClient } from '../../nodes/shared/transport';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/shared/changes/state';
 
 const ALL = [
@@ -458,7 +459,8 @@ test('a deletion while the pages are read (total went down) reads the list again
 	}));
 	let deleted = false;
 	const reads: number[] = [];
-	const fetchPage = async (page: number) => {
+	// The list as the client's getPage serves it: its pages, and the total with each.
+	const getPage = async (_path: string[], _resource: string, _query: IDataObject, page: number) => {
 		reads.push(page);
 		// After page 1 was read, the record at position 10 is deleted: every later one moves up by one.
 		if (page === 2 && !deleted) {
@@ -473,7 +475,8 @@ test('a deletion while the pages are read (total went down) reads the list again
 		};
 	};
 	const cursor = Date.parse(items[249].updated_at);
-	const read = await readChanges(fetchPage, 'products', cursor, 5);
+	const client = { getPage } as unknown as StorefrontClient;
+	const read = await readChanges(client, 'products', cursor, 5);
 	expect(reads).toEqual([1, 2, 3, 1, 2, 3]);
 	expect([...read.records.keys()].sort()).toEqual(items.map((i) => i.id).sort());
 	expect(read.sorted).toBe(true);

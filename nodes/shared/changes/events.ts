@@ -152,7 +152,7 @@ export function orderEvents(
 			found.push(event('payment.completed', id, paid, paymentData(order)));
 		if (status !== undefined) statuses.set(id, status);
 	}
-	state.statuses = statuses.entries();
+	state.statuses = [...statuses];
 	return advanceCursor(found, state, newest);
 }
 
@@ -189,6 +189,6 @@ export function productEvents(
 		if (isLow) low.set(id, true);
 		else if (typeof record.stock === 'number') low.delete(id);
 	}
-	state.low = low.keys();
+	state.low = [...low.keys()];
 	return advanceCursor(found, state, newest);
 }

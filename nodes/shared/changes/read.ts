@@ -3,7 +3,7 @@
 // order, or without `updated_at`, is read whole on every poll.
 import type { IDataObject } from 'n8n-workflow';
 
-import { recordId, type Page, type StorefrontClient } from '../transport';
+import { recordId, type StorefrontClient } from '../transport';
 import type { EventKind } from '../constants';
 
 export const ORDER_KINDS: EventKind[] = ['order.created', 'order.updated', 'payment.completed'];
@@ -13,11 +13,6 @@ export type Resource = 'orders' | 'products';
 
 export const resourceOf = (kind: EventKind): Resource =>
 	PRODUCT_KINDS.includes(kind) ? 'products' : 'orders';
-
-/** Page `page` of a list, at the contract's largest page size, in the service's order. */
-export function reader(client: StorefrontClient, resource: Resource) {
-	return async (page: number) => await client.getPage(resource, {}, page);
-}
 
 /** A record's time field as epoch ms (NaN when absent or not a date). */
 export function timeOf(value: unknown): number {
@@ -50,12 +45,16 @@ export interface ChangeRead {
 /** A deletion while paging moves records up by one, so the one at a page boundary could go unread: read again. */
 const MAX_READS = 3;
 
-/** Reads the records changed at or after `cursor`, or without one (the baseline) `baselinePages` pages at least. */
+/**
+ * Reads the records changed at or after `cursor`, or without one (the baseline) `baselinePages` pages at least, at the
+ * contract's largest page size; `beforeRequest` is awaited before each page.
+ */
 export async function readChanges(
-	fetchPage: (page: number) => Promise<Page>,
-	resource: string,
+	client: StorefrontClient,
+	resource: Resource,
 	cursor: number | undefined,
 	baselinePages: number,
+	beforeRequest?: () => Promise<void>,
 ): Promise<ChangeRead> {
 	let requests = 0;
 	let result: ChangeRead | undefined;
@@ -70,7 +69,8 @@ export async function readChanges(
 		let lastTotal: number | undefined;
 		let page: number | undefined = 1;
 		while (page !== undefined) {
-			const { items, nextPage, total } = await fetchPage(page);
+			await beforeRequest?.();
+			const { items, nextPage, total } = await client.getPage(resource, {}, page);
 			requests++;
 			if (page === 1) firstTotal = total;
 			lastTotal = total;

@@ -76,39 +76,18 @@ export function writeState(staticData: IDataObject, state: PollState): void {
 }
 
 /** An insertion-ordered map kept to its newest `max` entries: `set` moves a key to the newest end. */
-export class RecentMap<V> {
-	private readonly map: Map<string, V>;
-
+export class RecentMap<V> extends Map<string, V> {
 	constructor(
 		entries: Iterable<[string, V]>,
 		private readonly max: number,
 	) {
-		this.map = new Map(entries);
+		super(entries);
 	}
 
-	get(key: string): V | undefined {
-		return this.map.get(key);
-	}
-
-	has(key: string): boolean {
-		return this.map.has(key);
-	}
-
-	set(key: string, value: V): void {
-		this.map.delete(key);
-		this.map.set(key, value);
-		while (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-	}
-
-	delete(key: string): void {
-		this.map.delete(key);
-	}
-
-	entries(): Array<[string, V]> {
-		return [...this.map.entries()];
-	}
-
-	keys(): string[] {
-		return [...this.map.keys()];
+	set(key: string, value: V): this {
+		this.delete(key);
+		super.set(key, value);
+		while (this.size > this.max) this.delete(this.keys().next().value as string);
+		return this;
 	}
 }
