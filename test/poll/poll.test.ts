@@ -460,7 +460,7 @@ test('a deletion while the pages are read (total went down) reads the list again
 	let deleted = false;
 	const reads: number[] = [];
 	// The list as the client's getPage serves it: its pages, and the total with each.
-	const getPage = async (_path: string[], _resource: string, _query: IDataObject, page: number) => {
+	const getPage = async (_resource: string, _query: IDataObject, page: number) => {
 		reads.push(page);
 		// After page 1 was read, the record at position 10 is deleted: every later one moves up by one.
 		if (page === 2 && !deleted) {
