@@ -25,7 +25,7 @@ import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
 import { api } from '../helpers/sandbox';
 import { idKey } from '../helpers/profile';
 import { jsonOf, useSandbox, type LoggedRequest } from './context';
-import { outcomeOf, tally, watchWrites, type Write } from './writes';
+import { outcomeOf, tally, upsertParameters, watchWrites, type Write } from './writes';
 
 // A 1,000-product shop, as in the issue; each test starts from it.
 const ctx = useSandbox({ products: 1000, orders: 10, customers: 5 });
@@ -34,19 +34,13 @@ jest.setTimeout(60_000);
 
 type Row = Record<string, unknown>;
 
+/** Create or Update as ./writes gives it, with n8n's type conversion off, `columns` and `more` on top. */
 function upsert(columns: INodeParameters = {}, more: INodeParameters = {}): INodeParameters {
+	const parameters = upsertParameters();
+	const mapper = parameters.columns as INodeParameters;
 	return {
-		resource: 'product',
-		operation: 'upsert',
-		columns: {
-			mappingMode: 'autoMapInputData',
-			value: null,
-			matchingColumns: ['sku'],
-			schema: mapperFields(),
-			attemptToConvertTypes: false,
-			convertFieldsToString: false,
-			...columns,
-		},
+		...parameters,
+		columns: { ...mapper, attemptToConvertTypes: false, convertFieldsToString: false, ...columns },
 		...more,
 	};
 }
