@@ -95,7 +95,9 @@ async function runJest(projects, id, jsonDir, env) {
 				require.resolve('jest/bin/jest'),
 				'--selectProjects',
 				...projects,
-				'--runInBand',
+				...(WORKERS[projects.join()]
+					? [`--maxWorkers=${WORKERS[projects.join()]}`]
+					: ['--runInBand']),
 				'--ci',
 				'--json',
 				`--outputFile=${outputFile}`,
@@ -142,6 +144,12 @@ async function runSuite(project, jsonDir) {
  * beside the cell's other suites, with its own n8n, sandbox and report file.
  */
 const OWN_PROCESS = ['catchup', 'lastword'];
+/**
+ * OWN_PROCESS suites whose test files each start their own n8n and run side by side, a jest worker each: the catch-up
+ * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell.
+ * @type {Record<string, number>}
+ */
+const WORKERS = { catchup: 2 };
 
 /**
  * Runs one cell's suites, its output kept in log files and printed whole at the end; OWN_PROCESS suites beside the

@@ -236,7 +236,10 @@ export function report(facts: Record<string, unknown>) {
 	} catch {
 		// first entry
 	}
-	fs.writeFileSync(file, JSON.stringify({ ...current, ...facts }, null, 1));
+	// Written whole, then renamed: the catch-up suite's two files report at once (scripts/matrix.js, WORKERS).
+	const written = `${file}.${process.pid}`;
+	fs.writeFileSync(written, JSON.stringify({ ...current, ...facts }, null, 1));
+	fs.renameSync(written, file);
 }
 
 /**
