@@ -17,7 +17,7 @@
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
 //             once the first cells have started, never beside a job they must not run beside (APART). Printed, not
 //             recorded
-// --then      the same, last in the queue (e.g. browser), and ahead of the cells still waiting once the --with
+// --then      the same, last in the queue (e.g. dev), and ahead of the cells still waiting once the --with
 //             suites have ended
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); the
 //             reliability suite runs beside one job at most. Two lanes kept two cores 75–87 % busy, mostly waiting
@@ -275,18 +275,22 @@ async function main() {
 	await Promise.all(
 		Array.from({ length: Math.min(parallel, queue.length) }, async () => {
 			while (queue.length > 0) {
-				// Once the --with suites have ended, the --then suites go ahead of the cells still waiting: the browser suite
-				// (about 180 s) is longer than the short cells left by then (15–140 s), and started after them it ran alone
-				// for its last 90 s while the other lane had nothing left.
+				// Once the --with suites have ended, the --then suites go ahead of the cells still waiting: started after the
+				// short cells left by then, a longer suite ran alone at the end while the other lanes had nothing left.
 				const withEnded =
 					suites.length > 0 &&
 					!suites.some((suite) => running.has(suite) || queue.some((job) => job.suite === suite));
 				const first = (/** @type {{cell?: string, suite?: string}} */ job) =>
 					withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
+				const apartFromRunning = (/** @type {{cell?: string, suite?: string}} */ job) =>
+					[...running].some((other) => apart(name(job), other));
 				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) =>
-					fits(job) && ![...running].some((other) => apart(name(job), other));
-				// A --with suite waiting only for a free lane is not passed by the jobs behind it (it would start last).
-				const blocking = queue.findIndex((job) => suites.includes(job.suite ?? '') && !fits(job));
+					fits(job) && !apartFromRunning(job);
+				// A --with suite waiting only for a free lane is not passed by the jobs behind it (it would start last); one
+				// that may not run beside a job now running (the reliability suite beside the queue-mode cell) holds none back.
+				const blocking = queue.findIndex(
+					(job) => suites.includes(job.suite ?? '') && !fits(job) && !apartFromRunning(job),
+				);
 				const ahead = blocking < 0 ? queue : queue.slice(0, blocking);
 				const pick = ahead.find((job) => first(job) && allowed(job)) ?? ahead.find(allowed);
 				const at = pick === undefined ? -1 : queue.indexOf(pick);
