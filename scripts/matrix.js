@@ -14,9 +14,8 @@
 // versions, tests passed/failed, n8n start-up time, wall time) and the queue cell's counts, and writes them to
 // artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
-// --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells
-//             once the first cells have started, never beside a job they must not run beside (APART). Printed, not
-//             recorded
+// --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells,
+//             first in the queue, never beside a job they must not run beside (APART). Printed, not recorded
 // --then      the same, last in the queue (e.g. dev), and ahead of the cells still waiting once the --with
 //             suites have ended
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); the
@@ -230,17 +229,21 @@ async function main() {
 	for (const line of new Set(cells.map((cell) => parseCell(cell).line)))
 		prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
 	const seconds = lastSeconds();
-	// The queue-mode cell (Postgres, Redis, webhook processors, workers) first, whatever the record says. When the
-	// recorded times put it after the reliability suite, the two ran side by side and slowed each other by 40 %
-	// (525 → 745 s and 516 → 744 s in two clean-clone runs here; the whole run 1,932 → 2,348 s).
+	// The --with suites first, then the queue-mode cell (Postgres, Redis, webhook processors, workers) whatever the
+	// record says, then the longest cells. The reliability suite and the queue-mode cell never run side by side (APART):
+	// one waits for the other. With the suite first (beside one cell, which mostly waits), the queue-mode cell runs after
+	// it beside the cells that mostly wait; the other way round, the cells ran beside the queue-mode cell and stretched
+	// it (558 → 755 s), and the suite waited for it.
 	const heavy = (/** @type {string} */ cell) =>
 		parseCell(cell).mode === 'queue' && parseCell(cell).install === 'community' ? 1 : 0;
-	/** @type {Array<{cell?: string, suite?: string}>} the longest cells first; --with suites as soon as a lane is free; --then suites last */
-	const queue = [...cells]
-		.sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200))
-		.map((cell) => ({ cell }));
-	queue.splice(Math.min(parallel, queue.length), 0, ...suites.map((suite) => ({ suite })));
-	queue.push(...lastSuites.map((suite) => ({ suite })));
+	/** @type {Array<{cell?: string, suite?: string}>} --with suites, the longest cells, --then suites */
+	const queue = [
+		...suites.map((suite) => ({ suite })),
+		...[...cells]
+			.sort((a, b) => heavy(b) - heavy(a) || (seconds.get(b) ?? 200) - (seconds.get(a) ?? 200))
+			.map((cell) => ({ cell })),
+		...lastSuites.map((suite) => ({ suite })),
+	];
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
 	const results = new Map();
 	let suitesFailed = 0;
