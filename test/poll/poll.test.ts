@@ -263,6 +263,24 @@ test('an order whose paid_at runs ahead of its updated_at (at the baseline) is n
 	]);
 });
 
+test('a payment made before the activation is not reported, even one dated after the newest creation (no updated_at)', async () => {
+	// Without updated_at the cursor is the newest created_at: an older order paid since is dated after it.
+	await ctx.admin('PUT', '/compat', { updated_at: false });
+	const old = ctx.sb.state.orders.get('ord_00001') as IDataObject;
+	old.paid_at = new Date(Date.now() - 60_000).toISOString();
+	old.updated_at = old.paid_at;
+	(ctx.sb.state as unknown as { changed(): void }).changed();
+	const p = poller(['payment.completed']);
+	await baseline(p);
+	expect(Date.parse(String(old.paid_at))).toBeGreaterThan(Number(p.savedState().orders?.cursor));
+	expect(await p.poll()).toBeNull();
+	const order = await checkout();
+	await pay(String(order.id));
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`payment.completed ${String(order.id)}`,
+	]);
+});
+
 test('a service listing in another order (compat list_order "id") is read whole, with the same events, and a warning', async () => {
 	await ctx.admin('PUT', '/compat', { list_order: 'id' });
 	const p = poller(['order.created', 'order.updated']);
