@@ -192,12 +192,15 @@ export class StorefrontClient {
 		}
 	}
 
-	async getOne(
+	/** The record under `resourceKey` a request answers with: a GET's, or a write's (`body`) answer. */
+	async requestRecord(
+		method: IHttpRequestMethods,
 		segments: string[],
 		resourceKey: string,
 		target: RequestTarget = {},
+		body?: IDataObject,
 	): Promise<IDataObject> {
-		return this.single(await this.request('GET', segments, {}, target), resourceKey, target);
+		return this.single(await this.request(method, segments, { body }, target), resourceKey, target);
 	}
 
 	/** The record a response carries; an empty or non-JSON body is an error, never an empty item. */
