@@ -31,13 +31,7 @@ import {
 	productEvents,
 	type PolledEvent,
 } from '../shared/changes/events';
-import {
-	readState,
-	writeState,
-	type OrderState,
-	type PollState,
-	type ProductState,
-} from '../shared/changes/state';
+import { readState, writeState, type PollState } from '../shared/changes/state';
 import { eventsSubtitle, triggerProperties } from '../shared/triggerParameters';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products. */
@@ -52,37 +46,15 @@ const running = new WeakSet<IDataObject>();
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_S = 120;
 
-/** The first activation: where a list is now, and the ids of the events at the cursor (nothing is reported). */
-function baselineOf(read: ChangeRead) {
-	const cursor = Number.isNaN(read.newest) ? 0 : read.newest;
-	const oldestFirst = [...read.records].sort(([, a], [, b]) => changedAt(a) - changedAt(b));
-	const atCursor = [...read.records.values()].filter((record) => changedAt(record) === cursor);
-	return {
-		oldestFirst,
-		atCursor,
-		fresh: { cursor, atCursor: [] as string[], sorted: read.sorted },
-	};
-}
-
-/** The orders' baseline also keeps each order's status, so its next change has a previous_status. */
-function baselineOrders(read: ChangeRead, now: number): OrderState {
-	const { oldestFirst, atCursor, fresh } = baselineOf(read);
-	const statuses = oldestFirst
-		.filter(([, o]) => typeof o.status === 'string')
-		.map(([id, o]): [string, string] => [id, String(o.status)]);
-	const state: OrderState = { ...fresh, statuses };
-	orderEvents(atCursor, state, read.newest, new Set(ORDER_KINDS), now);
-	return state;
-}
-
-/** The products' baseline also keeps which are low already, so only a new fall is reported. */
-function baselineProducts(read: ChangeRead, threshold: number, now: number): ProductState {
-	const { oldestFirst, atCursor, fresh } = baselineOf(read);
-	const low = oldestFirst.filter(([, p]) => isLowStock(p, threshold)).map(([id]) => id);
-	const state: ProductState = { ...fresh, low };
-	productEvents(atCursor, state, read.newest, new Set(PRODUCT_KINDS), threshold, now);
-	return state;
-}
+/**
+ * The first activation's state of a list: where it is now, nothing reported. Every record read then goes through the
+ * events of every kind of the list, which learns the orders' statuses, the low products and the ids at the cursor.
+ */
+const baselineOf = (read: ChangeRead) => ({
+	cursor: Number.isNaN(read.newest) ? 0 : read.newest,
+	atCursor: [],
+	sorted: read.sorted,
+});
 
 /** Fetch Test Event's sample of a kind: the record that shows it, when its event happened, its data. */
 interface Sample {
@@ -219,23 +191,26 @@ async function pollOnce(
 	kinds: EventKind[],
 	threshold: number,
 ): Promise<INodeExecutionData[][] | null> {
-	const wanted = new Set<string>(kinds);
 	const state: PollState = readState(staticData);
 	const events: Parameters<typeof byTime>[0][] = [];
 	const now = Date.now();
 	if (kinds.some((k) => ORDER_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'orders', state.orders);
-		if (!state.orders) state.orders = baselineOrders(read, now);
-		else events.push(...orderEvents(read.records.values(), state.orders, read.newest, wanted, now));
-		state.orders.sorted = read.sorted && read.stamped;
+		const orders = state.orders ?? { ...baselineOf(read), statuses: [] };
+		// A baseline finds the events of every kind of its list (their ids at the cursor), and reports none.
+		const wanted = new Set<string>(state.orders ? kinds : ORDER_KINDS);
+		const changes = orderEvents(read.records.values(), orders, read.newest, wanted, now);
+		if (state.orders) events.push(...changes);
+		state.orders = { ...orders, sorted: read.sorted && read.stamped };
 	}
 	if (kinds.some((k) => PRODUCT_KINDS.includes(k))) {
 		const read = await readResource(context, client, 'products', state.products);
+		const products = state.products ?? { ...baselineOf(read), low: [] };
+		const wanted = new Set<string>(state.products ? kinds : PRODUCT_KINDS);
 		const records = read.records.values();
-		if (!state.products) state.products = baselineProducts(read, threshold, now);
-		else
-			events.push(...productEvents(records, state.products, read.newest, wanted, threshold, now));
-		state.products.sorted = read.sorted && read.stamped;
+		const changes = productEvents(records, products, read.newest, wanted, threshold, now);
+		if (state.products) events.push(...changes);
+		state.products = { ...products, sorted: read.sorted && read.stamped };
 	}
 	// n8n saves the static data only when the poll returns items (and at activation): otherwise the cursor moves in
 	// memory only, and a restart repeats that read, which reports nothing new either.

@@ -1,5 +1,5 @@
 // Storefront has no webhook-registration API (the URL is pasted into its dashboard), so n8n's webhook lifecycle only
-// checks for a webhook secret (the trigger fails closed) and notes the URL it was activated for.
+// checks for a webhook secret: the trigger fails closed.
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -18,19 +18,14 @@ async function assertSecretConfigured(context: IHookFunctions): Promise<void> {
 
 export const webhookMethods = {
 	default: {
+		// n8n asks at every activation, the test URL's too, and creates only what does not exist (its webhook service's
+		// createWebhookIfNotExists, n8n 1.x and 2.x): with a secret there is nothing to create.
 		async checkExists(this: IHookFunctions): Promise<boolean> {
 			await assertSecretConfigured(this);
-			return this.getWorkflowStaticData('node').activatedUrl === this.getNodeWebhookUrl('default');
-		},
-		async create(this: IHookFunctions): Promise<boolean> {
-			await assertSecretConfigured(this);
-			this.getWorkflowStaticData('node').activatedUrl = this.getNodeWebhookUrl('default');
 			return true;
 		},
-		async delete(this: IHookFunctions): Promise<boolean> {
-			// Accepted and claimed ids stay: re-saving an active workflow re-activates it, and redeliveries must be known.
-			delete this.getWorkflowStaticData('node').activatedUrl;
-			return true;
-		},
+		create: async () => true,
+		// Accepted and claimed ids stay: re-saving an active workflow re-activates it, and redeliveries must be known.
+		delete: async () => true,
 	},
 };

@@ -54,7 +54,7 @@ async function statusNow(
 	now: number,
 ): Promise<string | undefined> {
 	try {
-		const order: IDataObject = await client.getOne(['orders', id], 'order', {
+		const order: IDataObject = await client.requestRecord('GET', ['orders', id], 'order', {
 			resourceLabel: 'Order',
 			id,
 		});

@@ -2,7 +2,13 @@
 // as a sheet, a CSV or an expression gives it is sent the same by all three, or refused by all three for the same
 // reason, naming the field in each operation's words, before any request. The three show the same field names, and
 // Map Automatically finds a field by its id or by that name.
-import type { IDataObject, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeParameters,
+	INodeProperties,
+	INodeType,
+} from 'n8n-workflow';
 
 import { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
@@ -280,6 +286,13 @@ describe('the same field names in every product operation', () => {
 				update: displayName,
 			});
 		}
+	});
+
+	test("n8n gets the mapper's fields from the node's method that Create or Update names", async () => {
+		const columns = shown('upsert').find((p) => p.type === 'resourceMapper');
+		const method = columns?.typeOptions?.resourceMapper?.resourceMapperMethod ?? '';
+		const getFields = node.methods?.resourceMapping?.[method];
+		expect(await getFields?.call({} as ILoadOptionsFunctions)).toEqual({ fields: mapperFields() });
 	});
 
 	test('Map Automatically finds a field by its id or its name, in any case and spacing; a bad value names the input field', async () => {

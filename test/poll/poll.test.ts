@@ -9,7 +9,7 @@ import { createPoller, type Poller } from '../helpers/poll';
 import type { SandboxEvent } from '../helpers/sandbox';
 import { idKey, PROFILE, SPEC_LITERAL } from '../helpers/profile';
 import { readChanges } from '../../nodes/shared/changes/read';
-import type { StorefrontClient } from '../../nodes/shared/transport';
+import { StorefrontClient } from '../../nodes/shared/transport';
 import { MAX_AT_CURSOR, MAX_LOW, MAX_STATUSES } from '../../nodes/shared/changes/state';
 
 const ALL = [
@@ -263,6 +263,24 @@ test('an order whose paid_at runs ahead of its updated_at (at the baseline) is n
 	]);
 });
 
+test('a payment made before the activation is not reported, even one dated after the newest creation (no updated_at)', async () => {
+	// Without updated_at the cursor is the newest created_at: an older order paid since is dated after it.
+	await ctx.admin('PUT', '/compat', { updated_at: false });
+	const old = ctx.sb.state.orders.get('ord_00001') as IDataObject;
+	old.paid_at = new Date(Date.now() - 60_000).toISOString();
+	old.updated_at = old.paid_at;
+	(ctx.sb.state as unknown as { changed(): void }).changed();
+	const p = poller(['payment.completed']);
+	await baseline(p);
+	expect(Date.parse(String(old.paid_at))).toBeGreaterThan(Number(p.savedState().orders?.cursor));
+	expect(await p.poll()).toBeNull();
+	const order = await checkout();
+	await pay(String(order.id));
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`payment.completed ${String(order.id)}`,
+	]);
+});
+
 test('a service listing in another order (compat list_order "id") is read whole, with the same events, and a warning', async () => {
 	await ctx.admin('PUT', '/compat', { list_order: 'id' });
 	const p = poller(['order.created', 'order.updated']);
@@ -459,7 +477,7 @@ test('a deletion while the pages are read (total went down) reads the list again
 	}));
 	let deleted = false;
 	const reads: number[] = [];
-	// The list as the client's getPage serves it: its pages, and the total with each.
+	// The list as the client's getPage serves it: its pages, and the total with each (the client's walk ends on it).
 	const getPage = async (_resource: string, _query: IDataObject, page: number) => {
 		reads.push(page);
 		// After page 1 was read, the record at position 10 is deleted: every later one moves up by one.
@@ -468,18 +486,52 @@ test('a deletion while the pages are read (total went down) reads the list again
 			deleted = true;
 		}
 		const slice = items.slice((page - 1) * 100, page * 100);
-		return {
-			items: slice,
-			nextPage: page * 100 < items.length ? page + 1 : undefined,
-			total: items.length,
-		};
+		return { items: slice, meta: { total: items.length }, total: items.length };
 	};
 	const cursor = Date.parse(items[249].updated_at);
-	const client = { getPage } as unknown as StorefrontClient;
+	const client = Object.assign(Object.create(StorefrontClient.prototype) as StorefrontClient, {
+		getPage,
+	});
 	const read = await readChanges(client, 'products', cursor, 5);
 	expect(reads).toEqual([1, 2, 3, 1, 2, 3]);
 	expect([...read.records.keys()].sort()).toEqual(items.map((i) => i.id).sort());
 	expect(read.sorted).toBe(true);
+});
+
+test('a service that silently caps the page size, with no end signal: the whole list is read, no change missed', async () => {
+	// 40 a page whatever the limit asks, listed oldest first: a new product is on the last page.
+	await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination: 'none', list_order: 'id' });
+	const p = poller(['product.created']);
+	await baseline(p);
+	const body = { name: 'Capped lamp', price: 9, stock: 40, sku: 'CAP-1' };
+	const product = await api('POST', '/products', body);
+	await ctx.admin('DELETE', '/requests');
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`product.created ${productIdOf(product)}`,
+	]);
+	// 251 products: six pages of 40, then the short seventh ends the read.
+	const pages = (await listRequests()).map((r) => String(r.query.page));
+	expect(pages).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+	expect(await p.poll()).toBeNull();
+});
+
+test('a service that ignores `page`, with no end signal: a read ends at the repeated page, and the next polls run', async () => {
+	// 250 products: every page is page 1, most recently changed first.
+	await ctx.admin('PUT', '/compat', {
+		ignore_page: true,
+		pagination: 'none',
+		list_order: 'recent',
+	});
+	const p = poller(['product.created']);
+	await ctx.admin('DELETE', '/requests');
+	await baseline(p);
+	expect((await listRequests()).map((r) => String(r.query.page))).toEqual(['1', '2']);
+	const body = { name: 'Paged lamp', price: 9, stock: 40, sku: 'PAGE-1' };
+	const product = await api('POST', '/products', body);
+	expect(((await p.poll()) as IDataObject[]).map(summary)).toEqual([
+		`product.created ${productIdOf(product)}`,
+	]);
+	expect(await p.poll()).toBeNull();
 });
 
 test("the rate limit: the poll's requests wait in the key's governor (the Storefront node's transport) instead of failing", async () => {

@@ -143,6 +143,9 @@ async function deliverAndRun(t: Pick<Harness, 'deliver' | 'run'>, event: IDataOb
 	const outcome = await t.deliver(signed(event));
 	return await t.run(outcome.result);
 }
+/** The pages of the orders list read since the request log was last cleared. */
+const listPages = async () =>
+	(await ctx.requests()).filter((r) => r.path === '/v1/orders').map((r) => String(r.query.page));
 const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((i) => i.json);
 /** An activated trigger, then two checkouts: their order.created events. */
 async function twoOrdersAfterActivation() {
@@ -411,6 +414,42 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 		expect(jsonOf(runs[0].workflowData?.[0] ?? []).map((e) => e.type)).toEqual([
 			'payment.completed',
 		]);
+	});
+
+	it('a service that silently caps the page size, with no end signal: the whole list is read, no change missed', async () => {
+		// 10 a page whatever the limit asks, oldest first: the order made while n8n was away is on the last page.
+		await ctx.admin('PUT', '/compat', { page_size_cap: 10, pagination: 'none', list_order: 'id' });
+		const t = trigger(NO_SCHEDULE, ['order.created']);
+		await t.trigger('activate');
+		const order = await checkout();
+		await ctx.admin('DELETE', '/requests');
+		const { runs } = await t.restarted().trigger('init');
+		expect(jsonOf(runs[0]?.workflowData?.[0] ?? []).map((e) => e.data)).toMatchObject([
+			{ order_id: String(order.id) },
+		]);
+		// 31 orders: three pages of 10, then the short fourth ends the read.
+		expect(await listPages()).toEqual(['1', '2', '3', '4']);
+	});
+
+	it('a service that ignores `page`, with no end signal: a reading ends at the repeated page, and catches up', async () => {
+		// 150 orders with no updated_at, so every reading reads the whole list: every page is page 1, newest first.
+		await ctx.admin('POST', '/reset', { sizes: { products: 40, orders: 150, customers: 10 } });
+		const compat = {
+			ignore_page: true,
+			pagination: 'none',
+			list_order: 'recent',
+			updated_at: false,
+		};
+		await ctx.admin('PUT', '/compat', compat);
+		const t = trigger(NO_SCHEDULE, ['order.created']);
+		await t.trigger('activate');
+		const order = await checkout();
+		await ctx.admin('DELETE', '/requests');
+		const { runs } = await t.restarted().trigger('init');
+		expect(jsonOf(runs[0]?.workflowData?.[0] ?? []).map((e) => e.data)).toMatchObject([
+			{ order_id: String(order.id) },
+		]);
+		expect(await listPages()).toEqual(['1', '2']);
 	});
 
 	it('does not fail a start when the service cannot be reached: a warning, and the next start reads from the same point', async () => {

@@ -21,7 +21,6 @@ import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigg
 import { sharedDeduplicator } from '../helpers/deduplication';
 import {
 	createTriggerHarness,
-	WEBHOOK_BASE_URL,
 	type Delivery,
 	type HarnessOptions,
 	type Outcome,
@@ -970,34 +969,37 @@ describe('secrets never leave the node', () => {
 });
 
 describe('lifecycle (no registration API: activation checks the secret)', () => {
-	it('activates with a secret and records the URL it listens on; delete cleans it', async () => {
+	/** An activation as n8n's webhook service runs it (createWebhookIfNotExists): create only what does not exist. */
+	async function activate(node: ReturnType<typeof trigger>) {
+		if (!(await node.hook('checkExists'))) await node.hook('create');
+	}
+
+	it('activates with a secret, with nothing to create or delete: the static data is left alone', async () => {
 		const node = trigger();
-		expect(await node.hook('checkExists')).toBe(false);
-		expect(await node.hook('create')).toBe(true);
-		expect(node.staticData().activatedUrl).toMatch(new RegExp(`^${WEBHOOK_BASE_URL}/.+/webhook$`));
+		await expect(activate(node)).resolves.toBeUndefined();
 		expect(await node.hook('checkExists')).toBe(true);
 		expect(await node.hook('delete')).toBe(true);
-		expect(node.staticData().activatedUrl).toBeUndefined();
-		expect(await node.hook('checkExists')).toBe(false);
+		await expect(activate(node)).resolves.toBeUndefined();
+		expect(node.staticData()).toEqual({});
 	});
 
 	it('keeps the remembered event ids across deactivation', async () => {
 		const node = trigger({ events: ['*'], options: { dropDuplicates: true } });
 		const payload = event('order.created');
-		await node.hook('create');
+		await activate(node);
 		expectRan(await node.deliver(signed(payload)));
 		await node.hook('delete');
-		await node.hook('create');
+		await activate(node);
 		expectNoRun(await node.deliver(signed(payload)), 200);
 	});
 
 	it.each([
 		['an empty secret', ''],
 		['no secret', undefined],
-	])('refuses to activate with %s', async (_case, webhookSecret) => {
+	])('refuses to activate with %s, at every activation', async (_case, webhookSecret) => {
 		const node = trigger({ events: ['*'] }, { webhookSecret });
-		await expect(node.hook('checkExists')).rejects.toThrow(/no Webhook Secret/);
-		await expect(node.hook('create')).rejects.toThrow(/no Webhook Secret/);
-		expect(node.staticData().activatedUrl).toBeUndefined();
+		await expect(activate(node)).rejects.toThrow(/no Webhook Secret/);
+		await expect(activate(node)).rejects.toThrow(/no Webhook Secret/);
+		expect(node.staticData()).toEqual({});
 	});
 });

@@ -14,9 +14,10 @@ import { DEFAULT_CONCURRENCY } from './actions/common';
 import * as customer from './actions/customer';
 import * as order from './actions/order';
 import * as product from './actions/product';
+import { mapperFields } from './actions/product/editorFields';
 import { router } from './actions/router';
 import * as store from './actions/store';
-import { listSearch, resourceMapping } from './methods';
+import * as listSearch from './methods/listSearch';
 import { DEFAULT_RATE_LIMIT_WAIT_S, DEFAULT_TIMEOUT_S } from '../../shared/transport';
 
 /** The canvas subtitle in the panel's names ("Update Status: Order"), not n8n's usual "updateStatus: order". */
@@ -215,7 +216,11 @@ export class StorefrontV1 implements INodeType {
 		],
 	};
 
-	methods = { listSearch, resourceMapping };
+	methods = {
+		listSearch,
+		// Create or Update's mapper (resourceMapperMethod): the contract's fields, as the service has no schema.
+		resourceMapping: { getProductFields: async () => ({ fields: mapperFields() }) },
+	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		// "On Error: Continue" is handled in the operation's item loop (actions/eachItem.ts).

@@ -57,6 +57,12 @@ export async function readChanges(
 	beforeRequest?: () => Promise<void>,
 ): Promise<ChangeRead> {
 	let requests = 0;
+	const walk = {
+		beforeRequest: async () => {
+			requests++;
+			await beforeRequest?.();
+		},
+	};
 	let result: ChangeRead | undefined;
 	for (let read = 0; read < MAX_READS; read++) {
 		const records = new Map<string, IDataObject>();
@@ -67,12 +73,10 @@ export async function readChanges(
 		let previous = Number.POSITIVE_INFINITY;
 		let firstTotal: number | undefined;
 		let lastTotal: number | undefined;
-		let page: number | undefined = 1;
-		while (page !== undefined) {
-			await beforeRequest?.();
-			const { items, nextPage, total } = await client.getPage(resource, {}, page);
-			requests++;
-			if (page === 1) firstTotal = total;
+		let page = 0;
+		// The list's end as the client's walks find it (a capped page size, a repeated page: ../transport/client.ts).
+		for await (const { items, total } of client.pages(resource, {}, walk)) {
+			if (++page === 1) firstTotal = total;
 			lastTotal = total;
 			let oldestOnPage = Number.POSITIVE_INFINITY;
 			for (const item of items) {
@@ -90,7 +94,6 @@ export async function readChanges(
 				// A record without updated_at may have changed at any time: it is compared with what was seen.
 				if (cursor === undefined || at >= cursor || !hasUpdatedAt(item)) records.set(id, item);
 			}
-			if (items.length === 0) break;
 			// Out of order, or without updated_at, a change could be on any page: the whole list is read.
 			// A baseline reads on while its pages are still at the newest millisecond: every record there is known.
 			const done =
@@ -98,7 +101,6 @@ export async function readChanges(
 					? page >= baselinePages && oldestOnPage < newest
 					: oldestOnPage < cursor;
 			if (sorted && stamped && done) break;
-			page = nextPage;
 		}
 		result = { records, sorted, stamped, skipped, requests, newest };
 		if (firstTotal === undefined || lastTotal === undefined || lastTotal >= firstTotal) break;

@@ -192,12 +192,15 @@ export class StorefrontClient {
 		}
 	}
 
-	async getOne(
+	/** The record under `resourceKey` a request answers with: a GET's, or a write's (`body`) answer. */
+	async requestRecord(
+		method: IHttpRequestMethods,
 		segments: string[],
 		resourceKey: string,
 		target: RequestTarget = {},
+		body?: IDataObject,
 	): Promise<IDataObject> {
-		return this.single(await this.request('GET', segments, {}, target), resourceKey, target);
+		return this.single(await this.request(method, segments, { body }, target), resourceKey, target);
 	}
 
 	/** The record a response carries; an empty or non-JSON body is an error, never an empty item. */
@@ -245,19 +248,46 @@ export class StorefrontClient {
 		const wanted = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(limit));
 		const size = Math.min(MAX_PAGE_SIZE, wanted);
 		const collected: IDataObject[] = after ? after.items.slice(0, wanted) : [];
-		let page: number | undefined = after ? after.nextPage : 1;
-		let firstPageCount = after ? after.items.length : 0;
-		let previous: string | undefined = after ? pageSignature(after.items, resource) : undefined;
-		while (page !== undefined && collected.length < wanted) {
-			const { items, meta } = await this.getPage(resource, filters, page, target, size);
-			const signature = pageSignature(items, resource);
-			if (items.length === 0 || signature === previous) break;
-			previous = signature;
-			if (page === 1) firstPageCount = items.length;
+		if (collected.length >= wanted) return collected;
+		for await (const { items } of this.pages(resource, filters, { target, size, after })) {
 			collected.push(...items.slice(0, wanted - collected.length));
-			page = nextPageNumber(meta, page, items.length, firstPageCount, collected.length);
+			if (collected.length >= wanted) break;
 		}
 		return collected;
+	}
+
+	/**
+	 * The pages of a list from page 1, or those after `after` (a first page getPage read with these filters and size),
+	 * until the contract's end signals (row 6) or an empty page, or a page the same as the one before (a service that
+	 * ignores `page`). `beforeRequest` is awaited before each request.
+	 */
+	async *pages(
+		resource: string,
+		filters: IDataObject,
+		walk: {
+			target?: RequestTarget;
+			size?: number;
+			after?: Page;
+			beforeRequest?: () => Promise<void>;
+		},
+	): AsyncGenerator<Page & { meta: IDataObject }> {
+		const { target = {}, size = MAX_PAGE_SIZE, after, beforeRequest } = walk;
+		let page: number | undefined = after ? after.nextPage : 1;
+		let firstPageCount = after ? after.items.length : 0;
+		let read = firstPageCount;
+		let previous: string | undefined = after ? pageSignature(after.items, resource) : undefined;
+		while (page !== undefined) {
+			await beforeRequest?.();
+			const fetched = await this.getPage(resource, filters, page, target, size);
+			const { items, meta } = fetched;
+			const signature = pageSignature(items, resource);
+			if (items.length === 0 || signature === previous) return;
+			previous = signature;
+			if (page === 1) firstPageCount = items.length;
+			read += items.length;
+			yield fetched;
+			page = nextPageNumber(meta, page, items.length, firstPageCount, read);
+		}
 	}
 
 	/** The governor's slot for one request, its wait counted in `waitedForLimitMs` if for a limit the service showed. */

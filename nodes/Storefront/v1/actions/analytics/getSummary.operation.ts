@@ -20,5 +20,5 @@ export const properties: INodeProperties[] = [
 ];
 
 export const execute = perItem(async function (client, itemIndex) {
-	return await client.getOne(['analytics', 'summary'], 'summary', { itemIndex });
+	return await client.requestRecord('GET', ['analytics', 'summary'], 'summary', { itemIndex });
 });

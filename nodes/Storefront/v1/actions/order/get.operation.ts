@@ -15,5 +15,6 @@ export const properties: INodeProperties[] = [
 
 export const execute = perItem(async function (client, itemIndex) {
 	const id = locatorId(this, 'orderId', 'Order', itemIndex);
-	return await client.getOne(['orders', id], 'order', { resourceLabel: 'Order', id, itemIndex });
+	const target = { resourceLabel: 'Order', id, itemIndex };
+	return await client.requestRecord('GET', ['orders', id], 'order', target);
 }, 'orderId');

@@ -31,8 +31,6 @@ export const execute = perItem(async function (client, itemIndex) {
 	const status = String(this.getNodeParameter('status', itemIndex, '')).trim();
 	if (!status) throw itemError(this, itemIndex, 'The parameter "Status" (status) is empty');
 	const target = { resourceLabel: 'Order', id, itemIndex };
-	const body = { status };
 	// Idempotent by contract (row 3), so the transport may safely retry this PUT.
-	const response = await client.request('PUT', ['orders', id, 'status'], { body }, target);
-	return client.single(response, 'order', target);
+	return await client.requestRecord('PUT', ['orders', id, 'status'], 'order', target, { status });
 }, 'orderId');

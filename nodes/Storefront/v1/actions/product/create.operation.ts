@@ -39,6 +39,5 @@ export const execute = perItem(async function (client, itemIndex) {
 	const [missing] = missingToCreate(body);
 	if (missing !== undefined)
 		throw itemError(this, itemIndex, `${parameter(missing)} must not be empty`);
-	const response = await client.request('POST', ['products'], { body }, { itemIndex });
-	return client.single(response, 'product', { itemIndex });
+	return await client.requestRecord('POST', ['products'], 'product', { itemIndex }, body);
 });

@@ -42,6 +42,5 @@ export const execute = perItem(async function (client, itemIndex) {
 		);
 	}
 	const target = { resourceLabel: 'Product', id, itemIndex };
-	const response = await client.request('PUT', ['products', id], { body }, target);
-	return client.single(response, 'product', target);
+	return await client.requestRecord('PUT', ['products', id], 'product', target, body);
 }, 'productId');

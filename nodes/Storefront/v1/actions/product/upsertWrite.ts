@@ -115,8 +115,7 @@ export async function write(shop: Shop, planned: Plan, row: Row, itemIndex: numb
 			const { id, changed } = planned;
 			const body = Object.fromEntries(changed.map((key) => [key, row.fields[key]]));
 			const target = { resourceLabel: 'Product', id, itemIndex };
-			const answer = await client.request('PUT', ['products', id], { body }, target);
-			const updated = client.single(answer, 'product', target);
+			const updated = await client.requestRecord('PUT', ['products', id], 'product', target, body);
 			catalog.put(updated);
 			return { outcome: 'updated', product: updated, changed };
 		}

@@ -24,5 +24,6 @@ export const properties: INodeProperties[] = [
 export const execute = perItem(async function (client, itemIndex) {
 	const id = String(this.getNodeParameter('storeId', itemIndex, '')).trim();
 	if (!id) throw itemError(this, itemIndex, 'The parameter "Store ID" (storeId) is empty');
-	return await client.getOne(['stores', id], 'store', { resourceLabel: 'Store', id, itemIndex });
+	const target = { resourceLabel: 'Store', id, itemIndex };
+	return await client.requestRecord('GET', ['stores', id], 'store', target);
 });

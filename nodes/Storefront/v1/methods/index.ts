@@ -1,2 +1,0 @@
-export * as listSearch from './listSearch';
-export * as resourceMapping from './resourceMapping';
