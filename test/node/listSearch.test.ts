@@ -5,22 +5,50 @@ import { useSandbox } from './context';
 
 const ctx = useSandbox();
 
+/** Every product From List offers as the user scrolls to the end (at most 20 pages), and how many pages it read. */
+async function scrollProducts() {
+	const seen: string[] = [];
+	let token: string | undefined;
+	let pages = 0;
+	do {
+		const result = await runListSearch('searchProducts', ctx.credentials, {
+			paginationToken: token,
+		});
+		seen.push(...result.results.map((r) => String(r.value)));
+		token = result.paginationToken as string | undefined;
+		pages++;
+	} while (token && pages < 20);
+	return { seen, pages, token };
+}
+
 describe('searchProducts', () => {
 	test('pages through every product with the pagination token', async () => {
-		const seen: string[] = [];
-		let token: string | undefined;
-		let pages = 0;
-		do {
-			const result = await runListSearch('searchProducts', ctx.credentials, {
-				paginationToken: token,
-			});
-			seen.push(...result.results.map((r) => String(r.value)));
-			token = result.paginationToken as string | undefined;
-			pages++;
-		} while (token && pages < 10);
+		const { seen, pages } = await scrollProducts();
 		expect(pages).toBe(3);
 		expect(seen).toEqual(listedIds(ctx.sb.state.products.values()));
 	});
+
+	test.each(['full', 'none'])(
+		'a service that silently caps the page size: every product (end signal "%s")',
+		async (pagination) => {
+			await ctx.admin('PUT', '/compat', { page_size_cap: 40, pagination });
+			const { seen, pages, token } = await scrollProducts();
+			// 40+40+40+40+40+40+10: the short last page ends it even without a signal.
+			expect(pages).toBe(7);
+			expect(token).toBeUndefined();
+			expect(seen).toEqual(listedIds(ctx.sb.state.products.values()));
+		},
+	);
+
+	test.each(['full', 'none'])(
+		'a service ignoring `page`: the first page once, then the end (end signal "%s")',
+		async (pagination) => {
+			await ctx.admin('PUT', '/compat', { ignore_page: true, pagination });
+			const { seen, token } = await scrollProducts();
+			expect(token).toBeUndefined();
+			expect(seen).toEqual(listedIds(ctx.sb.state.products.values()).slice(0, 100));
+		},
+	);
 
 	test('uses the search box text as the API search filter', async () => {
 		const product = ctx.sb.state.products.get('prod_00042')!;

@@ -3,7 +3,34 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ORDER_STATUSES } from '../../../shared/constants';
-import { idFieldNames, recordId, StorefrontClient } from '../../../shared/transport';
+import {
+	idFieldNames,
+	nextPageNumber,
+	recordId,
+	StorefrontClient,
+} from '../../../shared/transport';
+
+/**
+ * Where a search is in the list, as its token: the page to read, the first page's length and the items read so far
+ * (a silently capped page size is not the end, row 6), and the first id of the page before (a service ignoring `page`
+ * serves it again).
+ */
+interface Place {
+	page: number;
+	first: number;
+	read: number;
+	before?: string;
+}
+
+function placeOf(token?: string): Place {
+	try {
+		const place = JSON.parse(token ?? '') as Place;
+		if (Number.isInteger(place.page) && place.page > 1) return place;
+	} catch {
+		// No token, or one from before: the first page.
+	}
+	return { page: 1, first: 0, read: 0 };
+}
 
 /** The token's page, its records with their ids; those without one cannot be picked, and a page of none is an error. */
 async function pageWithIds(
@@ -13,9 +40,10 @@ async function pageWithIds(
 	token?: string,
 ) {
 	const client = await StorefrontClient.create(context);
-	const asked = Number(token);
-	const page = Number.isInteger(asked) && asked > 0 ? asked : 1;
-	const { items, nextPage } = await client.getPage(resource, qs, page);
+	const place = placeOf(token);
+	const { items, meta } = await client.getPage(resource, qs, place.page);
+	const firstId = items.length > 0 ? recordId(items[0], resource) : undefined;
+	if (place.before !== undefined && firstId === place.before) return { records: [] };
 	const records = items.flatMap((record) => {
 		const id = recordId(record, resource);
 		return id === undefined ? [] : [{ id, record }];
@@ -30,7 +58,12 @@ async function pageWithIds(
 			},
 		);
 	}
-	return { records, paginationToken: nextPage === undefined ? undefined : String(nextPage) };
+	const first = place.page === 1 ? items.length : place.first;
+	const read = place.read + items.length;
+	const page = nextPageNumber(meta, place.page, items.length, first, read);
+	const next: Place | undefined =
+		page === undefined ? undefined : { page, first, read, before: firstId };
+	return { records, paginationToken: next && JSON.stringify(next) };
 }
 
 /** @public n8n calls it by its name, from the Product parameter's From List. */
