@@ -22,7 +22,7 @@ import { Storefront } from '../../nodes/Storefront/Storefront.node';
 import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFields';
 import { changedFields, unshown } from '../../nodes/Storefront/v1/actions/product/fields';
 import { registerNodeType, STOREFRONT_TYPE, NODE_NAME } from '../helpers/n8n';
-import { api } from '../helpers/sandbox';
+import { api, recentFirst } from '../helpers/sandbox';
 import { idKey } from '../helpers/profile';
 import { jsonOf, useSandbox, type LoggedRequest } from './context';
 import { outcomeOf, tally, upsertParameters, watchWrites, type Write } from './writes';
@@ -359,6 +359,46 @@ describe('never twice', () => {
 		} finally {
 			await ctx.admin('DELETE', '/latency');
 		}
+	});
+
+	test('a product changed in the shop while the run reads the catalog (it moves to the front, onto a page read already): found and updated, not created again', async () => {
+		// A list most recently changed first (contract row 21), in either profile.
+		await ctx.admin('PUT', '/compat', { list_order: 'recent' });
+		const moving = recentFirst(products())[450];
+		const rows = [
+			{ ...asCsvRow(moving), price: (Number(moving.price) + 1).toFixed(2) },
+			{ sku: 'MOVED-NEW-1', name: 'New While Moving', price: '3.00' },
+		];
+		// Someone changes the product between the run's first and second catalog pages (the list is most recently
+		// changed first, contract row 21): it moves to page 1, which the run has read.
+		const state = ctx.sb.state as unknown as {
+			listProducts(query: IDataObject): unknown;
+			updateProduct(id: string, body: IDataObject): unknown;
+		};
+		const list = state.listProducts.bind(state);
+		let pages = 0;
+		const spy = jest.spyOn(state, 'listProducts').mockImplementation((query) => {
+			if (!query.search && ++pages === 2) state.updateProduct(String(moving.id), { stock: 7 });
+			return list(query);
+		});
+		try {
+			const { error } = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
+			expect(error).toBeUndefined();
+		} finally {
+			spy.mockRestore();
+		}
+		expect(withSku(String(moving.sku)).map((p) => p.price)).toEqual([Number(rows[0].price)]);
+		expect(withSku('MOVED-NEW-1')).toHaveLength(1);
+		const log = await ctx.requests();
+		expect(writes(log).map((r) => `${r.method} ${r.path}`)).toEqual([
+			`PUT /v1/products/${String(moving.id)}`,
+			'POST /v1/products',
+		]);
+		// The read saw the list move: each product it would create was looked up first (here 2, by their SKUs).
+		expect(log.filter((r) => r.query.search !== undefined).map((r) => r.query.search)).toEqual([
+			moving.sku,
+			'MOVED-NEW-1',
+		]);
 	});
 
 	test('a SKU two products have: that item fails naming both ids, and neither is written', async () => {

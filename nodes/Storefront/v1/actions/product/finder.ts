@@ -15,6 +15,9 @@ export class Catalog {
 	/** Keys whose create got no answer and whose product was not found: no later item may create it again. */
 	readonly unsettled = new Set<string>();
 
+	/** The list moved while it was read (readAll): a product not in the catalog may be one the read missed. */
+	moved = false;
+
 	constructor(
 		readonly field: MatchField,
 		products: IDataObject[],
@@ -145,7 +148,12 @@ export async function findProducts(
 	const readAll = async (first?: Page) => {
 		const products = await client.getMany('products', {}, undefined, target, first);
 		memory.pages = Math.max(1, Math.ceil(products.length / MAX_PAGE_SIZE));
-		return found(new Catalog(field, products), 'catalog');
+		const catalog = new Catalog(field, products);
+		// Most recently changed first (contract row 21): a product changed during the read moves onto a page already
+		// read, and pushes that page's last product onto the next page, where the read sees it twice.
+		const ids = products.map((product) => recordId(product, 'product')).filter(Boolean);
+		catalog.moved = new Set(ids).size < ids.length;
+		return found(catalog, 'catalog');
 	};
 	// Whether searching a value only the field holds finds its product, and only products that show it (a service
 	// that ignores `search` lists everything).

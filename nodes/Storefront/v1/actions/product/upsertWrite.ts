@@ -126,6 +126,9 @@ export async function write(shop: Shop, planned: Plan, row: Row, itemIndex: numb
 
 async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 	const { client, catalog, claims } = shop;
+	// A catalog read while the list moved may have missed this product: it is looked up before it is created.
+	if (catalog.moved && (await search(shop, row.match, itemIndex)).length > 0)
+		return await write(shop, plan(catalog, row), row, itemIndex);
 	const claim = await claims.claim(row.match);
 	if (claim === false) return await createdElsewhere(shop, row, itemIndex);
 	let answer;
