@@ -144,6 +144,18 @@ async function deliverAndRun(t: Pick<Harness, 'deliver' | 'run'>, event: IDataOb
 	return await t.run(outcome.result);
 }
 /** The pages of the orders list read since the request log was last cleared. */
+/** An order made while n8n was away, then n8n's start: the catch-up passes it on, alone (the requests log after it). */
+async function orderCaughtUp() {
+	const t = trigger(NO_SCHEDULE, ['order.created']);
+	await t.trigger('activate');
+	const order = await checkout();
+	await ctx.admin('DELETE', '/requests');
+	const { runs } = await t.restarted().trigger('init');
+	expect(jsonOf(runs[0]?.workflowData?.[0] ?? []).map((e) => e.data)).toMatchObject([
+		{ order_id: String(order.id) },
+	]);
+}
+
 const listPages = async () =>
 	(await ctx.requests()).filter((r) => r.path === '/v1/orders').map((r) => String(r.query.page));
 const jsonOf = (items: Array<{ json: IDataObject }>) => items.map((i) => i.json);
@@ -419,14 +431,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 	it('a service that silently caps the page size, with no end signal: the whole list is read, no change missed', async () => {
 		// 10 a page whatever the limit asks, oldest first: the order made while n8n was away is on the last page.
 		await ctx.admin('PUT', '/compat', { page_size_cap: 10, pagination: 'none', list_order: 'id' });
-		const t = trigger(NO_SCHEDULE, ['order.created']);
-		await t.trigger('activate');
-		const order = await checkout();
-		await ctx.admin('DELETE', '/requests');
-		const { runs } = await t.restarted().trigger('init');
-		expect(jsonOf(runs[0]?.workflowData?.[0] ?? []).map((e) => e.data)).toMatchObject([
-			{ order_id: String(order.id) },
-		]);
+		await orderCaughtUp();
 		// 31 orders: three pages of 10, then the short fourth ends the read.
 		expect(await listPages()).toEqual(['1', '2', '3', '4']);
 	});
@@ -441,14 +446,7 @@ describe('Catch Up After Downtime through TriggerContext and WorkflowExecute', (
 			updated_at: false,
 		};
 		await ctx.admin('PUT', '/compat', compat);
-		const t = trigger(NO_SCHEDULE, ['order.created']);
-		await t.trigger('activate');
-		const order = await checkout();
-		await ctx.admin('DELETE', '/requests');
-		const { runs } = await t.restarted().trigger('init');
-		expect(jsonOf(runs[0]?.workflowData?.[0] ?? []).map((e) => e.data)).toMatchObject([
-			{ order_id: String(order.id) },
-		]);
+		await orderCaughtUp();
 		expect(await listPages()).toEqual(['1', '2']);
 	});
 
