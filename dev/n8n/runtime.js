@@ -323,6 +323,21 @@ async function seedDatabase(rt, userFolder, env) {
  * `seed: false` starts a new user folder with n8n's own first start (see seedDatabase).
  */
 async function startN8n(o) {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await startOnce(o);
+		} catch (error) {
+			// A port freePort found free was bound first by a process of another jest run (a matrix cell beside this
+			// one: each run keeps its own list of the ports it handed out). n8n exits at once, before it touches its
+			// database; started again on new ports, unless the port in use is one the caller chose.
+			const taken = /port (\d+) is already in use/.exec(/** @type {Error} */ (error).message);
+			if (!taken || Number(taken[1]) === o.port || attempt === 3) throw error;
+		}
+	}
+}
+
+/** One start of startN8n, on `o.port` or a free port. @param {Parameters<typeof startN8n>[0]} o */
+async function startOnce(o) {
 	const rt = resolveRuntime(o.line);
 	const install = o.install || 'community';
 	const port = o.port || (await freePort());
