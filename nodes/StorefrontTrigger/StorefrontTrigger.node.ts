@@ -106,8 +106,8 @@ export class StorefrontTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to drop a late status change whose order has another status by now (the service retried it ' +
-						'after an outage). Off: it runs, marked "superseded" with the "current_status".',
+						'Whether to drop a late status change whose order has another status by now (a retry after an ' +
+						'outage). Off: it runs, marked "superseded" with the "current_status"; a late order creation always does.',
 					displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 				},
 				{

@@ -82,7 +82,9 @@ export function unread(memory: ReadMemory, events: PolledEvent[]): void {
 
 export interface CatchUp {
 	events: PolledEvent[];
-	/** Each order read, in its status then: when it changed to it (updated_at), else now. */
+	/** The status changes the reading cannot date, by event id: the earliest time each can have happened. */
+	undated: Map<string, number>;
+	/** Each order read, in its status then: when it changed to it (updated_at), else when its list was read. */
 	seen: Array<{ order: string; status: string; at: number }>;
 	/** Status changes found by comparison too young to run yet: their first sighting was this reading. */
 	young: number;
@@ -96,7 +98,6 @@ export interface Reading {
 	/** The Events parameter's values ("*": all). */
 	kinds: string[];
 	memory: ReadMemory;
-	now: number;
 	/** Changes younger than this are left to their deliveries (the next reading finds them if none arrives). */
 	graceMs: number;
 	beforeRequest: () => Promise<void>;
@@ -104,7 +105,7 @@ export interface Reading {
 
 /** One read of the lists the chosen kinds need; a kind without a baseline gets one and reports nothing. */
 export async function findChanges(client: StorefrontClient, reading: Reading): Promise<CatchUp> {
-	const { staticData, memory, now } = reading;
+	const { staticData, memory } = reading;
 	const wanted = CATCH_UP_KINDS.filter(
 		(k) => reading.kinds.includes('*') || reading.kinds.includes(k),
 	);
@@ -112,7 +113,14 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 	const baselined = wanted.filter((kind) => typeof baselines[kind] !== 'number');
 	const firstFound = new RecentMap(memory.firstFound, MAX_STATUSES);
 	const found: Array<{ at: number; event: PolledEvent }> = [];
-	const result: CatchUp = { events: [], seen: [], young: 0, requests: 0, baselined };
+	const result: CatchUp = {
+		events: [],
+		undated: new Map(),
+		seen: [],
+		young: 0,
+		requests: 0,
+		baselined,
+	};
 	for (const resource of ['orders', 'products'] as Resource[]) {
 		const ofList = wanted.filter((kind) => resourceOf(kind) === resource);
 		if (ofList.length === 0) continue;
@@ -124,13 +132,16 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			? Math.max(Math.min(...cursors), readTo - CATCH_UP_MARGIN_MS)
 			: undefined;
 		const read = await readChanges(client, resource, since, 1, reading.beforeRequest);
+		// A record without updated_at changed before its list was read to the end: a change on a later page may have
+		// been made while the earlier pages were read (dated by the start, its window missed its delivery's time).
+		const readAt = Date.now();
 		result.requests += read.requests;
 		// Each order's status. A baseline learns them: without updated_at, the next reading finds a change by comparing.
 		const learnt = new RecentMap(memory.statuses, MAX_STATUSES);
 		for (const order of resource === 'orders' ? read.records.values() : []) {
 			const id = recordId(order, 'order');
 			if (id === undefined || typeof order.status !== 'string') continue;
-			const at = hasUpdatedAt(order) ? changedAt(order) : now;
+			const at = hasUpdatedAt(order) ? changedAt(order) : readAt;
 			result.seen.push({ order: id, status: order.status, at });
 			if (since === undefined) learnt.set(id, order.status);
 		}
@@ -150,8 +161,8 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		const records = read.records.values();
 		const events =
 			resource === 'orders'
-				? orderEvents(records, state, read.newest, new Set(kinds), now)
-				: productEvents(records, state, read.newest, new Set(kinds), 0, now);
+				? orderEvents(records, state, read.newest, new Set(kinds), readAt, true)
+				: productEvents(records, state, read.newest, new Set(kinds), 0, readAt);
 		// 4. What is older than the grace is found (a status change found by comparing is dated by its first sighting).
 		// The rest is left to its delivery: the memory keeps what it knew of the order, so the next reading finds it.
 		const statuses = new RecentMap(state.statuses, MAX_STATUSES);
@@ -160,10 +171,11 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 			if (e.at < (baselines[e.event.type] as number)) continue;
 			const { order_id, status } = e.event.data;
 			const compared = e.compared ? `${String(order_id)}/${String(status)}` : undefined;
-			const at = compared === undefined ? e.at : (firstFound.get(compared) ?? now);
-			if (at <= now - reading.graceMs) {
+			const at = compared === undefined ? e.at : (firstFound.get(compared) ?? readAt);
+			if (at <= readAt - reading.graceMs) {
 				if (compared !== undefined) firstFound.delete(compared);
 				found.push({ at, event: { ...e.event, created_at: new Date(at).toISOString() } });
+				if (e.from !== undefined) result.undated.set(e.event.id, e.from);
 				continue;
 			}
 			if (compared !== undefined) {

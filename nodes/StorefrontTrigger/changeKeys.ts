@@ -1,20 +1,128 @@
-// The claim keys of Drop Duplicate Events, in this n8n's memory (./ranHere) and in n8n's database (../shared/claims),
-// from the event and what this n8n knows of its order (./statusesKnown).
+// The claim keys of Drop Duplicate Events (docs/trigger.md, Once across both paths): what one change is claimed by, in
+// this n8n's memory (./ranHere) and in n8n's database (../shared/claims). A key is made of the change alone, never of
+// what a process remembers, so a delivery, a catch-up and a check of one change meet in the database however many
+// restarts lie between. A status change is the order reaching its status at a time: a return to a status is another
+// time, so it runs again; a delivery dates it by its created_at, a reading by the order's updated_at, and the two meet
+// when the event came within a second after the update (docs/api-contract.md, row 23), to the tenth of a second. A
+// reading that cannot date it (no updated_at, or the order's last change was its payment) knows a window it happened
+// in, and meets what was claimed within that window, to the second.
+// The table of change keys (test/trigger/changeKeys.test.ts names each row):
+// | change                                | recorded                            | ran if the row has                  |
+// | ------------------------------------- | ----------------------------------- | ----------------------------------- |
+// | order.created, payment.completed      | `<type>/<order>`                    | the same                            |
+// | product.created                       | `product.created/<product>`         | the same                            |
+// | order.updated delivered at t (its     | `order.updated/<order>/<S>@<t>`;    | a reading's `@rd` tenth, of u from  |
+// | created_at, to the millisecond)       | t's tenth `@d`, second `@s`, minute | a second before t to 10 ms after;   |
+// |                                       | `@m`, hour `@h`                     | a window's `@ws`/`@wm`/`@wh` of t   |
+// | order.updated read at u (updated_at)  | `…@r<u>`; u's `@rd`, `@rs`, `@m`,   | a delivery's `@d` tenth, of t from  |
+// |                                       | `@h`                                | 10 ms before u to a second after;   |
+// |                                       |                                     | a window's marks of u               |
+// | order.updated read in [a, b] (a       | `…@w<b>`; if it ran, `@ws`/`@wm`/   | `@s`/`@rs`/`@m`/`@h` in [a, b]      |
+// | reading that cannot date it)          | `@wh` for its seconds, minutes, hours | (and another window's marks)      |
+// | other kinds; an order.updated keeping | its event id                        | the same                            |
+// | its previous_status or without a time |                                     |                                     |
+// Memory narrows it (./statusesKnown): the claim of the stay it saw is looked for too, and the claims of an earlier
+// stay in the same status are not.
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject } from '../shared/transport';
 import type { Claim } from '../shared/claims';
 import { timeOf } from '../shared/changes/read';
 import { INITIAL_STATUS } from '../shared/changes/events';
-import { claimsBefore, hears, judge, noteStatus, readsHere, type Judgement } from './statusesKnown';
+import { judge, noteStatus, type Judgement } from './statusesKnown';
+
+const TENTH = 100;
+const SECOND = 1_000;
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+/**
+ * A change's event is created when the order is updated, or up to a second later (contract row 23); a little before
+ * it is taken as the same moment on another clock.
+ */
+const EVENT_AFTER_MS = 1_000;
+const EVENT_BEFORE_MS = 10;
+
+/** The other path's marks (`tenths` + tenth of a second) of the tenths that [lo, hi] touches. */
+const near = (tenths: string, lo: number, hi: number) =>
+	Array.from(
+		{ length: Math.max(0, Math.floor(hi / TENTH) - Math.floor(lo / TENTH) + 1) },
+		(_, i) => `${tenths}${Math.floor(lo / TENTH) + i}`,
+	);
+
+/** The seconds, whole minutes and whole hours that cover [from, to]: a window's marks, few at any length. */
+function cover(from: number, to: number) {
+	const marks = { s: [] as number[], m: [] as number[], h: [] as number[] };
+	const last = Math.floor(to / SECOND);
+	for (let second = Math.floor(from / SECOND); second <= last; ) {
+		const whole = (length: number) => second % length === 0 && second + length - 1 <= last;
+		const step = whole(3_600) ? 3_600 : whole(60) ? 60 : 1;
+		marks[step === 3_600 ? 'h' : step === 60 ? 'm' : 's'].push(second / step);
+		second += step;
+	}
+	return marks;
+}
 
 /**
- * What one change is claimed by, whichever path reports it (docs/trigger.md, Once across both paths): the record's id
- * and what changed. Undefined (the event's own id is claimed) for other kinds, incomplete data, an unchanged status.
+ * An order's change to `status` at `at` (epoch ms): a delivery's (its created_at), or a reading's (`read`: the order's
+ * updated_at), which meet when the event came at the update or within a second after it; or within
+ * [`known.window`, `at`] for a reading that cannot date it. What this n8n knows narrows it: not the claims of an
+ * earlier stay in the same status (`earlier`), and the claim of the stay it saw (`stay`).
+ */
+function statusClaim(
+	order: string,
+	status: string,
+	at: number,
+	read: boolean,
+	{ window: from, earlier, stay }: Judgement,
+): Claim {
+	const change = `order.updated/${order}/${status}`;
+	if (from === undefined) {
+		const [tenth, second] = [Math.floor(at / TENTH), Math.floor(at / SECOND)];
+		const [minute, hour] = [Math.floor(at / MINUTE), Math.floor(at / HOUR)];
+		const [lo, hi] = read
+			? [at - EVENT_BEFORE_MS, at + EVENT_AFTER_MS]
+			: [at - EVENT_AFTER_MS, at + EVENT_BEFORE_MS];
+		// Not the tenths of an earlier stay in this status: their marks are that stay's.
+		const after =
+			earlier === undefined ? lo : Math.max(lo, (Math.floor(earlier / TENTH) + 1) * TENTH);
+		const [mine, other] = read ? ['r', ''] : ['', 'r'];
+		return {
+			key: `${change}@${mine}${at}`,
+			alike: [...near(`${change}@${other}d`, after, hi), ...(stay ? [stay] : [])],
+			notes: [
+				`${change}@${mine}d${tenth}`,
+				`${change}@${mine}s${second}`,
+				`${change}@m${minute}`,
+				`${change}@h${hour}`,
+			],
+			probes: [`${change}@ws${second}`, `${change}@wm${minute}`, `${change}@wh${hour}`],
+		};
+	}
+	// A window starts after the seconds of an earlier stay in this status: their marks are that stay's.
+	const start =
+		earlier === undefined ? from : Math.max(from, (Math.floor(earlier / SECOND) + 1) * SECOND);
+	const { s, m, h } = cover(Math.min(start, at), at);
+	const marks = (grain: string, units: number[]) =>
+		units.map((unit) => `${change}@${grain}${unit}`);
+	const window = [...marks('ws', s), ...marks('wm', m), ...marks('wh', h)];
+	return {
+		key: `${change}@w${at}`,
+		// Taken out again if it lost: a late delivery inside the window of a reading that found its change claimed runs.
+		marks: window,
+		alike: stay ? [stay] : [],
+		probes: [...marks('s', s), ...marks('rs', s), ...marks('m', m), ...marks('h', h), ...window],
+	};
+}
+
+/**
+ * What one change is claimed by, whichever path reports it: the record's id and what changed, with the change's time
+ * (`created_at`) or, for a reading that cannot date it, the start of its window (`from`). Undefined (the event's own id
+ * is claimed) for other kinds, incomplete data, an unchanged status, an update without a time.
  */
 export function changeClaim(
 	type: unknown,
 	data: unknown,
+	createdAt: unknown,
 	read = false,
 	known: Judgement = {},
 ): Claim | undefined {
@@ -26,23 +134,10 @@ export function changeClaim(
 			return order ? { key: `${type}/${order}` } : undefined;
 		case 'order.updated': {
 			const { status, previous_status: stated } = data;
-			if (!order || typeof status !== 'string' || status === stated) return undefined;
-			if (known.stay) return { key: known.stay };
-			// The change from the status before to this one, so a return to a status runs again. Where nothing says the
-			// status before (a reading's own guess is not used): the order reaching its status, which ran if any change to
-			// that status ran.
-			const reached = `${type}/${order}/${status}`;
-			const readOnly = `${reached}/read`;
-			const before = !read && typeof stated === 'string' ? stated : known.before;
-			// Only a reading marks it read: a delivery that knows no status before is no reason to drop a later return.
-			if (before === undefined || before === status)
-				return read ? { key: reached, ranIf: [readOnly] } : { key: reached };
-			const change = {
-				key: `${type}/${order}/${before}/${status}${known.again ? `#${known.again}` : ''}`,
-				notes: [reached],
-			};
-			// A reading in another process (queue mode's main) may have run it as the status reached.
-			return known.readsHere ? change : { ...change, probes: [readOnly] };
+			const at = timeOf(createdAt);
+			if (!order || typeof status !== 'string' || status === stated || Number.isNaN(at))
+				return undefined;
+			return statusClaim(order, status, at, read, known);
 		}
 		case 'product.created': {
 			const product = eventRecordId(data, 'product');
@@ -53,9 +148,18 @@ export function changeClaim(
 	}
 }
 
-/** What an event (a delivery's, or a reading's when `read`) is claimed by: its change, else its own id. */
-export const claimOf = ({ id, type, data }: IDataObject, read: boolean, known?: Judgement): Claim =>
-	changeClaim(type, data, read, known) ?? { key: String(id) };
+/**
+ * What an event (a delivery's, or a reading's when `read`) is claimed by: its change, else its own id. `known`: what
+ * the process that read it knew.
+ */
+export const claimOf = (
+	{ id, type, data, created_at }: IDataObject,
+	read: boolean,
+	known?: Judgement,
+): Claim => changeClaim(type, data, created_at, read, known) ?? { key: String(id) };
+
+/** The keys of a change in this n8n's memory (./ranHere): its own, and the other path's within a second. */
+export const keysOf = (claim: Claim) => [claim.key, ...(claim.alike ?? [])];
 
 /** The order and status an event moves an order to, and when (its created_at, else `now`). */
 export function statusChange({ type, data, created_at }: IDataObject, now: number) {
@@ -71,26 +175,38 @@ export function statusChange({ type, data, created_at }: IDataObject, now: numbe
 }
 
 /**
- * What this n8n knows of an event's change, and its claim: `read` for a reading's (whose guess of the status before is
- * used only where this process also receives the deliveries). The change is noted as a sighting of its order.
+ * What this n8n knows of an event's change (a delivery's, or a reading's when `read`), and its claim. `from`: a
+ * reading's change it cannot date happened after it; narrowed to after the last other status this n8n knows of the
+ * order. The change is noted as a sighting.
  */
-export function knowChange(scope: string, event: IDataObject, read: boolean, now: number) {
+export function knowChange(
+	scope: string,
+	event: IDataObject,
+	read: boolean,
+	now: number,
+	from?: number,
+) {
 	const change = statusChange(event, now);
 	if (change === undefined) return { claim: claimOf(event, read) };
 	const known = judge(scope, change.order, change.status, change.at);
-	if (read && !hears(scope)) delete known.before;
-	known.readsHere = readsHere(scope);
-	let claim = claimOf(event, read, known);
-	// The same change made again, in a later stay: a claim of its own (the one before it ran).
-	const made = claimsBefore(scope, change.order, change.at).filter(
-		(key) => key === claim.key || key.startsWith(`${claim.key}#`),
-	);
-	if (claim.notes && made.length) {
-		known.again = Math.max(...made.map((key) => Number(key.split('#')[1] ?? 1))) + 1;
-		claim = claimOf(event, read, known);
-	}
-	// A creation's stay is not a status change's: an update to its status claims the status reached.
-	const key = event.type === 'order.updated' ? claim.key : undefined;
-	noteStatus(scope, change.order, { status: change.status, at: change.at, key, read });
+	if (from !== undefined && event.type === 'order.updated')
+		known.window = Math.max(from, (known.after ?? -Infinity) + 1);
+	const claim = claimOf(event, read, known);
+	// A creation's stay is not a status change's: an update's claim names the stay it brought the order into. A window's
+	// does not: what it finds claimed may be an earlier stay in the window.
+	const key = event.type === 'order.updated' && known.window === undefined ? claim.key : undefined;
+	noteStatus(scope, change.order, { status: change.status, at: change.at, read, key });
 	return { claim, known };
+}
+
+/** A reading's undated change ran: its claim names its stay now, so its late deliveries are known at the door. */
+export function knowStay(scope: string, event: IDataObject, claim: Claim, known?: Judgement): void {
+	const change = known?.window === undefined ? undefined : statusChange(event, Date.now());
+	if (change === undefined) return;
+	noteStatus(scope, change.order, {
+		status: change.status,
+		at: change.at,
+		read: true,
+		key: claim.key,
+	});
 }

@@ -4,14 +4,14 @@
 //  2. Accepted: in this n8n's memory, the run's delivery must be the one accepted for its event (./ranHere, free).
 //  3. Claimed: in n8n's database, shared by every n8n of the instance (../shared/claims). With the catch-up on, the
 //     change itself is claimed (./changeKeys), so a delivery and a reading that report it run it once; what the
-//     process that received or read it knew of the order comes with the item.
+//     process that received or read it knew of the order (a reading's window) comes with the item.
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { claimShared } from '../shared/claims';
 import { scopeOf, sharedStore } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
-import { claimOf } from './changeKeys';
+import { claimOf, knowStay } from './changeKeys';
 import {
 	catchesUp,
 	CHANGE_KEY,
@@ -61,10 +61,11 @@ export async function claimItems(
 		if (typeof token !== 'string' || typeof json.id !== 'string') return undefined;
 		if (!acceptDelivery(scope, json.id, token, now)) return null;
 		const read = json[SOURCE_FIELD] === 'catchUp';
-		const claim = byChange ? claimOf(json, read, known as Judgement | undefined) : { key: json.id };
-		// Ran here or elsewhere, it is not started again by this n8n's readings (which know it by what it reached).
+		const judged = known as Judgement | undefined;
+		const claim = byChange ? claimOf(json, read, judged) : { key: json.id };
+		// Ran here or elsewhere, it is not started again by this n8n's readings, nor answered again at the door.
 		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
-		return { claim, token };
+		return { claim, token, json, judged };
 	});
 
 	// 3. Claimed in n8n's database, in one batch. Should it not answer, the event runs (a warning says why): dropping
@@ -82,5 +83,8 @@ export async function claimItems(
 			});
 		}),
 	);
+	claims.forEach((wanted, i) => {
+		if (wanted && goesOn[i]) knowStay(scope, wanted.json, wanted.claim, wanted.judged);
+	});
 	return passOn(goesOn);
 }

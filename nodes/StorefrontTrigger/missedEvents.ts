@@ -9,9 +9,9 @@ import type { PolledEvent } from '../shared/changes/events';
 import { claimedIn, scopeOf } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
-import { knowChange } from './changeKeys';
+import { keysOf, knowChange } from './changeKeys';
 import { forgetRanHere, noteRanHere, ranHere } from './ranHere';
-import { noteReader, noteStatus, type Judgement } from './statusesKnown';
+import { noteStatus, type Judgement } from './statusesKnown';
 import {
 	catchesUp,
 	checkMinutes,
@@ -105,7 +105,6 @@ class MissedEventsReader {
 	) {
 		const { name, id } = ctx.getWorkflow();
 		this.about = `workflow "${name ?? ''}" (id ${id ?? ''})`;
-		noteReader(this.scope, 1);
 	}
 
 	/** Starts a reading unless one is under way (a tick never queues behind a slow one); resolves to its first error. */
@@ -120,7 +119,6 @@ class MissedEventsReader {
 
 	/** Deactivation: no further attempt starts, and a reading under way starts no run. */
 	stop(): void {
-		if (!this.stopped) noteReader(this.scope, -1);
 		this.stopped = true;
 	}
 
@@ -173,7 +171,6 @@ class MissedEventsReader {
 			staticData,
 			kinds,
 			memory,
-			now,
 			graceMs: scheduled ? DELIVERY_GRACE_MS : 0,
 			beforeRequest: pace,
 		});
@@ -189,9 +186,14 @@ class MissedEventsReader {
 		for (const { order, status, at } of found.seen)
 			noteStatus(scope, order, { status, at, read: true });
 		const skip = (key: string) => this.running.has(key) || ranHere(scope, key, now, rememberMs);
+		// A change the reading cannot date happened after its window's start, and within Remember Events For.
+		const from = (event: PolledEvent) => {
+			const start = found.undated.get(event.id);
+			return start === undefined ? undefined : Math.max(start, now - rememberMs);
+		};
 		const changes = found.events
-			.map((event) => ({ event, ...knowChange(scope, event, true, now) }))
-			.filter(({ claim }) => !skip(claim.key));
+			.map((event) => ({ event, ...knowChange(scope, event, true, now, from(event)) }))
+			.filter(({ claim }) => !keysOf(claim).some(skip));
 		if (changes.length) {
 			// Known once its run claimed them, wherever it ran (a queue worker); until it ends, not started again.
 			const keys = changes.map(({ claim }) => claim.key);

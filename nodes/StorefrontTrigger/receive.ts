@@ -17,8 +17,8 @@ import {
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptDelivery, ranHere } from './ranHere';
-import { knowChange } from './changeKeys';
-import { noteHeard, type Judgement } from './statusesKnown';
+import { keysOf, knowChange } from './changeKeys';
+import type { Judgement } from './statusesKnown';
 
 /** Allowed lead of an event's created_at over this server's clock before "Reject Events Older Than" refuses it. */
 const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -120,9 +120,8 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	// the order goes with the item: the run may be a queue worker's, which knows only the claims (./changeKeys).
 	let known: Judgement | undefined;
 	if (dropDuplicates && catchesUp(options)) {
-		noteHeard(scope);
 		const change = knowChange(scope, event, false, now);
-		if (ranHere(scope, change.claim.key, now, rememberMs(options))) {
+		if (keysOf(change.claim).some((key) => ranHere(scope, key, now, rememberMs(options)))) {
 			return respond(context, 200, { received: true, skipped: 'duplicate_change' });
 		}
 		known = change.known;

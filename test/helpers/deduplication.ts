@@ -19,6 +19,7 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
+import type { StoreRow } from '../../nodes/shared/claims/claimLock';
 import { core } from './core';
 
 const hash = (value: unknown) => createHash('md5').update(String(value)).digest('base64');
@@ -138,4 +139,31 @@ export function sharedDeduplicator(): InMemoryDeduplicator {
 		void core.DataDeduplicationService.init(registered);
 	}
 	return registered;
+}
+
+/**
+ * One scope's row of `store` ("node": the claims, "workflow": the lock), as the package reaches n8n's helper
+ * (nodes/shared/n8n.ts): the claims' StoreRow. `maxEntries` trims the row where a call gives no `keepLast`.
+ */
+export function storeRowOf(
+	store: InMemoryDeduplicator,
+	scope: 'node' | 'workflow',
+	context: ICheckProcessedContextData,
+	maxEntries?: number,
+): StoreRow {
+	return {
+		count: async () => await store.getProcessedDataCount(scope, context),
+		record: async (values, keepLast) =>
+			new Set(
+				(
+					await store.checkProcessedAndRecord(values, scope, context, {
+						mode: 'entries',
+						maxEntries: keepLast ?? maxEntries,
+					})
+				).processed.map(String),
+			),
+		remove: async (values) =>
+			await store.removeProcessed(values, scope, context, { mode: 'entries' }),
+		clear: async () => await store.clearAllProcessedItems(scope, context),
+	};
 }

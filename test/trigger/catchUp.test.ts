@@ -8,28 +8,28 @@ import { sleep } from 'n8n-workflow';
 
 import { useSandbox } from '../node/context';
 import { api } from '../helpers/sandbox';
-import { InMemoryDeduplicator, sharedDeduplicator } from '../helpers/deduplication';
+import { sharedDeduplicator } from '../helpers/deduplication';
 import { createTriggerHarness } from '../helpers/webhook';
 import {
 	CATCH_UP_MARGIN_MS,
 	catchUpCursor,
 	noteLastRun,
 } from '../../nodes/StorefrontTrigger/catchUp';
-import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
-import type { StoreRow } from '../../nodes/shared/claims/claimLock';
-import { claimShared, storeOver } from '../../nodes/shared/claims';
 import {
 	FAILED_EXECUTION_EVERY_MS,
 	noteRefusal,
 	WARNING_EVERY_MS,
 } from '../../nodes/StorefrontTrigger/refusals';
 import { FREE_REQUESTS, REQUEST_SPACING_MS } from '../../nodes/StorefrontTrigger/missedEvents';
+import { MAX_PAGE_SIZE } from '../../nodes/shared/constants';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 
 const SECRET = 'whsec_catch_up_test';
-/** The key a change is claimed by, or undefined (its event id is claimed instead). */
-const changeKey = (type: unknown, data: unknown, read = false) =>
-	changeClaim(type, data, read)?.key;
+/** A change as this test reads it (kind, record, new status): a delivery and a catch-up report one with other ids. */
+const changeKey = (type: unknown, data: unknown) => {
+	const d = data as IDataObject;
+	return `${String(type)} ${String(d.order_id ?? d.product_id ?? d.id)}${type === 'order.updated' ? ` → ${String(d.status)}` : ''}`;
+};
 const KINDS = ['order.created', 'order.updated', 'payment.completed', 'product.created'];
 const ctx = useSandbox({ products: 40, orders: 30, customers: 10 });
 
@@ -85,6 +85,13 @@ beforeAll(() => movableClock());
 afterAll(() => jest.useRealTimers());
 
 const outgrowGrace = async () => await jest.advanceTimersByTimeAsync(GRACE_MS + 100);
+/** A scheduled reading's paced requests, a second of the clock at a time instead of waited out. */
+async function paced<T>(reading: Promise<T>): Promise<T> {
+	let done = false;
+	void reading.finally(() => (done = true)).catch(() => undefined);
+	while (!done) await jest.advanceTimersByTimeAsync(1_000);
+	return await reading;
+}
 
 function trigger(
 	options: IDataObject = NO_SCHEDULE,
@@ -169,118 +176,6 @@ async function twoOrdersAfterActivation() {
 	const [first, second] = eventsSince(from);
 	return { t, first, second };
 }
-
-/** A claim store of its own (n8n's row as the test store keeps it, under the lock), and a claim of one change there. */
-function claims() {
-	const store = new InMemoryDeduplicator();
-	const workflow = { id: `wf-claims-${Math.random()}`, active: true };
-	const node = {
-		id: 'trigger',
-		name: 'Storefront Trigger',
-		type: 'storefrontTrigger',
-		typeVersion: 2,
-		position: [0, 0] as [number, number],
-		parameters: {},
-	};
-	const row = (scope: 'node' | 'workflow'): StoreRow => ({
-		count: async () => await store.getProcessedDataCount(scope, { workflow, node }),
-		record: async (values, keepLast) =>
-			new Set(
-				(
-					await store.checkProcessedAndRecord(
-						values,
-						scope,
-						{ workflow, node },
-						{ mode: 'entries', maxEntries: keepLast },
-					)
-				).processed.map(String),
-			),
-		remove: async (values) =>
-			await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
-		clear: async () => await store.clearAllProcessedItems(scope, { workflow, node }),
-	});
-	const shared = storeOver(workflow.id, {
-		data: row('node'),
-		lock: row('workflow'),
-		lockKey: workflow.id,
-	});
-	let token = 0;
-	/** Whether the change runs: a delivery's event (`read` false) or a reading's. */
-	return async (type: string, data: IDataObject, read = false) =>
-		await claimShared(shared, changeClaim(type, data, read)!, `t${++token}`);
-}
-
-describe('what identifies a change (changeClaim): each change runs once, whichever path and shape brings it', () => {
-	const order = (status: string, previous?: string | null) => ({
-		order_id: 'ord_1',
-		store_id: 's',
-		status,
-		...(previous === undefined ? {} : { previous_status: previous }),
-	});
-
-	it('a delivery and a reading of one change, in either order: once', async () => {
-		const runs = claims();
-		expect(await runs('order.updated', order('shipped', 'processing'))).toBe(true);
-		expect(await runs('order.updated', order('shipped', null), true)).toBe(false); // the reading after the delivery
-		expect(await runs('order.updated', order('delivered', 'shipped'), true)).toBe(true); // a reading first (its delivery was lost)…
-		expect(await runs('order.updated', order('delivered', 'shipped'))).toBe(false); // …then the service's late retry
-		expect(await runs('order.created', { order_id: 'ord_1' })).toBe(true);
-		expect(await runs('order.created', { id: 'ord_1', status: 'pending' }, true)).toBe(false);
-		expect(await runs('product.created', { product_id: 'prod_1' }, true)).toBe(true);
-		expect(await runs('product.created', { id: 'prod_1', sku: 'A' })).toBe(false);
-	});
-
-	it("a payment in any of its shapes (the contract's, the paid order, the payment object with its own id) is one change", async () => {
-		const runs = claims();
-		expect(
-			await runs('payment.completed', { payment_id: null, order_id: 'ord_1', amount: 5 }, true),
-		).toBe(true); // a reading
-		expect(await runs('payment.completed', { id: 'pay_9', order_id: 'ord_1', amount: 5 })).toBe(
-			false,
-		); // Stripe-like
-		expect(await runs('payment.completed', { payment_id: 'pay_9', order_id: 'ord_1' })).toBe(false); // the contract's
-		expect(await runs('payment.completed', { id: 'ord_1', paid_at: '2026-11-26T10:00:00Z' })).toBe(
-			false,
-		); // the paid order
-		expect(await runs('payment.completed', { id: 'pay_10', order_id: 'ord_2' })).toBe(true); // another order's
-	});
-
-	it('an order that returns to a status runs each change once, when the deliveries say the status before', async () => {
-		const runs = claims();
-		const flips = [
-			order('processing', 'pending'),
-			order('on-hold', 'processing'),
-			order('processing', 'on-hold'),
-		];
-		for (const change of flips) expect(await runs('order.updated', change)).toBe(true);
-		for (const change of flips) expect(await runs('order.updated', change)).toBe(false); // each redelivered
-		expect(await runs('order.updated', order('processing', null), true)).toBe(false); // a reading of its status now
-		expect(await runs('order.updated', order('on-hold', 'processing'), true)).toBe(false); // a reading that saw it on hold
-	});
-
-	it('changes a reading ran collapsed (made while n8n was down) drop the late retries of each of them', async () => {
-		const runs = claims();
-		expect(await runs('order.updated', order('shipped', null), true)).toBe(true); // the catch-up: the status now
-		expect(await runs('order.updated', order('shipped', 'processing'))).toBe(false);
-		// The earlier change, late: a change of its own, so it runs (the trigger marks it superseded: the order is shipped).
-		expect(await runs('order.updated', order('processing', 'pending'))).toBe(true);
-		// What nothing tells apart: once a reading ran "shipped" without knowing the status before, a return to shipped
-		// within the retention is taken for that change.
-		expect(await runs('order.updated', order('shipped', 'on-hold'))).toBe(false);
-	});
-
-	it('has none for an update that did not change the status, inventory.low or unknown kinds (their event id is claimed)', () => {
-		expect(changeKey('order.updated', order('shipped', 'shipped'))).toBeUndefined();
-		expect(changeKey('inventory.low', { product_id: 'prod_1', stock: 3 })).toBeUndefined();
-		expect(changeKey('order.refunded', { order_id: 'ord_1' })).toBeUndefined();
-		expect(changeKey('order.created', { total: 1 })).toBeUndefined();
-		// A service that does not say the status before: a second update of an order in the same status (an address
-		// edit, say) is taken as the change to that status, and runs once with it.
-		expect(changeKey('order.updated', { ...order('shipped'), note: 'address edited' })).toBe(
-			changeKey('order.updated', order('shipped')),
-		);
-	});
-});
 
 describe('where a catch-up reads from (the static data)', () => {
 	it('per kind: from its baseline; with runs noted, five minutes before the newest, never before the baseline', () => {
@@ -509,7 +404,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 		const { runs } = await restarted.trigger('init');
 		const read = jsonOf(runs[0]?.workflowData?.[0] ?? []);
 		// The read reports them again (orders created since the cursor show their status change on either profile)…
-		const reached = (e: IDataObject) => changeKey(e.type, e.data, true);
+		const reached = (e: IDataObject) => changeKey(e.type, e.data);
 		expect(
 			read
 				.filter((e) => e.type === 'order.updated')
@@ -538,7 +433,7 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await outgrowGrace();
 		const runs = await active.tick();
 		expect(runs).toHaveLength(1);
-		const reached = (e: IDataObject) => changeKey(e.type, e.data, true);
+		const reached = (e: IDataObject) => changeKey(e.type, e.data);
 		expect(
 			jsonOf(runs[0].workflowData?.[0] ?? [])
 				.map(reached)
@@ -549,6 +444,37 @@ describe('each change runs once, whatever the service sends and the user does', 
 		expect(await active.tick()).toHaveLength(1);
 		await t.close();
 	}, 30_000);
+
+	it('a change made while a reading reads its pages (a later page, seconds after the first): its late delivery, in a restarted n8n, runs nothing', async () => {
+		// Three pages of orders: a scheduled reading sends two requests at once and waits before the third.
+		while (ctx.sb.state.orders.size <= 2 * MAX_PAGE_SIZE)
+			await Promise.all(Array.from({ length: 20 }, checkout));
+		const target = await checkout();
+		const id = String(target.id ?? target.order_id);
+		const t = trigger(EVERY_MINUTE);
+		const active = await t.trigger('activate');
+		// The creations run, so the next readings know every order's status.
+		await outgrowGrace();
+		for (const run of await paced(active.tick())) await t.run(run);
+		await ctx.admin('DELETE', '/requests');
+		const gets = async () => (await ctx.requests()).filter((r) => r.method === 'GET').length;
+		const reading = active.tick();
+		await expect(eventuallyTrue(async () => (await gets()) >= FREE_REQUESTS)).resolves.toBe(true);
+		// Two seconds into the reading, before the page that lists the order is read.
+		await jest.advanceTimersByTimeAsync(2_000);
+		const from = ctx.sb.events.length;
+		await setStatus(id, 'processing');
+		const [change] = eventsSince(from);
+		for (const run of await paced(reading)) await t.run(run);
+		await outgrowGrace();
+		const runs = await paced(active.tick());
+		const reported = runs.flatMap((run) => jsonOf(run.workflowData?.[0] ?? []));
+		expect(reported.map((e) => changeKey(e.type, e.data))).toContain(
+			changeKey(change.type, change.data),
+		);
+		for (const run of runs) await t.run(run);
+		expect(await deliverAndRun(t.restarted(), change)).toEqual([]);
+	}, 60_000);
 
 	it('a reading learns what ran from the end of the run it started, wherever it ran: a run that never started is found again, one a worker ran is not started again', async () => {
 		const t = trigger(EVERY_MINUTE);
@@ -563,9 +489,9 @@ describe('each change runs once, whatever the service sends and the user does', 
 		await sleep(50); // the reading's end, just after its log line
 		const again = await active.tick();
 		expect(again).toHaveLength(2);
-		expect(
-			jsonOf(again[1].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data, true)),
-		).toEqual([changeKey(lost.type, lost.data, true)]);
+		expect(jsonOf(again[1].workflowData?.[0] ?? []).map((e) => changeKey(e.type, e.data))).toEqual([
+			changeKey(lost.type, lost.data),
+		]);
 		const worker = t.worker();
 		expect(await worker.run(again[1])).toHaveLength(1); // a queue worker ran it: this process's memory never saw the claim
 		t.settle(again[1], worker.lastExecution()!);
@@ -864,6 +790,71 @@ describe("the workflow's last word on an order: its status", () => {
 		expect(ran).toEqual([expect.objectContaining({ id: lost.id })]);
 		expect(ran[0].superseded).toBeUndefined();
 		expect(await orderReads(id)).toBe(1);
+		await t.close();
+	});
+
+	it.each(SHAPES)(
+		"a late order.created (%s shape): the order's processing delivery ran first; its creation runs marked superseded with the current status, with Leave Out Superseded Changes too (it is the order's one creation), and costs no request",
+		async (shape) => {
+			for (const leaveOut of [false, true]) {
+				const t = trigger({ ...NO_SCHEDULE, leaveOutSuperseded: leaveOut });
+				await t.trigger('activate');
+				await ctx.admin('PUT', '/compat', { event_data: shape });
+				const from = ctx.sb.events.length;
+				const order = await checkout();
+				const id = String(order.id ?? order.order_id);
+				await jest.advanceTimersByTimeAsync(1_000);
+				await setStatus(id, 'processing');
+				// A service that does not promise order sends the creation after the change.
+				const [created, toProcessing] = eventsSince(from);
+				expect([created.type, toProcessing.type]).toEqual(['order.created', 'order.updated']);
+				await ctx.admin('DELETE', '/requests');
+				const changed = jsonOf(await deliverAndRun(t, toProcessing));
+				expect(changed).toEqual([expect.objectContaining({ id: toProcessing.id })]);
+				expect(changed[0].superseded).toBeUndefined();
+				expect(jsonOf(await deliverAndRun(t, created))).toEqual([
+					expect.objectContaining({
+						id: created.id,
+						type: 'order.created',
+						superseded: true,
+						current_status: 'processing',
+					}),
+				]);
+				expect(await orderReads(id)).toBe(0);
+				await t.close();
+			}
+		},
+	);
+
+	it('an order.created of an order still pending runs unmarked (over a minute old: after one request for the order); one whose order moved on meanwhile, its change never delivered, is marked with the status read', async () => {
+		const t = trigger(NO_SCHEDULE);
+		await t.trigger('activate');
+		const from = ctx.sb.events.length;
+		const [fresh, pending, moved] = [await checkout(), await checkout(), await checkout()].map(
+			(order) => String(order.id ?? order.order_id),
+		);
+		await setStatus(moved, 'processing'); // its delivery is lost
+		const [createdFresh, createdPending, createdMoved] = eventsSince(from).filter(
+			(e) => e.type === 'order.created',
+		);
+		const ranFresh = jsonOf(await deliverAndRun(t, createdFresh));
+		expect(ranFresh).toEqual([expect.objectContaining({ id: createdFresh.id })]);
+		expect(ranFresh[0].superseded).toBeUndefined();
+		await jest.advanceTimersByTimeAsync(90_000);
+		await ctx.admin('DELETE', '/requests');
+		const ranPending = jsonOf(await deliverAndRun(t, createdPending));
+		expect(ranPending).toEqual([expect.objectContaining({ id: createdPending.id })]);
+		expect(ranPending[0].superseded).toBeUndefined();
+		expect(jsonOf(await deliverAndRun(t, createdMoved))).toEqual([
+			expect.objectContaining({
+				id: createdMoved.id,
+				superseded: true,
+				current_status: 'processing',
+			}),
+		]);
+		expect([await orderReads(fresh), await orderReads(pending), await orderReads(moved)]).toEqual([
+			0, 1, 1,
+		]);
 		await t.close();
 	});
 

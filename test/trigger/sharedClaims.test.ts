@@ -18,7 +18,8 @@ import {
 	type LockTiming,
 	type StoreRow,
 } from '../../nodes/shared/claims/claimLock';
-import { InMemoryDeduplicator } from '../helpers/deduplication';
+import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
+import { InMemoryDeduplicator, storeRowOf } from '../helpers/deduplication';
 import { seeded } from '../claims/virtualTime';
 
 /** The values a claim of `id` by the delivery `token` records (nodes/shared/claims/index.ts). */
@@ -40,22 +41,9 @@ const node = {
 const NODE_ROW = `${workflow.id}|n:${node.id}`;
 const WORKFLOW_ROW = `${workflow.id}|`;
 
-/** One scope's row of the in-memory store, as the package reaches n8n's helper. */
-function rowOf(store: InMemoryDeduplicator, scope: 'node' | 'workflow'): StoreRow {
-	const options = { mode: 'entries' as const, maxEntries: scope === 'node' ? 100_000 : undefined };
-	return {
-		count: async () => await store.getProcessedDataCount(scope, { workflow, node }),
-		record: async (values) =>
-			new Set(
-				(
-					await store.checkProcessedAndRecord(values, scope, { workflow, node }, options)
-				).processed.map(String),
-			),
-		remove: async (values) =>
-			await store.removeProcessed(values, scope, { workflow, node }, { mode: 'entries' }),
-		clear: async () => await store.clearAllProcessedItems(scope, { workflow, node }),
-	};
-}
+/** One scope's row of the in-memory store, as the package reaches n8n's helper (the node's: up to 100,000 values). */
+const rowOf = (store: InMemoryDeduplicator, scope: 'node' | 'workflow'): StoreRow =>
+	storeRowOf(store, scope, { workflow, node }, scope === 'node' ? 100_000 : undefined);
 
 /** The workflow row of a process that cannot take the lock: it always looks like another node's (0 writes to it). */
 const unavailable: StoreRow = {
@@ -378,6 +366,29 @@ describe('the claim, step by step', () => {
 			expect(ran.filter(Boolean)).toHaveLength(1);
 		},
 	);
+
+	it('a reading that cannot date a change finds an earlier stay claimed, and the late delivery of the change inside its window shares its batch: the delivery runs (the lost claim took its marks out first)', async () => {
+		// After a restart (nothing narrows the window) the order was cancelled at 37.567, moved on, and was cancelled
+		// again at 39.309; a reading in second 39 sees it cancelled, and the second cancellation's late delivery arrives.
+		const store = existingStore();
+		const shared = processStore(store, 'locked');
+		const cancelled = { order_id: 'ord_1', status: 'cancelled' };
+		const time = (ms: number) => Date.UTC(2026, 11, 2, 10, 0, 0, ms);
+		const at = (ms: number) => new Date(time(ms)).toISOString();
+		const earlier = changeClaim('order.updated', cancelled, at(37_567))!;
+		expect(await claimShared(shared, earlier, 'earlier')).toBe(true);
+		const read = changeClaim('order.updated', cancelled, at(39_400), true, {
+			window: time(37_317),
+		})!;
+		const late = changeClaim('order.updated', cancelled, at(39_309))!;
+		const inFlight = claimShared(shared, 'order.created/ord_0', 'other');
+		const [reading, delivery] = await Promise.all([
+			claimShared(shared, read, 'catch-up'),
+			claimShared(shared, late, 'delivery'),
+		]);
+		await inFlight;
+		expect({ reading, delivery }).toEqual({ reading: false, delivery: true });
+	});
 
 	it('a later copy is dropped at its first call; under the lock the first copy records the event alone, in one call', async () => {
 		const store = existingStore();

@@ -1,6 +1,7 @@
 // Statuses known (nodes/StorefrontTrigger/statusesKnown.ts), one table: what an order's sightings, noted as deliveries
-// and readings bring them, tell of one more change of that order: the status before it, the stay it belongs to (the
-// same change again), and the order's later status (superseded). Times are minutes; keys name the claim of a stay.
+// and readings bring them, tell of one more change of that order: the order's later status (superseded), and when it was
+// last seen in another status before the change's stay (`after`: how far back another report of it can lie), and the
+// claim of its stay where this n8n made one (the same change, reported again). Times are minutes; keys name claims.
 import {
 	judge,
 	noteStatus,
@@ -25,7 +26,11 @@ let scopes = 0;
 function knowing(sightings: Sighting[]) {
 	const scope = `wf-known-${++scopes}:trigger`;
 	for (const s of sightings) noteStatus(scope, 'ord_1', s);
-	return (status: string, minute: number) => judge(scope, 'ord_1', status, at(minute));
+	return (status: string, minute: number) => {
+		const { knownSince, ...judgement } = judge(scope, 'ord_1', status, at(minute));
+		expect(knownSince).toBeLessThanOrEqual(Date.now());
+		return judgement;
+	};
 }
 
 const flips = [
@@ -37,78 +42,58 @@ const flips = [
 const cases: Array<[string, Sighting[], [string, number], Judgement]> = [
 	['nothing known', [], ['processing', 10], { later: false }],
 	[
-		'the order as created: the status before',
+		'the order as created: seen in another status before',
 		[seen('pending', 0)],
 		['processing', 10],
-		{ before: 'pending', later: false },
+		{ after: at(0), later: false },
 	],
 	[
-		'a return to a status is a change of its own: the status before is the one between',
+		'a return to a status is a change of its own: it came after the status between, and the earlier stay before that',
 		flips,
 		['processing', 30],
-		{ before: 'on-hold', later: false },
+		{ after: at(20), earlier: at(10), later: false },
+	],
+	[
+		'an update that kept the status (an edit): the stay it belongs to',
+		flips,
+		['on-hold', 25],
+		{ after: at(10), stay: 'to-on-hold', later: false },
 	],
 	[
 		'the first change again (another event id), once the order moved on: its stay, and superseded',
 		flips,
 		['processing', 15],
-		{ before: 'pending', stay: 'to-processing', current: 'on-hold', later: true },
+		{ after: at(0), stay: 'to-processing', current: 'on-hold', later: true },
 	],
 	[
 		'an earlier change arriving late: superseded by what came after it',
-		[seen('pending', 0), seen('on-hold', 20, 'to-on-hold')],
+		[seen('pending', 0), seen('on-hold', 20)],
 		['processing', 10],
-		{ before: 'pending', current: 'on-hold', later: true },
+		{ after: at(0), current: 'on-hold', later: true },
 	],
 	[
-		"the catch-up read the order's status now: a late retry of that change is its stay",
-		[seen('processing', 30, 'reached-processing')],
+		"the catch-up read the order's status now: a late retry of that change is its stay, not superseded",
+		[read('processing', 30, 'read-processing')],
 		['processing', 29],
-		{ stay: 'reached-processing', later: true },
+		{ stay: 'read-processing', later: true },
 	],
 	[
 		"the catch-up read the order's status now: a late retry of the change before it is superseded",
-		[seen('processing', 30, 'reached-processing')],
+		[read('processing', 30)],
 		['on-hold', 20],
 		{ current: 'processing', later: true },
 	],
 	[
-		'that late change noted, the retry of the last change is still the stay the catch-up ran',
-		[seen('processing', 30, 'reached-processing'), seen('on-hold', 20, 'to-on-hold')],
-		['processing', 29],
-		{ before: 'on-hold', stay: 'reached-processing', later: true },
-	],
-	[
-		'a late sighting splits a stay: each part keeps its own claim (the catch-up ran the later one)',
-		[
-			seen('processing', 30, 'reached-processing'),
-			seen('processing', 10, 'to-processing'),
-			seen('on-hold', 20),
-		],
-		['processing', 29],
-		{ before: 'on-hold', stay: 'reached-processing', later: true },
-	],
-	[
 		'the same millisecond: a change delivered then is before what a reading of that millisecond shows',
-		[
-			seen('processing', 10, 'to-processing'),
-			read('processing', 30, 'reached-processing'),
-			seen('on-hold', 30),
-		],
+		[seen('processing', 10), read('processing', 30), seen('on-hold', 30)],
 		['processing', 30],
-		{ before: 'on-hold', stay: 'reached-processing', later: true },
+		{ after: at(30), earlier: at(10), later: true },
 	],
 	[
 		'the same millisecond: a delivered change another status was read at is superseded',
-		[seen('processing', 10, 'to-processing'), read('processing', 30, 'reached-processing')],
+		[seen('processing', 10), read('processing', 30)],
 		['on-hold', 30],
-		{ before: 'processing', current: 'processing', later: true },
-	],
-	[
-		'a reading saw the status first (no claim), its delivery came later: not the same change as anything that ran',
-		[seen('pending', 0), seen('processing', 12)],
-		['processing', 10],
-		{ before: 'pending', later: true },
+		{ after: at(10), current: 'processing', later: true },
 	],
 	[
 		'a stay seen many times keeps its claim, whichever sighting brought it',
@@ -120,13 +105,7 @@ const cases: Array<[string, Sighting[], [string, number], Judgement]> = [
 			seen('processing', 13),
 		],
 		['processing', 14],
-		{ before: 'pending', stay: 'to-processing', later: false },
-	],
-	[
-		'an update that kept the status (an edit): the stay it belongs to',
-		flips,
-		['on-hold', 25],
-		{ before: 'processing', stay: 'to-on-hold', later: false },
+		{ after: at(0), stay: 'to-processing', later: false },
 	],
 	[
 		'only the last six sightings are kept: the oldest status is forgotten',
@@ -149,8 +128,10 @@ describe('what the sightings of an order tell of one more change of it', () => {
 		expect(knowing(sightings)(status, minute)).toEqual(expected);
 	});
 
-	it('each trigger knows only its own sightings', () => {
+	it('each trigger knows only its own sightings, all since this process started', () => {
 		knowing(flips);
 		expect(knowing([])('processing', 30)).toEqual({ later: false });
+		const started = judge(`wf-known-${scopes}:trigger`, 'ord_1', 'processing', 0).knownSince;
+		expect(judge('wf-known-other:trigger', 'ord_1', 'processing', 0).knownSince).toBe(started);
 	});
 });

@@ -29,6 +29,9 @@ interface Timed {
 	event: PolledEvent;
 	/** Found by comparison with the remembered status or stock: that memory, not the cursor, reports it once. */
 	compared?: boolean;
+	/** A status change the record does not date (no updated_at, or the order's last change was its payment): it
+	 * happened after this (the order's creation) and by `at`. */
+	from?: number;
 }
 
 const RANK: Record<EventKind, number> = {
@@ -121,6 +124,8 @@ function* changes(records: Iterable<IDataObject>, resource: string, now: number)
  * Order events since the cursor: a status differing from the one at the last poll is one order.updated, however many
  * changes it went through. An order not remembered reports previous_status null, unless its change is its payment
  * (paid_at = updated_at); without updated_at its change cannot be told from none. `now` dates records without it.
+ * `returns`: an order updated since the cursor in the status remembered is reported too (it may have left it and come
+ * back), for a reader whose claims know the changes already reported by their time (the Storefront Trigger's).
  */
 export function orderEvents(
 	records: Iterable<IDataObject>,
@@ -128,6 +133,7 @@ export function orderEvents(
 	newest: number,
 	wanted: Set<string>,
 	now: number,
+	returns = false,
 ): Timed[] {
 	const statuses = new RecentMap(state.statuses, MAX_STATUSES);
 	const found: Timed[] = [];
@@ -141,12 +147,16 @@ export function orderEvents(
 			if (wanted.has('order.created'))
 				found.push(event('order.created', id, created, orderData(order, INITIAL_STATUS)));
 		}
+		const changedSince = stamped && paid !== updated && updated !== created;
 		const statusChanged =
-			previous !== undefined ? status !== previous : stamped && !(paid === updated);
+			previous !== undefined && !(returns && changedSince) ? status !== previous : changedSince;
 		if (status !== undefined && statusChanged && wanted.has('order.updated')) {
-			const data = { ...orderData(order), previous_status: previous ?? null };
+			// A return's status before is not the one remembered (that is its status too): unknown.
+			const before = previous === status ? null : (previous ?? null);
+			const data = { ...orderData(order), previous_status: before };
 			const e = event('order.updated', id, updated, data, `${status}_${updated}`);
-			found.push({ ...e, compared: !stamped });
+			const dated = stamped && paid !== updated;
+			found.push({ ...e, compared: !stamped, ...(dated ? {} : { from: created || -Infinity }) });
 		}
 		if (paid >= state.cursor && wanted.has('payment.completed'))
 			found.push(event('payment.completed', id, paid, paymentData(order)));

@@ -26,13 +26,16 @@ import {
 const HEAD_START_READS = 6;
 
 /**
- * A run's claim of one change (../../StorefrontTrigger/changeKeys): `key` and `ranIf` are recorded (any found: it ran),
- * `notes` too (for other kinds of claim); `probes` are looked for (found: it ran), taken out again if this added them.
+ * A run's claim of one change (../../StorefrontTrigger/changeKeys): `key` is recorded (found: it ran), `notes` too (for
+ * other kinds of claim); `alike` (other keys of the same change) and `probes` are looked for (found: it ran), taken out
+ * again if this added them; `marks` are recorded with the key and taken out again (under the lock, in the same call) if
+ * the claim lost, so other claims find only what ran.
  */
 export interface Claim {
 	key: string;
-	ranIf?: string[];
 	notes?: string[];
+	marks?: string[];
+	alike?: string[];
 	probes?: string[];
 }
 
@@ -44,8 +47,17 @@ interface Recorded {
 
 /** The node's values in n8n's database, as this package uses them. */
 export interface SharedStore {
-	/** Records `values`, plus `unlockedOnly` without the lock, and looks for `probes`: answers which the row had. */
-	record(values: string[], unlockedOnly?: string[], probes?: string[]): Promise<Recorded>;
+	/**
+	 * Records `values`, plus `unlockedOnly` without the lock, and looks for `probes`: answers which the row had. `marks`
+	 * are recorded too, and kept only if neither the first value nor a probe was there: under the lock a lost claim's
+	 * marks are taken out in the same call, before a later claim can take them for a change that ran.
+	 */
+	record(
+		values: string[],
+		unlockedOnly?: string[],
+		probes?: string[],
+		marks?: string[],
+	): Promise<Recorded>;
 	/** A read that writes nothing, so it cannot replace anyone's values. */
 	readRow(): Promise<void>;
 	/** Takes `values` out of the row under the lock only (else they stay until the retention drops them). */
@@ -69,19 +81,26 @@ export async function claimShared(
 	token: string,
 ): Promise<boolean> {
 	const wanted: Claim = typeof claim === 'string' ? { key: claim } : claim;
-	const { key, ranIf = [], notes = [], probes = [] } = wanted;
+	const { key, notes = [], marks = [], alike = [], probes = [] } = wanted;
 	const values = valuesOf(key, token);
-	const [ran, noted, probed] = [ranIf, notes, probes].map((ids) => ids.map((id) => `event:${id}`));
-	const first = await store.record([values.event, ...ran, ...noted], [values.delivery], probed);
-	if ([values.event, ...ran, ...probed].some((value) => first.had.has(value))) return false;
-	// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
-	if (first.exclusive) return true;
-	const back = await store.record([values.delivery]);
-	if (!back.had.has(values.delivery)) {
-		// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
-		for (let i = 0; i < HEAD_START_READS; i++) await store.readRow();
-	}
-	return !(await store.record([values.run])).had.has(values.run);
+	const [noted, marked, probed] = [notes, marks, [...alike, ...probes]].map((ids) =>
+		ids.map((id) => `event:${id}`),
+	);
+	const first = await store.record([values.event, ...noted], [values.delivery], probed, marked);
+	const won = await (async () => {
+		if ([values.event, ...probed].some((value) => first.had.has(value))) return false;
+		// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
+		if (first.exclusive) return true;
+		const back = await store.record([values.delivery]);
+		if (!back.had.has(values.delivery)) {
+			// Only reads: a write here, based on a read taken before the other claim's run marker lands, would replace it.
+			for (let i = 0; i < HEAD_START_READS; i++) await store.readRow();
+		}
+		return !(await store.record([values.run])).had.has(values.run);
+	})();
+	if (!won && marked.length && !first.exclusive)
+		await store.forget(marked.filter((value) => !first.had.has(value)));
+	return won;
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
@@ -106,6 +125,7 @@ interface Call {
 	values: string[];
 	unlockedOnly: string[];
 	probes: string[];
+	marks: string[];
 	forget: string[];
 }
 interface Batch {
@@ -146,23 +166,27 @@ async function flush(scope: string): Promise<void> {
 				const exclusive = lock.release !== undefined;
 				if (exclusive && access.retentionMs)
 					await turnPeriod(scope, access.data, access.retentionMs, timing.now());
-				const values = every('values');
+				const values = new Set([...every('values'), ...every('marks')]);
 				const probes = [...every('probes')].filter((value) => !values.has(value));
 				const asked = [...values, ...(exclusive ? [] : every('unlockedOnly')), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
 				// As if the callers came one after the other: a value two of them recorded was there for the later one.
 				const before = new Set(had);
+				const lostMarks = new Set<string>();
 				for (const { call, resolve } of waiters) {
 					const recorded = [...call.values, ...call.unlockedOnly];
-					const asked = [...recorded, ...call.probes];
+					const asked = [...recorded, ...call.marks, ...call.probes];
 					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
-					for (const value of recorded) before.add(value);
+					const lost = [...call.values.slice(0, 1), ...call.probes].some((v) => before.has(v));
+					for (const value of [...recorded, ...(lost ? [] : call.marks)]) before.add(value);
+					if (lost) for (const value of call.marks) lostMarks.add(value);
 				}
 				// Probes this call added are taken out, under the lock only: without it another process may have added one
 				// meanwhile, and a later claim may take it for a change that ran.
 				const out = [
 					...probes.filter((value) => !had.has(value)),
 					...(exclusive ? every('forget') : []),
+					...(exclusive ? [...lostMarks].filter((value) => !before.has(value)) : []),
 				];
 				if (exclusive && out.length) await access.data.remove(out);
 			} catch (error) {
@@ -195,10 +219,10 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<number> | undefined;
 	return {
-		record: async (values, unlockedOnly = [], probes = []) =>
-			await batched(scope, access, { values, unlockedOnly, probes, forget: [] }),
+		record: async (values, unlockedOnly = [], probes = [], marks = []) =>
+			await batched(scope, access, { values, unlockedOnly, probes, marks, forget: [] }),
 		forget: async (forget) => {
-			await batched(scope, access, { values: [], unlockedOnly: [], probes: [], forget });
+			await batched(scope, access, { values: [], unlockedOnly: [], probes: [], marks: [], forget });
 		},
 		readRow: async () => {
 			reading ??= access.data.count().finally(() => (reading = undefined));
