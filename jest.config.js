@@ -31,6 +31,7 @@ module.exports = {
 				'<rootDir>/test/polling/',
 				'<rootDir>/test/catchup/',
 				'<rootDir>/test/lastword/',
+				'<rootDir>/test/soak/',
 				'<rootDir>/test/n8n/',
 			],
 		},
@@ -71,5 +72,13 @@ module.exports = {
 		{ ...common, displayName: 'polling', testMatch: ['<rootDir>/test/polling/**/*.test.ts'] },
 		{ ...common, displayName: 'catchup', testMatch: ['<rootDir>/test/catchup/**/*.test.ts'] },
 		{ ...common, displayName: 'lastword', testMatch: ['<rootDir>/test/lastword/**/*.test.ts'] },
+		{ ...common, displayName: 'soak', testMatch: ['<rootDir>/test/soak/soak.test.ts'] },
+		{
+			...common,
+			displayName: 'soak-spec-literal',
+			testMatch: ['<rootDir>/test/soak/soak.test.ts'],
+			setupFiles: ['<rootDir>/test/helpers/specLiteral.setup.ts'],
+		},
+		{ ...common, displayName: 'soak-queue', testMatch: ['<rootDir>/test/soak/queue.test.ts'] },
 	],
 };

@@ -503,11 +503,14 @@ async function startQueue(o) {
 			...(o.env || {}),
 		};
 
+		/** How each n8n process was started: `restart` starts it again so. @type {Map<string, {command: string, extra: any}>} */
+		const starts = new Map();
 		/**
 		 * @param {string} name @param {string} command
 		 * @param {{port: number, logLevel?: string, env: Record<string, string>, args?: string[], readyPaths?: string[]}} extra
 		 */
 		const start = async (name, command, extra) => {
+			starts.set(name, { command, extra });
 			const started = await runtime.startN8n({
 				userFolder: path.join(dir, name),
 				logFile: path.join(dir, `${name}.log`),
@@ -564,9 +567,12 @@ async function startQueue(o) {
 		]);
 		const webhookProcesses = rest.slice(0, webhooks);
 		const workerProcesses = rest.slice(webhooks);
+		let mainProcess = main;
 		return {
 			dir,
-			main,
+			get main() {
+				return mainProcess;
+			},
 			webhooks: webhookProcesses,
 			workers: workerProcesses,
 			postgres: db,
@@ -601,6 +607,51 @@ async function startQueue(o) {
 					);
 				}
 				return byWorker;
+			},
+			/**
+			 * Stops the named n8n processes, with SIGTERM (n8n's own shutdown) or SIGKILL (at once, with their task
+			 * runners), runs `whileDown`, then starts them again as before, main first; Postgres and Redis stay up.
+			 * @param {string[]} names @param {{signal?: 'SIGTERM' | 'SIGKILL', whileDown?: () => Promise<void>}} [how]
+			 */
+			async restart(names, { signal = 'SIGTERM', whileDown } = {}) {
+				const down = n8n.filter((p) => names.includes(p.name));
+				const t0 = Date.now();
+				/** How each stopped process ended. @type {Record<string, {code: number | null, signal: NodeJS.Signals | null}>} */
+				const exits = {};
+				await Promise.all(
+					down.map(async (p) => {
+						if (signal === 'SIGTERM') await p.stop(STOP.n8n.graceMs);
+						else {
+							const children = p.child.pid ? proc.descendants(p.child.pid) : [];
+							p.child.kill('SIGKILL');
+							for (const child of children) proc.signalIfAlive(child, 'SIGKILL');
+						}
+						exits[p.name] = /** @type {{code: number | null, signal: NodeJS.Signals | null}} */ (
+							await p.exited
+						);
+					}),
+				);
+				for (const p of down) {
+					n8n.splice(n8n.indexOf(p), 1);
+					const at = recorded.findIndex((r) => r.name === p.name);
+					if (at >= 0) recorded.splice(at, 1);
+				}
+				record();
+				await whileDown?.();
+				const again = async (/** @type {N8nProcess} */ p) => {
+					const { command, extra } = /** @type {{command: string, extra: any}} */ (
+						starts.get(p.name)
+					);
+					const started = await start(p.name, command, extra);
+					for (const list of [webhookProcesses, workerProcesses]) {
+						const at = list.indexOf(p);
+						if (at >= 0) list[at] = started;
+					}
+					if (p === mainProcess) mainProcess = started;
+				};
+				for (const p of down.filter((p) => p.name === 'main')) await again(p);
+				await Promise.all(down.filter((p) => p.name !== 'main').map(again));
+				return { downMs: Date.now() - t0, exits };
 			},
 			stop,
 		};

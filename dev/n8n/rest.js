@@ -18,6 +18,20 @@ class N8nApiError extends Error {
 	}
 }
 
+/**
+ * A GET, sent again once on a new connection when the kept-alive one it went out on was closed by n8n before n8n read
+ * it ("other side closed": n8n's keep-alive ran out while this process's event loop was busy; seen in the registry
+ * suite after a synchronous npm publish, and in the dev suite's first read after a minute's wait). Writes are never
+ * sent twice.
+ * @param {() => Promise<Response>} send
+ */
+async function sendAgainIfClosed(send) {
+	return await send().catch((/** @type {any} */ error) => {
+		if (!['UND_ERR_SOCKET', 'ECONNRESET'].includes(error?.cause?.code)) throw error;
+		return send();
+	});
+}
+
 /** n8n list endpoints take their filter as JSON in the query string. @param {object} [filter] */
 const filterQuery = (filter) =>
 	filter ? `?filter=${encodeURIComponent(JSON.stringify(filter))}` : '';
@@ -54,14 +68,7 @@ class N8nClient {
 				headers,
 				body: body === undefined ? undefined : JSON.stringify(body),
 			});
-		// A kept-alive connection n8n closed while this process's event loop was busy (a synchronous npm publish on a
-		// loaded machine: "other side closed" in the registry suite, once) fails a request before n8n reads it. A GET
-		// is sent again, once, on a new connection; a write is never sent twice.
-		const res = await send().catch((/** @type {any} */ error) => {
-			const closed = ['UND_ERR_SOCKET', 'ECONNRESET'].includes(error?.cause?.code);
-			if (method !== 'GET' || !closed) throw error;
-			return send();
-		});
+		const res = method === 'GET' ? await sendAgainIfClosed(send) : await send();
 		const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
 		if (setCookie) this.cookie = setCookie.split(';')[0];
 		const text = await res.text();
@@ -307,9 +314,11 @@ class N8nClient {
 	 */
 	async types(kind) {
 		for (let attempt = 1; ; attempt++) {
-			const res = await fetch(`${this.baseUrl}/types/${kind}.json`, {
-				headers: { cookie: this.cookie, 'browser-id': this.browserId },
-			});
+			const res = await sendAgainIfClosed(() =>
+				fetch(`${this.baseUrl}/types/${kind}.json`, {
+					headers: { cookie: this.cookie, 'browser-id': this.browserId },
+				}),
+			);
 			const text = await res.text();
 			if (!res.ok) throw new N8nApiError('GET', `/types/${kind}.json`, res.status, text);
 			try {

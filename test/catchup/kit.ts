@@ -16,8 +16,14 @@ import {
 	receivedBy,
 	TYPES,
 	type Environment,
+	type EnvironmentOptions,
 } from '../e2e/environment';
-import { executionsOf, stopDatabaseReader, type ExecutionRecord } from '../reliability/n8n-db';
+import {
+	executionsOf,
+	queueExecutionsOf,
+	stopDatabaseReader,
+	type ExecutionRecord,
+} from '../reliability/n8n-db';
 import { SPEC_LITERAL } from '../helpers/profile';
 
 export const TRIGGER = 'Storefront Trigger';
@@ -39,10 +45,18 @@ export const say = (line: string) => {
 	process.stdout.write(`${line}\n`);
 };
 
-/** One real n8n for the test file (`name`: its folder and report), with the sandbox this kit's helpers use. */
-export function useEnvironment(name: string, summary: string) {
+/**
+ * One real n8n for the test file (`name`: its folder and report), with the sandbox this kit's helpers use. `topology`:
+ * n8n's queue mode instead (`mode: 'queue'`, with its webhook processors and workers).
+ */
+export function useEnvironment(
+	name: string,
+	summary: string,
+	topology: Pick<EnvironmentOptions, 'mode' | 'webhooks' | 'workers'> = {},
+) {
 	beforeAll(async () => {
 		env = await startEnvironment(name, {
+			...topology,
 			editor: false,
 			// The info level: the catch-up says in n8n's log what it read.
 			n8nEnv: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true', N8N_LOG_LEVEL: 'info' },
@@ -94,15 +108,26 @@ export function runsOf(
 	return { runs, sources, twice: [...runs].filter(([, n]) => n > 1).map(([c]) => c) };
 }
 
-/** The workflow's executions once none is unfinished and their number stood still for a few seconds. */
-export async function settled(workflowId: string, atLeast = 0) {
+/** Every execution of the workflow, from n8n's database: SQLite, or the queue-mode topology's Postgres. */
+const executionsNow = async (workflowId: string) =>
+	env.queue
+		? await queueExecutionsOf(env.queue, workflowId)
+		: await executionsOf(env.userFolder, workflowId);
+
+/**
+ * The workflow's executions once none is unfinished and their number stood still for a few seconds. `orphansBefore`:
+ * an execution created before then (an n8n process killed since) that shows unfinished never finishes.
+ */
+export async function settled(workflowId: string, atLeast = 0, orphansBefore = 0) {
 	let last = -1;
 	let sameSince = Date.now();
 	return await eventually(
 		async () => {
-			const all = await executionsOf(env.userFolder, workflowId);
+			const all = await executionsNow(workflowId);
 			if (all.length !== last) [last, sameSince] = [all.length, Date.now()];
-			const done = all.every((e) => !['new', 'running', 'waiting'].includes(e.status));
+			const done = all.every(
+				(e) => e.createdAt < orphansBefore || !['new', 'running', 'waiting'].includes(e.status),
+			);
 			return done && all.length >= atLeast && Date.now() - sameSince > 4_000 ? all : undefined;
 		},
 		`executions of ${workflowId} to settle`,
@@ -113,7 +138,7 @@ export async function settled(workflowId: string, atLeast = 0) {
 /** Waits until the workflow has at least `count` executions and none is unfinished (no settling time). */
 export const ended = async (workflowId: string, count: number) =>
 	await eventually(async () => {
-		const all = await executionsOf(env.userFolder, workflowId);
+		const all = await executionsNow(workflowId);
 		return all.length >= count &&
 			all.every((e) => !['new', 'running', 'waiting'].includes(e.status))
 			? all

@@ -159,12 +159,13 @@ export interface Environment {
 	n8nPid(): number | undefined;
 	/**
 	 * Kill n8n with SIGKILL (a crash) and start it again on the same port, user folder and database; `whileDown`
-	 * runs between the two.
+	 * runs between the two. In queue mode: every n8n process, main first again.
 	 */
 	crashAndRestart(whileDown?: () => Promise<void>): Promise<{ downMs: number }>;
 	/**
 	 * Stop n8n cleanly (SIGTERM, then wait for it to exit; SIGKILL only if it has not exited after `timeoutMs`) and
-	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended.
+	 * start it again on the same port, user folder and database. `exit`: how the stopped process ended. In queue mode:
+	 * every n8n process (`exit`: main's), with n8n's own grace, main first again.
 	 */
 	restart(
 		timeoutMs?: number,
@@ -358,7 +359,9 @@ export async function startEnvironment(
 			userFolder,
 			n8nPid: () => single?.child.pid,
 			async crashAndRestart(whileDown) {
-				if (!single) throw new Error('crashAndRestart is for a single n8n process');
+				if (topology)
+					return await topology.restart(n8nNames(topology), { signal: 'SIGKILL', whileDown });
+				if (!single) throw new Error('n8n is not running');
 				const down = Date.now();
 				single.child.kill('SIGKILL');
 				await single.exited;
@@ -367,7 +370,13 @@ export async function startEnvironment(
 				return { downMs: Date.now() - down };
 			},
 			async restart(timeoutMs = 60_000, extraEnv = {}, whileDown) {
-				if (!single) throw new Error('restart is for a single n8n process');
+				if (topology) {
+					if (Object.keys(extraEnv).length)
+						throw new Error('a queue-mode restart keeps its environment');
+					const { downMs, exits } = await topology.restart(n8nNames(topology), { whileDown });
+					return { downMs, exit: exits.main };
+				}
+				if (!single) throw new Error('n8n is not running');
 				const down = Date.now();
 				await single.stop(timeoutMs);
 				const exit = (await single.exited) as {
@@ -394,6 +403,10 @@ export async function startEnvironment(
 		throw error;
 	}
 }
+
+/** Every n8n process of a queue-mode topology: "n8n stopped" there stops them all (Postgres and Redis stay up). */
+const n8nNames = (topology: QueueTopology) =>
+	[topology.main, ...topology.webhooks, ...topology.workers].map((p) => p.name);
 
 /** Create (and optionally activate) a workflow; trigger nodes get the environment's credential. */
 export async function createWorkflow(

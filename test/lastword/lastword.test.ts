@@ -203,4 +203,102 @@ describe('the workflow\'s last word on an order: its status (compat order_transi
 			}
 		},
 	);
+
+	/** The service's late retry of `event`: its bytes as first sent, signed with the secret of now. */
+	const lateRetryOf = (event: { id: string; type: string }) => ({
+		id: `dlv_late_${event.id}`,
+		type: event.type,
+		attempts: [],
+		body: Buffer.from(JSON.stringify(event), 'utf8'),
+		secret: env.sandbox.webhookSecret,
+	});
+
+	test(`issue 69, found by the soak (${PROFILE} events): changes the catch-up ran, then n8n restarts again and the service's late retries come: none runs again; an order's return whose delivery failed while n8n was down runs (the catch-up), once; a late order.created after the order's change ran is marked superseded`, async () => {
+		let wf: Awaited<ReturnType<typeof catchUpWorkflow>> | undefined;
+		try {
+			await deactivateAll();
+			expect((await env.sandbox.admin('PUT', '/compat', { order_transitions: 'any' })).status).toBe(
+				200,
+			);
+			wf = await catchUpWorkflow(
+				{ missedEventsCheckMinutes: 0 },
+				{ events: ['order.created', 'order.updated'] },
+			);
+			await baselineOf(wf);
+			const from = env.sandbox.events.length;
+			// A return: processing, on hold (both delivered and run), then processing again while n8n is down.
+			const [returning] = await newOrders(1);
+			// Each change's run ends before the next change, so none is marked superseded.
+			for (const [i, status] of ['processing', 'on-hold'].entries()) {
+				await setStatus([returning], status);
+				await ended(wf.id, i + 2);
+			}
+			// Orders made and changed while n8n is down (no delivery reaches it), twice: a deploy, then a crash.
+			let caughtUp: string[] = [];
+			const { downMs: first } = await env.restart(60_000, {}, async () => {
+				await env.sandbox.admin('PUT', '/webhook', { url: null });
+				await setStatus([returning], 'processing');
+				caughtUp = await newOrders(5);
+				await setStatus(caughtUp, 'processing');
+			});
+			await ended(wf.id, 4);
+			const { downMs: second } = await env.crashAndRestart(async () => {
+				await setStatus(caughtUp, 'shipped');
+			});
+			await ended(wf.id, 5);
+			// A third start, then the service's late retries of every change made while n8n was down.
+			const logFrom = logText().length;
+			const { downMs: third } = await env.restart();
+			await logLines(
+				logFrom,
+				`catch-up for workflow "${wf.name}" (id ${wf.id}) read the lists`,
+				1,
+				60_000,
+			).catch(() => undefined);
+			const late = env.sandbox.events
+				.slice(from)
+				.filter((e) => ['order.created', 'order.updated'].includes(e.type))
+				.filter((e) =>
+					[...caughtUp, returning].includes(String((e.data as any).order_id ?? (e.data as any).id)),
+				);
+			const answers: string[] = [];
+			for (const event of late) answers.push(answer(await resend(lateRetryOf(event), wf.url)));
+			// A late order.created after its order's change ran: one more order, its processing delivered first.
+			const fromCreated = env.sandbox.events.length;
+			const [overtaken] = await newOrders(1);
+			await setStatus([overtaken], 'processing');
+			const [created, processing] = env.sandbox.events.slice(fromCreated);
+			answers.push(answer(await resend(lateRetryOf(processing), wf.url)));
+			await settled(wf.id);
+			answers.push(answer(await resend(lateRetryOf(created), wf.url)));
+			const all = await settled(wf.id);
+			const { runs, twice } = runsOf(all);
+			const words = wordsOf(all, [returning, ...caughtUp, overtaken]);
+			const createdItem = all
+				.flatMap((e) => e.items)
+				.find(
+					(i) =>
+						i.json.type === 'order.created' &&
+						changeOf('order.created', i.json.data).endsWith(overtaken),
+				);
+			say(
+				`issue 69's cases in real n8n (${PROFILE} events): down ${(first / 1000).toFixed(1)}, ${(second / 1000).toFixed(1)} (SIGKILL) and ${(third / 1000).toFixed(1)} s; ${late.length} late retries answered ${[...new Set(answers)].join(' / ')}; changes run twice ${twice.length}; the return: ${words.get(returning)?.join(', ')}; a caught-up order: ${words.get(caughtUp[0])?.join(', ')}; the late order.created: ${JSON.stringify({ superseded: createdItem?.json.superseded, current_status: createdItem?.json.current_status })}; executions ${all.length}`,
+			);
+			// The one change made twice: the return.
+			expect(twice).toEqual([
+				changeOf('order.updated', { order_id: returning, status: 'processing' }),
+			]);
+			expect(words.get(returning)).toEqual(['processing', 'on-hold', 'processing']);
+			for (const id of caughtUp) {
+				expect(words.get(id)).toEqual(['processing', 'shipped']);
+				expect(runs.get(changeOf('order.created', { order_id: id }))).toBe(1);
+			}
+			expect(words.get(overtaken)).toEqual(['processing']);
+			expect(createdItem?.json).toMatchObject({ superseded: true, current_status: 'processing' });
+			expect(all.filter((e) => e.status !== 'success')).toEqual([]);
+		} finally {
+			await env.sandbox.admin('PUT', '/profile', { profile: PROFILE });
+			if (wf) await env.client.deactivateWorkflow(wf.id).catch(() => undefined);
+		}
+	});
 });

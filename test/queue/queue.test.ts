@@ -6,6 +6,7 @@
 // execution <id>"), never from assumption. Counts (executions, duplicates) are asserted: the trigger's own dropping
 // across processes lets none through, whether the copies come at the same moment or once all runs of a burst are
 // over; n8n's Remove Duplicates node is measured in the same runs, and the figures are recorded for the matrix to print.
+import { psqlCommand } from '../reliability/n8n-db';
 import { execFile, spawnSync } from 'child_process';
 import { createHmac, randomUUID } from 'crypto';
 import * as fs from 'fs';
@@ -24,7 +25,6 @@ import {
 	instance,
 	POLL_EVERY_20_S,
 	POLL_WAIT_MS,
-	queue,
 	registerWebhook,
 	report,
 	rest,
@@ -138,24 +138,8 @@ async function deliver(url: string, { body, signature }: { body: string; signatu
 const onEachProcessor = (url: string) =>
 	topology.webhooks.map((p) => url.replace(topology.webhookUrl, p.url));
 
-/** psql's command and arguments for one query of the topology's Postgres, unaligned rows without headers. */
-const psql = (query: string) =>
-	[
-		path.join(queue.postgresBinDir(), 'psql'),
-		[
-			'-h',
-			'127.0.0.1',
-			'-p',
-			String(topology.postgres.port),
-			'-U',
-			'n8n',
-			'-d',
-			'n8n',
-			'-tAq',
-			'-c',
-			query,
-		],
-	] as const;
+/** psql's command and arguments for one query of the topology's Postgres. */
+const psql = (query: string) => psqlCommand(topology, query);
 
 /**
  * n8n's own record, read from its Postgres by one psql query: each row as an object. The suite waits on it rather

@@ -1,15 +1,17 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @typescript-eslint/no-require-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @typescript-eslint/no-require-imports -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file */
 // n8n's own record of what ran: its SQLite database, read with the runtime's sqlite3 (built for the runtime's Node,
 // so it runs in a child process of that Node) while n8n keeps running. n8n's REST list pages 100 executions at a
 // time and leaves out their data; the reliability counts need every execution with the event it ran for.
 // One reader process per test file answers every read: a process per read cost 0.1 CPU-seconds before its first
 // row (Node and sqlite3 starting), and the catch-up suite reads about 300 times a cell while it waits.
-import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'child_process';
 import * as path from 'path';
+import { promisify } from 'util';
 
-import { CELL } from '../e2e/environment';
+import { CELL, queue, type QueueTopology } from '../e2e/environment';
 
 const prepare = require('../../dev/n8n/prepare') as typeof import('../../dev/n8n/prepare');
+const { toRecord } = require('./executionRecord') as typeof import('./executionRecord');
 
 export interface ExecutionRecord {
 	id: string;
@@ -34,7 +36,7 @@ export interface ExecutionRecord {
 // of finished executions many times. It ends with its stdin, so also when the test process that started it dies.
 const SCRIPT = `
 const sqlite3 = require('sqlite3');
-const flatted = require('flatted');
+const { toRecord } = require(${JSON.stringify(path.join(__dirname, 'executionRecord.js'))});
 const parsed = new Map();
 const answer = (id, error, executions) => process.stdout.write(JSON.stringify({ id, error, executions }) + '\\n');
 require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
@@ -51,26 +53,7 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
         const version = [row.status, row.stoppedAt, row.data].join(' ');
         const known = parsed.get(key);
         if (known && known.version === version) return known.record;
-        let items = [];
-        let passedNothing = false;
-        let nodeMs = null;
-        try {
-          const data = flatted.parse(row.data);
-          const runs = data.resultData.runData[nodeName] || [];
-          // After a crash n8n rebuilds a crashed execution's run data from its event log, with a stand-in item
-          // ({isArtificialRecoveredEventItem: true}) for each node that had finished: not the node's real output.
-          items = runs
-            .flatMap((run) => ((run.data && run.data.main && run.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem })))
-            .filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
-          if (runs.length && typeof runs[0].executionTime === 'number') nodeMs = runs[0].executionTime;
-          passedNothing = runs.length > 0 && runs.every((run) => run.executionStatus === 'success' && ((run.data && run.data.main && run.data.main[0]) || []).length === 0);
-          // An execution that never ran (n8n died first), or crashed, still holds the trigger's items in its start stack.
-          if (!items.length && data.executionData) {
-            const start = (data.executionData.nodeExecutionStack || []).find((entry) => entry.node && entry.node.name === nodeName) || (data.executionData.nodeExecutionStack || [])[0];
-            items = ((start && start.data && start.data.main && start.data.main[0]) || []).map((item) => ({ json: item.json, pairedItem: item.pairedItem }));
-          }
-        } catch {}
-        const record = { id: String(row.id), status: row.status, createdAt: Date.parse(String(row.createdAt).replace(' ', 'T') + 'Z'), startedAt: row.startedAt ? Date.parse(String(row.startedAt).replace(' ', 'T') + 'Z') : null, items, eventIds: items.map((item) => item.json.id), passedNothing, nodeMs };
+        const record = toRecord(row, nodeName);
         parsed.set(key, { version, record });
         return record;
       });
@@ -153,4 +136,55 @@ export async function stopDatabaseReader() {
 	const exited = new Promise((resolve) => stopping.child.once('exit', resolve));
 	stopping.child.stdin.end();
 	await exited;
+}
+
+/** psql's command and arguments for one query of a queue-mode topology's Postgres: unaligned rows, no headers. */
+export const psqlCommand = (topology: QueueTopology, query: string) =>
+	[
+		path.join(queue.postgresBinDir(), 'psql'),
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(topology.postgres.port),
+			'-U',
+			'n8n',
+			'-d',
+			'n8n',
+			'-tAq',
+			'-c',
+			query,
+		],
+	] as const;
+
+/** Records already made from Postgres rows, by execution and node, with what they were made of. */
+const fromPostgres = new Map<string, { version: string; record: ExecutionRecord }>();
+
+/**
+ * Every execution of `workflowId` in a queue-mode topology's Postgres, as executionsOf reads SQLite: one psql query a
+ * read (rows as JSON), a row's data parsed again only when its status, end or data changed.
+ */
+export async function queueExecutionsOf(
+	topology: QueueTopology,
+	workflowId: string,
+	nodeName = 'Storefront Trigger',
+): Promise<ExecutionRecord[]> {
+	if (!/^\w+$/.test(workflowId)) throw new Error(`unexpected workflow id ${workflowId}`);
+	const query = `SELECT row_to_json(r) FROM (SELECT e.id, e.status, e."createdAt", e."startedAt", e."stoppedAt", d.data FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${workflowId}' ORDER BY e.id) r`;
+	const { stdout } = await promisify(execFile)(...psqlCommand(topology, query), {
+		maxBuffer: 1024 * 1024 * 1024,
+	});
+	return stdout
+		.split('\n')
+		.filter(Boolean)
+		.map((line) => {
+			const row = JSON.parse(line);
+			const key = [topology.dir, nodeName, row.id].join(' ');
+			const version = [row.status, row.stoppedAt, row.data].join(' ');
+			const known = fromPostgres.get(key);
+			if (known?.version === version) return known.record;
+			const record = toRecord(row, nodeName) as ExecutionRecord;
+			fromPostgres.set(key, { version, record });
+			return record;
+		});
 }

@@ -193,19 +193,21 @@ const countsLine = (t: ReturnType<typeof tally>) =>
 const latencyLine = (t: ReturnType<typeof tally>) =>
 	`ack latency p50 ${seconds(percentile(t.latencies, 50))}, p95 ${seconds(percentile(t.latencies, 95))}, p99 ${seconds(percentile(t.latencies, 99))}, max ${seconds(Math.max(...t.latencies))}`;
 
-// n8n's default expression engine acknowledges 6–7 deliveries a second here, p99 near the sender's 10 s time-out at
-// 50 in flight: 300 deliveries hold that pressure for most of a minute. Beside a matrix cell on CI, 1,000 of them were
-// still running after 15 minutes (the recommended engine runs 1,000 in 26–36 s).
+// n8n's default expression engine acknowledges 6–7 deliveries a second here, on an idle machine: at 50 in flight its p99
+// stands at 9.4–9.9 s, the sender's 10 s time-out. With another job on the machine (CI's lanes; a busy loop on one of
+// the two cores here) it falls behind: n8n 2.41.1's own SQLite write lock times out ("There was a problem executing the
+// workflow"), and deliveries it acknowledged never run, the landed 0.1.0 code alike (docs/reliability.md). So n8n's
+// defaults get 20 in flight, which they answer within the time-out on a shared machine; the recommended engine gets 50.
 describe.each([
-	['n8n defaults', {}, 300],
-	['recommended (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true)', RECOMMENDED, 1000],
-])('burst of signed deliveries, 50 in flight — %s', (label, n8nEnv, count) => {
+	['n8n defaults', 300, 20, {}],
+	['recommended (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true)', 1000, 50, RECOMMENDED],
+])('burst of signed deliveries — %s: %s events, %s in flight', (label, count, inFlight, n8nEnv) => {
 	const environment = useEnvironment('burst', {
 		n8nEnv,
 		// The contract's delivery policy: 10 s to answer, 5 attempts 1 s, 2 s, 4 s, 8 s apart.
 		sandbox: {
 			sizes: { products: 300, orders: 300, customers: 20 },
-			delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: 50 },
+			delivery: { attempts: 5, baseDelayMs: 1000, timeoutMs: 10_000, concurrency: inFlight },
 		},
 	});
 
