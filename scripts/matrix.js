@@ -15,11 +15,11 @@
 // artifacts/matrix.json.
 //   node scripts/matrix.js [--cells 2/community,1/custom,2/community/queue] [--parallel N] [--with SUITES] [--then SUITES] [--json-dir DIR] [--record]
 // --with      other jest projects that start their own n8n (e.g. reliability), run in the same lanes as the cells,
-//             first in the queue, never beside a job they must not run beside (APART). Printed, not recorded
+//             first in the queue (reliability and browser: alone, see ALONE). Printed, not recorded
 // --then      the same, last in the queue (e.g. dev), and ahead of the cells still waiting once the --with
-//             suites have ended
+//             suites have ended. `a+b`: projects a and b in one jest process, side by side (WORKERS), in one lane
 // --parallel  run N cells at once (default 1). Cells share nothing (each its own ports, folders, n8n, database); the
-//             reliability suite runs beside one job at most. Two lanes kept two cores 75–87 % busy, mostly waiting
+//             reliability and browser suites run alone. Two lanes kept two cores 75–87 % busy, mostly waiting
 //             cells beside the heavy queue-mode cell and reliability suite (.ci/run prints the share; it runs three);
 //             the longest cells (by the last recorded wall times) start first. A cell's output is printed whole when it ends.
 // --json-dir  also keep each cell's jest JSON there (.ci/run counts them)
@@ -127,12 +127,13 @@ async function runJest(projects, id, jsonDir, env) {
 
 /**
  * A suite that is not a cell of the matrix (it starts its own n8n: the reliability suite), run in a lane beside the
- * cells so that its waits overlap theirs; printed whole when it ends, not recorded.
+ * cells so that its waits overlap theirs; printed whole when it ends, not recorded. `a+b` runs both projects.
  * @param {string} project @param {string} jsonDir
  */
 async function runSuite(project, jsonDir) {
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started the ${project} suite`);
-	const run = await runJest([project], project, jsonDir, {});
+	const projects = project.split('+');
+	const run = await runJest(projects, projects.join('-'), jsonDir, {});
 	console.log(`\n=== ${project} suite, beside the matrix (${Math.round(run.seconds)} s)`);
 	process.stdout.write(run.log());
 	return run;
@@ -145,10 +146,12 @@ async function runSuite(project, jsonDir) {
 const OWN_PROCESS = ['catchup', 'lastword'];
 /**
  * OWN_PROCESS suites whose test files each start their own n8n and run side by side, a jest worker each: the catch-up
- * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell.
+ * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell. The
+ * soaks of both services (--then soak+soak-spec-literal) wait two minutes of their four and a half for the checks for
+ * missed events: side by side they take one lane.
  * @type {Record<string, number>}
  */
-const WORKERS = { catchup: 2 };
+const WORKERS = { catchup: 2, 'soak,soak-spec-literal': 2 };
 
 /**
  * Runs one cell's suites, its output kept in log files and printed whole at the end; OWN_PROCESS suites beside the
@@ -229,11 +232,8 @@ async function main() {
 	for (const line of new Set(cells.map((cell) => parseCell(cell).line)))
 		prepare({ line, log: (text) => console.log(`[matrix] ${text}`) });
 	const seconds = lastSeconds();
-	// The --with suites first, then the queue-mode cell (Postgres, Redis, webhook processors, workers) whatever the
-	// record says, then the longest cells. The reliability suite and the queue-mode cell never run side by side (APART):
-	// one waits for the other. With the suite first (beside one cell, which mostly waits), the queue-mode cell runs after
-	// it beside the cells that mostly wait; the other way round, the cells ran beside the queue-mode cell and stretched
-	// it (558 → 755 s), and the suite waited for it.
+	// The --with suites first (each alone), then the queue-mode cell (Postgres, Redis, webhook processors, workers)
+	// whatever the record says, then the longest cells: the queue-mode cell started last ran alone at the end.
 	const heavy = (/** @type {string} */ cell) =>
 		parseCell(cell).mode === 'queue' && parseCell(cell).install === 'community' ? 1 : 0;
 	/** @type {Array<{cell?: string, suite?: string}>} --with suites, the longest cells, --then suites */
@@ -247,30 +247,16 @@ async function main() {
 	/** @type {Map<string, Awaited<ReturnType<typeof runCell>>>} */
 	const results = new Map();
 	let suitesFailed = 0;
-	// Jobs that never run side by side: a lane whose next job would run beside one it must not takes the next that may,
-	// or waits for a job to end. The reliability suite beside the queue-mode cell slowed both by 40 % (above); the
-	// browser suite's chromium and editor are kept away from the reliability suite's bursts and flash sales, whose
-	// counts are measured on a machine no busier than the cells make it.
-	const APART = [
-		[
-			(/** @type {string} */ job) => job.includes('/') && heavy(job) === 1,
-			(/** @type {string} */ job) => job === 'reliability',
-		],
-		[
-			(/** @type {string} */ job) => job === 'reliability',
-			(/** @type {string} */ job) => job === 'browser',
-		],
-	];
-	const apart = (/** @type {string} */ a, /** @type {string} */ b) =>
-		APART.some(([x, y]) => (x(a) && y(b)) || (x(b) && y(a)));
 	/** @type {Set<string>} */
 	const running = new Set();
 	const name = (/** @type {{cell?: string, suite?: string}} */ job) => job.cell ?? job.suite ?? '';
-	// The reliability suite runs beside one job at most, however many lanes (its bursts are measured on a machine no
-	// busier than one cell makes it): it takes all lanes but one. The other jobs mostly wait (a community cell keeps
-	// half a core busy), so with three lanes a third runs beside the queue-mode cell and after the suite.
-	const weight = (/** @type {string} */ job) =>
-		job === 'reliability' ? Math.max(1, parallel - 1) : 1;
+	// The reliability and browser suites run alone, however many lanes. The reliability suite's bursts and flash sales
+	// time out or meet 429s against the machine, not the node, beside a cell whose suites run four n8n processes
+	// (clean-clone runs at 97-98 % CPU: the defaults' burst at 1.5 deliveries/s, a flash sale with X-RateLimit-* headers
+	// refused twice). The browser suite beside the cells took 1,209 s instead of about 110 s on CI, and its editor steps
+	// passed their 120 s test timeout (two CI runs refused for it).
+	const ALONE = ['reliability', 'browser'];
+	const weight = (/** @type {string} */ job) => (ALONE.includes(job) ? parallel : 1);
 	const fits = (/** @type {{cell?: string, suite?: string}} */ job) =>
 		[...running].reduce((sum, other) => sum + weight(other), weight(name(job))) <= parallel;
 	/** @type {Array<() => void>} lanes waiting for a job to end */
@@ -285,17 +271,10 @@ async function main() {
 					!suites.some((suite) => running.has(suite) || queue.some((job) => job.suite === suite));
 				const first = (/** @type {{cell?: string, suite?: string}} */ job) =>
 					withEnded && job.suite !== undefined && lastSuites.includes(job.suite);
-				const apartFromRunning = (/** @type {{cell?: string, suite?: string}} */ job) =>
-					[...running].some((other) => apart(name(job), other));
-				const allowed = (/** @type {{cell?: string, suite?: string}} */ job) =>
-					fits(job) && !apartFromRunning(job);
-				// A --with suite waiting only for a free lane is not passed by the jobs behind it (it would start last); one
-				// that may not run beside a job now running (the reliability suite beside the queue-mode cell) holds none back.
-				const blocking = queue.findIndex(
-					(job) => suites.includes(job.suite ?? '') && !fits(job) && !apartFromRunning(job),
-				);
+				// A --with suite waiting for free lanes is not passed by the jobs behind it (it would start last).
+				const blocking = queue.findIndex((job) => suites.includes(job.suite ?? '') && !fits(job));
 				const ahead = blocking < 0 ? queue : queue.slice(0, blocking);
-				const pick = ahead.find((job) => first(job) && allowed(job)) ?? ahead.find(allowed);
+				const pick = ahead.find((job) => first(job) && fits(job)) ?? ahead.find(fits);
 				const at = pick === undefined ? -1 : queue.indexOf(pick);
 				if (at < 0) {
 					await new Promise((resolve) => waiting.push(() => resolve(undefined)));

@@ -114,7 +114,10 @@ async function openBrowser(origin: string): Promise<BrowserSession> {
 		}).observe((globalThis as any).document, { childList: true, subtree: true });
 	});
 	const page = await context.newPage();
-	page.setDefaultTimeout(30_000);
+	// Waits on the page's conditions, bounded for a saturated machine: at 98 % CPU (a clean-clone .ci/run, the matrix
+	// beside it) the sign-in page took over 30 s to load, and every later step of the file failed with it.
+	page.setDefaultTimeout(60_000);
+	page.setDefaultNavigationTimeout(90_000);
 	const pageErrors: string[] = [];
 	const failedRequests: string[] = [];
 	page.on('pageerror', (error) => pageErrors.push(error.message));
