@@ -16,8 +16,8 @@ import {
 	LEASE_MS,
 	LOCK_WAIT_MS,
 	type LockTiming,
-	type StoreRow,
 } from '../../nodes/shared/claims/claimLock';
+import type { StoreRow } from '../../nodes/shared/n8n';
 import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
 import { InMemoryDeduplicator, storeRowOf } from '../helpers/deduplication';
 import { seeded } from '../claims/virtualTime';
@@ -399,6 +399,7 @@ describe('the claim, step by step', () => {
 		expect(await shared.record([values.event, values.delivery, values.run])).toEqual({
 			had: new Set([values.event]),
 			exclusive: true,
+			lost: true,
 		});
 		expect(store.rows.get(NODE_ROW)).toHaveLength(3);
 		// The lock is released once no more calls come (just after the answer): no workflow row is left behind.
@@ -474,6 +475,7 @@ describe('the lock', () => {
 		expect(await shared.record(['event:evt_after_crash'])).toEqual({
 			had: new Set(),
 			exclusive: true,
+			lost: false,
 		});
 		const waited = clock.t - before;
 		expect(waited).toBeGreaterThanOrEqual(LEASE_MS);

@@ -18,9 +18,9 @@ import {
 	turnGap,
 	type Acquired,
 	type LockTiming,
-	type StoreRow,
 	type Unlocked,
 } from './claimLock';
+import type { StoreRow } from '../n8n';
 
 /** Reads a claim without the lock waits when its token was overwritten: the other claim's read-back and run marker. */
 const HEAD_START_READS = 6;
@@ -39,10 +39,14 @@ export interface Claim {
 	probes?: string[];
 }
 
-/** What a call recorded: which of its values the row had, and whether it was made under the lock. */
+/**
+ * What a call recorded: which of its values the row had, whether it was made under the lock, and whether it lost (its
+ * first value or a probe was there: what it claims ran).
+ */
 interface Recorded {
 	had: Set<string>;
 	exclusive: boolean;
+	lost: boolean;
 }
 
 /** The node's values in n8n's database, as this package uses them. */
@@ -88,7 +92,7 @@ export async function claimShared(
 	);
 	const first = await store.record([values.event, ...noted], [values.delivery], probed, marked);
 	const won = await (async () => {
-		if ([values.event, ...probed].some((value) => first.had.has(value))) return false;
+		if (first.lost) return false;
 		// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
 		if (first.exclusive) return true;
 		const back = await store.record([values.delivery]);
@@ -176,8 +180,8 @@ async function flush(scope: string): Promise<void> {
 				for (const { call, resolve } of waiters) {
 					const recorded = [...call.values, ...call.unlockedOnly];
 					const asked = [...recorded, ...call.marks, ...call.probes];
-					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive });
 					const lost = [...call.values.slice(0, 1), ...call.probes].some((v) => before.has(v));
+					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive, lost });
 					for (const value of [...recorded, ...(lost ? [] : call.marks)]) before.add(value);
 					if (lost) for (const value of call.marks) lostMarks.add(value);
 				}
