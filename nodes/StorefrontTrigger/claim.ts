@@ -9,7 +9,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { claimShared } from '../shared/claims';
-import { scopeOf, sharedStore } from '../shared/n8n';
+import { sharedStore } from '../shared/claims/store';
+import { scopeOf } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
 import { claimOf, knowStay } from './changeKeys';
 import {

@@ -10,7 +10,7 @@
 // What n8n cannot do, the test can: `values()` reads the row back in plain words (kept beside each hash here only).
 import { createHash } from 'crypto';
 
-import type { StoreRow } from '../../nodes/shared/claims/claimLock';
+import type { StoreRow } from '../../nodes/shared/n8n';
 
 const hash = (value: string) => createHash('md5').update(value).digest('base64');
 

@@ -19,7 +19,7 @@ import type {
 	IDeduplicationOutput,
 } from 'n8n-workflow';
 
-import type { StoreRow } from '../../nodes/shared/claims/claimLock';
+import type { StoreRow } from '../../nodes/shared/n8n';
 import { core } from './core';
 
 const hash = (value: unknown) => createHash('md5').update(String(value)).digest('base64');

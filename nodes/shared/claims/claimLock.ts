@@ -3,21 +3,7 @@
 // row or LOCK_WAIT_MS of waiting lets the claim go on without the lock: a lock never stops events
 // (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
-import { isModeRefusal, isUniqueViolation } from '../n8n';
-
-/** One row of n8n's deduplication store (mode "entries"): here the workflow-scope row, in ./index also the node's. */
-export interface StoreRow {
-	/** How many values the row holds; 0 when there is no row. A read: it writes nothing. */
-	count(): Promise<number>;
-	/**
-	 * Records values, inserting the row when there is none (a unique-key violation when another insert won), keeping its
-	 * last `keepLast` when given. Resolves to those the row had.
-	 */
-	record(values: string[], keepLast?: number): Promise<Set<string>>;
-	/** Takes values out of the row (read, then rewrite). */
-	remove(values: string[]): Promise<void>;
-	clear(): Promise<void>;
-}
+import { isModeRefusal, isUniqueViolation, type StoreRow } from '../n8n';
 
 /** The clock and the dice: n8n-workflow's and Math's in n8n, a scheduler's in the tests. */
 export interface LockTiming extends Clock {

@@ -2,7 +2,7 @@
 // on two queue workers create a product once: docs/storefront-node.md, Create or Update ("Across processes").
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { sharedStore } from '../../../../shared/n8n';
+import { sharedStore } from '../../../../shared/claims/store';
 import { claimShared, releaseShared, type SharedStore } from '../../../../shared/claims';
 
 /** Outlasts a create's wait for the rate limit and a try's time-out, so a run looking meanwhile finds the claim. */
