@@ -88,8 +88,8 @@ export class StorefrontTrigger implements INodeType {
 					type: 'boolean',
 					default: true,
 					description:
-						'Whether to acknowledge a redelivered event without running the workflow again, ' +
-						'across restarts and queue mode',
+						'Whether to acknowledge an event the shop sends again without running the workflow again, also ' +
+						'after n8n restarts and when n8n runs on several servers',
 				},
 				{
 					displayName: 'Include Headers',
@@ -106,8 +106,8 @@ export class StorefrontTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to drop a late status change whose order has another status by now (a retry after an ' +
-						'outage). Off: it runs, marked "superseded" with the "current_status"; a late order creation always does.',
+						'Whether to drop a status change that arrives late, when its order has another status by now. Off: ' +
+						"it runs, marked as superseded, with the order's current status. A late new order always runs.",
 					displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 				},
 				{
@@ -117,8 +117,8 @@ export class StorefrontTrigger implements INodeType {
 					typeOptions: { minValue: 1 },
 					default: 15,
 					description:
-						'Turn away events created longer ago than this, so that a copied delivery cannot be sent again later. ' +
-						"Careful: the service's late retries after an outage are turned away too.",
+						'Turn away events created longer ago than this, so that someone who captured an event cannot send ' +
+						'it again later. Careful: events the shop sends again after n8n was down are turned away too.',
 				},
 				{
 					displayName: 'Remember Events For (Hours)',

@@ -243,7 +243,7 @@ describe('the catalog form, given files as spreadsheets export them', () => {
 			resource: 'product',
 			operation: 'upsert',
 			columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] },
-			options: { output: 'summary' },
+			output: 'summary',
 		});
 	});
 });

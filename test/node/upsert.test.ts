@@ -258,7 +258,7 @@ describe('never twice', () => {
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 			{ sku: 'LOST-1', name: 'Answer Lost', price: '12.00', stock: '3' },
 		];
-		const result = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
+		const result = await run(rows, upsert({}, { findProductsBy: 'catalog' }));
 		expect(result.error).toBeUndefined();
 		expect(withSku('LOST-1')).toHaveLength(1);
 		// Both items are the one product; it was created once, and the second row wrote nothing.
@@ -309,7 +309,7 @@ describe('never twice', () => {
 		await ctx.admin('POST', '/faults', { type: 'empty', method: 'POST', count: 1 });
 		const { items } = await run(
 			[{ sku: 'EMPTY-1', name: 'Empty Answer', price: '2.00' }],
-			upsert({}, { options: { findProductsBy: 'catalog' } }),
+			upsert({}, { findProductsBy: 'catalog' }),
 			{ continueOnFail: true },
 		);
 		expect(items[0].json.error).toMatch(
@@ -382,7 +382,7 @@ describe('never twice', () => {
 			return list(query);
 		});
 		try {
-			const { error } = await run(rows, upsert({}, { options: { findProductsBy: 'catalog' } }));
+			const { error } = await run(rows, upsert({}, { findProductsBy: 'catalog' }));
 			expect(error).toBeUndefined();
 		} finally {
 			spy.mockRestore();
@@ -609,7 +609,7 @@ describe('the example examples/catalog-sync.json', () => {
 			resource: 'product',
 			operation: 'upsert',
 			columns: { mappingMode: 'autoMapInputData', matchingColumns: ['sku'] },
-			options: { output: 'summary' },
+			output: 'summary',
 		});
 		expect((sync.parameters.columns as IDataObject).schema).toEqual(mapperFields());
 	});
@@ -634,7 +634,7 @@ describe('the example examples/catalog-sync.json', () => {
 		await ctx.admin('POST', '/reset', { sizes: { products: 1000, orders: 10, customers: 5 } });
 		const start = written().length;
 		// Each row's product as the output, to follow each row.
-		const parameters = { ...workflow.nodes[3].parameters, options: {} };
+		const parameters = { ...workflow.nodes[3].parameters, output: 'products' };
 		const first = await ctx.run({
 			typeVersion: workflow.nodes[3].typeVersion,
 			items: rows,

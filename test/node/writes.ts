@@ -8,7 +8,7 @@ import { mapperFields } from '../../nodes/Storefront/v1/actions/product/editorFi
 import type { SandboxContext } from './context';
 
 /** Create or Update as a CSV's rows reach it: Map Automatically, matched on sku; `options` its Options. */
-export const upsertParameters = (options: IDataObject = {}) =>
+export const upsertParameters = (settings: IDataObject = {}) =>
 	({
 		resource: 'product',
 		operation: 'upsert',
@@ -18,7 +18,7 @@ export const upsertParameters = (options: IDataObject = {}) =>
 			matchingColumns: ['sku'],
 			schema: mapperFields(),
 		},
-		options,
+		...settings,
 	}) as unknown as INodeParameters;
 
 export interface Write {

@@ -95,40 +95,11 @@ export class StorefrontV1 implements INodeType {
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
-				placeholder: 'Add Option',
+				placeholder: 'Add option',
 				default: {},
 				description:
 					'How this node sends its requests: how many at once, how fast, and how often it tries again',
 				options: [
-					{
-						displayName: 'Find Products By',
-						name: 'findProductsBy',
-						type: 'options',
-						default: 'auto',
-						description: 'How Create or Update finds the products its items name',
-						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
-						options: [
-							{
-								name: 'Automatic (Fewest Requests)',
-								value: 'auto',
-								description:
-									'Looks each value up when the items are few against the catalog, ' +
-									'and reads the whole catalog otherwise',
-							},
-							{
-								name: 'Looking Each Up',
-								value: 'lookup',
-								description:
-									"Searches the shop for each value. Reads the whole catalog instead where the shop's search " +
-									'does not find products by that field.',
-							},
-							{
-								name: 'Reading the Whole Catalog',
-								value: 'catalog',
-								description: 'Reads every product once per run, however few the items',
-							},
-						],
-					},
 					{
 						displayName: 'Max Concurrent Requests',
 						name: 'maxConcurrency',
@@ -156,8 +127,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 5,
 						description:
-							'How often to try a request again after a passing fault of the service or the connection. A create is ' +
-							'never tried again: it may have reached the service.',
+							'How often to try a request again after a temporary error of the shop or the connection. A create is ' +
+							'never tried again: it may have reached the shop.',
 					},
 					{
 						displayName: 'Max Wait for Rate Limit (Seconds)',
@@ -166,30 +137,8 @@ export class StorefrontV1 implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_RATE_LIMIT_WAIT_S,
 						description:
-							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or after a " +
-							'429) before it fails. 15 minutes lets a Starter key work through about 1,500 requests.',
-					},
-					{
-						displayName: 'Output',
-						name: 'output',
-						type: 'options',
-						default: 'products',
-						description: 'What Create or Update outputs',
-						displayOptions: { show: { '/resource': ['product'], '/operation': ['upsert'] } },
-						options: [
-							{
-								name: "Each Row's Product",
-								value: 'products',
-								description: 'One item per row: the product as the shop now has it',
-							},
-							{
-								name: 'A Summary of the Run',
-								value: 'summary',
-								description:
-									"One item with the counts, each failed row and why, and a message for a form's last page. " +
-									'Bad rows are listed there instead of failing the node.',
-							},
-						],
+							"How long a request may wait for the plan's rate limit (behind other runs on the same key, or when " +
+							'the shop says it has had too many) before it fails. 15 minutes is about 1,500 requests on Starter.',
 					},
 					{
 						displayName: 'Retry Delay (Ms)',

@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { helperRow, isUniqueViolation, scopeOf, workflowRowUser, type StoreRow } from '../n8n';
 import type { Unlocked } from './claimLock';
-import { MAX_ROW_VALUES, storeOver, type SharedStore } from '.';
+import { MAX_ROW_VALUES, storeOver, type SharedStore } from './index';
 
 /** The node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };

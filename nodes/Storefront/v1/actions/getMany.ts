@@ -1,7 +1,6 @@
 // Get Many, the same for products, orders and customers (Simplify on the tool variant).
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../../../shared/constants';
 import { recordId } from '../../../shared/transport';
 import type { OperationExecute } from './common';
 import { itemError, toolDescription } from './common';
@@ -42,7 +41,7 @@ export function getManyProperties(
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			hint: `On: every matching ${noun}, fetched ${MAX_PAGE_SIZE} per request`,
+			hint: `On: every matching ${noun}, however many there are`,
 		},
 		{
 			displayName: 'Limit',
@@ -51,7 +50,7 @@ export function getManyProperties(
 			typeOptions: { minValue: 1 },
 			default: 50,
 			description: 'Max number of results to return',
-			hint: 'Only as many pages as needed for this many results are fetched',
+			hint: 'The node stops reading once it has this many',
 			displayOptions: { show: { returnAll: [false] } },
 		},
 		{

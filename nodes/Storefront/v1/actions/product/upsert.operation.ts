@@ -63,12 +63,62 @@ export const properties: INodeProperties[] = [
 		},
 	},
 	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'products',
+		description: 'What the node outputs: the products, or one item that reports the whole file',
+		options: [
+			{
+				name: "Each Row's Product",
+				value: 'products',
+				description: 'One item per row: the product as the shop now has it',
+			},
+			{
+				name: 'A Summary of the Run',
+				value: 'summary',
+				description:
+					"One item with the counts, each failed row and why, and a message for a form's last page. " +
+					'Bad rows are listed there instead of failing the node.',
+			},
+		],
+	},
+	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
 		options: [extraFieldsOption('upsert')],
+	},
+	{
+		displayName: 'Find Products By',
+		name: 'findProductsBy',
+		type: 'options',
+		default: 'auto',
+		description:
+			'How the node finds the products its items name. Only the number of requests differs.',
+		options: [
+			{
+				name: 'Automatic (Fewest Requests)',
+				value: 'auto',
+				description:
+					'Looks each product up on its own when there are few items for the size of the catalog, and ' +
+					'reads the whole catalog once when there are many',
+			},
+			{
+				name: 'Looking Each Up',
+				value: 'lookup',
+				description:
+					"Searches the shop for each value. Reads the whole catalog instead where the shop's search " +
+					'does not find products by that field.',
+			},
+			{
+				name: 'Reading the Whole Catalog',
+				value: 'catalog',
+				description: 'Reads every product once per run, however few the items',
+			},
+		],
 	},
 ];
 
@@ -178,7 +228,7 @@ export async function execute(
 	run: RunSettings,
 ): Promise<INodeExecutionData[]> {
 	const field = matchFieldOf(this);
-	const summary = this.getNodeParameter('options.output', 0, 'products') === 'summary';
+	const summary = this.getNodeParameter('output', 0, 'products') === 'summary';
 	const pairedItem = items.map((_, item) => ({ item }));
 	const { client } = run;
 	const asked = Date.now();
@@ -213,7 +263,7 @@ export async function execute(
 		let notFound: unknown;
 		if (firstRow >= 0) {
 			const values = [...new Set(rows.flatMap((read) => read.match ?? []))];
-			const findBy = this.getNodeParameter('options.findProductsBy', 0, 'auto') as FindBy;
+			const findBy = this.getNodeParameter('findProductsBy', 0, 'auto') as FindBy;
 			const atOnce = concurrencyOf(this);
 			const target = { itemIndex: firstRow };
 			try {
