@@ -2,19 +2,48 @@
 // items at once, items of one record in input order, a failure handled as the node's settings say.
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { Clock } from '../../../shared/clock';
 import type { StorefrontClient } from '../../../shared/transport';
 import type { OperationExecute, RunSettings } from './common';
 import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
 
 type Outcome = { ok: true; json: IDataObject | IDataObject[] } | { ok: false; error: unknown };
 
-/** Waits for `key`'s turn in `turns`, until every earlier holder let go; returns this turn's release. */
-export async function turnOf(turns: Map<string, Promise<void>>, key: string): Promise<() => void> {
+/** With a bound, a wait for a turn looks at the clock this often (the turn's end ends the wait at once). */
+const TURN_CHECK_MS = 1_000;
+
+/** A holder's turn: when it began (by the bound's clock) and when it ended. */
+export interface Turn {
+	began: Promise<number>;
+	ended: Promise<void>;
+}
+
+/**
+ * Waits for `key`'s turn in `turns`, until the holder ahead let go; with `bound`, at most until that holder has held
+ * its turn `maxWaitMs` (then it goes on beside a holder that never lets go). Returns this turn's release.
+ */
+export async function turnOf(
+	turns: Map<string, Turn>,
+	key: string,
+	bound?: { clock: Clock; maxWaitMs: number },
+): Promise<() => void> {
 	const previous = turns.get(key);
 	let release = () => {};
-	const mine = new Promise<void>((resolve) => (release = resolve));
+	let begin = (_at: number) => {};
+	const mine: Turn = {
+		began: new Promise<number>((resolve) => (begin = resolve)),
+		ended: new Promise<void>((resolve) => (release = resolve)),
+	};
 	turns.set(key, mine);
-	await previous;
+	if (previous && bound) {
+		let ended = false;
+		void previous.ended.then(() => (ended = true));
+		const { clock, maxWaitMs } = bound;
+		const since = await previous.began;
+		while (!ended && clock.now() - since < maxWaitMs)
+			await Promise.race([previous.ended, clock.sleep(TURN_CHECK_MS)]);
+	} else await previous?.ended;
+	begin(bound?.clock.now() ?? 0);
 	return () => {
 		release();
 		if (turns.get(key) === mine) turns.delete(key);
@@ -29,7 +58,7 @@ async function runItems(
 	run: (itemIndex: number) => Promise<Outcome>,
 ): Promise<Outcome[]> {
 	const outcomes: Outcome[] = new Array<Outcome>(count);
-	const tails = new Map<string, Promise<void>>();
+	const tails = new Map<string, Turn>();
 	let next = 0;
 	let stopped = false;
 	const worker = async () => {

@@ -7,9 +7,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { realClock } from '../../../../shared/clock';
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
-import { concurrencyOf, eachItem, failureStops, turnOf } from '../eachItem';
-import { createClaims } from './createClaims';
+import { concurrencyOf, eachItem, failureStops, turnOf, type Turn } from '../eachItem';
+import { CLAIM_MINUTES, createClaims } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
 import { findProducts, type FindBy, type Found } from './finder';
@@ -124,9 +125,12 @@ export const properties: INodeProperties[] = [
 
 /**
  * Each account's turn of Create or Update runs in this n8n process (module scope, like the governor). Runs take turns
- * per account, so that two never both create a SKU neither saw (docs: "Two runs at once").
+ * per account, so that two never both create a SKU neither saw (docs: "Two runs at once"). A run waits as long as a
+ * create's claim is kept at most: a run that never ends then holds the later ones no longer, and their creates are
+ * still claimed (./createClaims), so none is made twice.
  */
-const writers = new Map<string, Promise<void>>();
+const writers = new Map<string, Turn>();
+const TURN_BOUND = { clock: realClock, maxWaitMs: CLAIM_MINUTES * 60_000 };
 
 function matchFieldOf(ctx: IExecuteFunctions): MatchField {
 	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
@@ -232,7 +236,7 @@ export async function execute(
 	const pairedItem = items.map((_, item) => ({ item }));
 	const { client } = run;
 	const asked = Date.now();
-	const release = await turnOf(writers, client.account);
+	const release = await turnOf(writers, client.account, TURN_BOUND);
 	const turnWaitedMs = Date.now() - asked;
 	try {
 		// 1. Every row is read before any request; blank ones are skipped.
