@@ -29,7 +29,7 @@ export async function turnOf(
 ): Promise<() => void> {
 	const previous = turns.get(key);
 	let release = () => {};
-	let begin = (_at: number) => {};
+	let begin: (at: number) => void = () => {};
 	const mine: Turn = {
 		began: new Promise<number>((resolve) => (begin = resolve)),
 		ended: new Promise<void>((resolve) => (release = resolve)),
