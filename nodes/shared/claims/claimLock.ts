@@ -74,6 +74,8 @@ export async function acquireLock(
 	const lease = LEASE_MS + timing.random() * LEASE_JITTER_MS;
 	let seen = -1;
 	let seenSince = started;
+	/** The count of the row this waiter last took for a dead holder's and deleted. */
+	let broken = -1;
 	let slowestCount = 0;
 	for (;;) {
 		const now = timing.now();
@@ -88,7 +90,10 @@ export async function acquireLock(
 		slowestCount = Math.max(slowestCount, timing.now() - now);
 		if (count === 0) {
 			const values = [MARK];
-			const nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
+			let nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
+			// Not the count of the row just deleted: another waiter that judged that row dead by its count then sees
+			// a new holder, not the dead one, and does not delete this row in turn.
+			if (1 + nonces === broken) nonces = (nonces % NONCES_MAX) + 1;
 			for (let i = 0; i < nonces; i++)
 				values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
 			try {
@@ -113,7 +118,16 @@ export async function acquireLock(
 					await row.remove([MARK]);
 					return foreign();
 				}
+				// Deleted only if it still has the count judged dead: another waiter may have deleted it meanwhile and
+				// taken the lock with a new row.
+				const again = await row.count();
+				if (again !== seen) {
+					seen = again;
+					seenSince = timing.now();
+					continue;
+				}
 				await row.clear();
+				broken = seen;
 			} catch (error) {
 				return isModeRefusal(error) ? foreign() : without('error');
 			}
