@@ -33,6 +33,7 @@ import {
 } from '../shared/changes/events';
 import { readState, writeState, type PollState } from '../shared/changes/state';
 import { eventsSubtitle, triggerProperties } from '../shared/triggerParameters';
+import { scopeOf } from '../shared/n8n';
 
 /** Pages read at the first activation to learn the shop's recent statuses and low products. */
 const BASELINE_PAGES = 5;
@@ -40,8 +41,8 @@ const BASELINE_PAGES = 5;
 /** Inventory Low's default threshold: the contract's (row 16), which the webhook event reports. */
 const DEFAULT_THRESHOLD = 5;
 
-/** The static data of the polls under way (a WeakSet: it keeps nothing of a deactivated workflow). */
-const running = new WeakSet<IDataObject>();
+/** The polling triggers (workflow and node) whose poll is under way: none once their polls have ended. */
+const running = new Set<string>();
 
 /** A poll waits at most this long for the key's rate limit: the next poll comes within minutes anyway. */
 const RATE_LIMIT_WAIT_S = 120;
@@ -173,12 +174,13 @@ export class StorefrontPollingTrigger implements INodeType {
 		const staticData = this.getWorkflowStaticData('node');
 		// n8n starts the next scheduled poll even while one still waits (for the rate limit, say): two polls from one
 		// state would report the same changes twice, so a poll that finds another running skips its turn.
-		if (running.has(staticData)) return null;
-		running.add(staticData);
+		const scope = scopeOf(this);
+		if (running.has(scope)) return null;
+		running.add(scope);
 		try {
 			return await pollOnce(this, client, staticData, kinds, threshold);
 		} finally {
-			running.delete(staticData);
+			running.delete(scope);
 		}
 	}
 }

@@ -2,7 +2,7 @@
 // n8n's registerCron; it never holds n8n up, and a failed one is tried again with backoff. Nothing after trigger()
 // returns evaluates an expression (docs/maintainers.md, Expressions only during the node's own calls).
 import { randomUUID } from 'crypto';
-import type { IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { CronExpression, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { PolledEvent } from '../shared/changes/events';
@@ -70,15 +70,12 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	}
 	const minutes = checkMinutes(options);
 	if (minutes > 0)
-		ctx.helpers.registerCron(
-			{ expression: scheduleOf(minutes) as never },
-			() => void reader.read(true),
-		);
+		ctx.helpers.registerCron({ expression: scheduleOf(minutes) }, () => void reader.read(true));
 	return { closeFunction: async () => reader.stop() };
 }
 
 /** A cron expression (seconds first) every `minutes`, at a random second as n8n's Schedule Trigger spreads its own. */
-function scheduleOf(minutes: number): string {
+function scheduleOf(minutes: number): CronExpression {
 	const second = Math.floor(Math.random() * 60);
 	const whole = Math.min(60, minutes);
 	return whole === 60 ? `${second} ${second} * * * *` : `${second} */${whole} * * * *`;

@@ -6,6 +6,7 @@ import type {
 	ICheckProcessedOptions,
 	IDataObject,
 	IExecuteFunctions,
+	IPollFunctions,
 	IRun,
 	ITriggerFunctions,
 	IWebhookFunctions,
@@ -127,6 +128,14 @@ export function claimedIn(run: IRun | undefined, node: string): boolean {
 	return run.status === 'error' && lastNodeExecuted !== undefined && lastNodeExecuted !== node;
 }
 
-/** This node of this workflow: whose accepted ids, claims and warnings in this n8n they are. */
-export const scopeOf = (context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions) =>
-	`${context.getWorkflow().id ?? ''}:${context.getNode().id}`;
+/**
+ * Whether the running node is the AI-tool variant n8n makes of a node (usableAsTool): its type is the node's with
+ * "Tool" appended (n8n 2.x's NodeHelpers.isToolType reads it so; 1.x has no helper). Contract: the AI Agent suite's "a
+ * forbidden transition: the model gets the service's 409 message as the result" (test/ai), in every matrix cell.
+ */
+export const isAiTool = (context: IExecuteFunctions) => context.getNode().type.endsWith('Tool');
+
+/** This node of this workflow: whose accepted ids, claims, polls and warnings in this n8n they are. */
+export const scopeOf = (
+	context: IWebhookFunctions | IExecuteFunctions | ITriggerFunctions | IPollFunctions,
+) => `${context.getWorkflow().id ?? ''}:${context.getNode().id}`;

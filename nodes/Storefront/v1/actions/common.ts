@@ -1,11 +1,6 @@
 // Parameters and input checks shared by several operations. Every check runs before any request and names
 // the parameter, so a bad value never costs an API call.
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { StorefrontClient } from '../../../shared/transport';
@@ -106,15 +101,14 @@ export const orderLocator = locator(
 	'type a status such as "pending" to list only those orders, or part of an ID',
 );
 
-/** An error as the node throws it: both constructors hand back an error of their own class unchanged. */
+/** An error as the node throws it: one of n8n's node errors as it is, anything else as the item's operation error. */
 export function asNodeError(
 	ctx: IExecuteFunctions,
 	error: unknown,
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
-	return error instanceof NodeApiError
-		? new NodeApiError(ctx.getNode(), error as unknown as JsonObject)
-		: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
 /** An item's failure, with its message as written. */

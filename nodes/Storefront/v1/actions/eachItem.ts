@@ -3,6 +3,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { Clock } from '../../../shared/clock';
+import { isAiTool } from '../../../shared/n8n';
 import type { StorefrontClient } from '../../../shared/transport';
 import type { OperationExecute, RunSettings } from './common';
 import { asNodeError, DEFAULT_CONCURRENCY, locatorValue } from './common';
@@ -92,8 +93,7 @@ export function concurrencyOf(ctx: IExecuteFunctions): number {
  * the agent never hear why (docs/ai-agent.md, When a call is refused). "Stop Workflow" still stops it.
  */
 function answersItsModel(ctx: IExecuteFunctions): boolean {
-	const node = ctx.getNode();
-	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+	return isAiTool(ctx) && ctx.getNode().onError !== 'stopWorkflow';
 }
 
 /** Whether an item's failure stops the node ("On Error: Stop Workflow"), or becomes that item's output. */
