@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error, no-console -- test code, not node code: n8n's strict lint config (kept unmodified) applies node rules to every .ts file; the seeds and counts are printed, the database's errors passed on as the store does */
 // The claims protocol (nodes/shared/claims) across n8n processes, in interleavings drawn at random: two or three
 // processes claim the same changes over one lock row and one node row (./memoryRow, kept as n8n keeps them). Every
 // call of a row waits a random while before its read and between its read and its write, so the calls of the others
@@ -17,7 +18,7 @@
 import { claimShared, storeOver } from '../../nodes/shared/claims';
 import { LEASE_MS, LOCK_WAIT_MS, type Unlocked } from '../../nodes/shared/claims/claimLock';
 import type { StoreRow } from '../../nodes/shared/n8n';
-import { MemoryRow, type Operation } from './memoryRow';
+import { MemoryRow } from './memoryRow';
 import { seeded, VirtualTime } from './virtualTime';
 
 const SCHEDULES = Number(process.env.CLAIMS_SCHEDULES ?? 1000);
@@ -83,7 +84,7 @@ async function schedule(seed: number, foreign = false) {
 	const lockRow = new MemoryRow(foreign ? Array.from({ length: 100 }, (_, i) => `order-${i}`) : []);
 	const nodeRow = new MemoryRow();
 	for (const row of [lockRow, nodeRow])
-		row.hook = async (_operation: Operation) => await time.sleep(Math.floor(dice() * MAX_STEP_MS));
+		row.hook = async () => await time.sleep(Math.floor(dice() * MAX_STEP_MS));
 	const count = 2 + Math.floor(dice() * 2);
 	const dying = dice() < 0.5 ? Math.floor(dice() * count) : -1;
 	const processes: Process[] = Array.from({ length: count }, (_, i) => ({
