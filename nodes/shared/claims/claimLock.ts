@@ -12,7 +12,8 @@ export interface LockTiming extends Clock {
 
 export const realTiming: LockTiming = { ...realClock, random: () => Math.random() };
 
-const MARK = 'storefront-trigger:claim-lock';
+/** The lock's marker: the trigger's claims and Create or Update's creates share the lock. */
+const MARK = 'storefront:claim-lock';
 /** A holder's row holds the marker and 1 to NONCES_MAX random values. */
 const NONCES_MAX = 8;
 /** More values and the row is not a lock; a lock row may also hold the values of two or three racers that lost. */

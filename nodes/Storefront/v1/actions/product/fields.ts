@@ -18,13 +18,14 @@ export interface ProductField {
 	same(wanted: unknown, current: unknown): boolean;
 }
 
-const why = (text: string, value: unknown): never => {
+/** Refuses a value: throws, saying why and what was given. */
+const refuse = (text: string, value: unknown): never => {
 	throw new Error(`${text}, got ${JSON.stringify(value)}`);
 };
 
 function readText(value: unknown, trim = true): string {
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-	if (typeof value !== 'string') return why('must be text', value);
+	if (typeof value !== 'string') return refuse('must be text', value);
 	return trim ? value.trim() : value;
 }
 
@@ -40,9 +41,9 @@ const text = (label: string, trim = true): ProductField => ({
 /** A number as a sheet shows it (./amounts); a text with two readings fails naming both. */
 function numberIn(value: unknown, whole: boolean, rule: string): number {
 	const amount = readAmount(value, whole);
-	if (Array.isArray(amount)) return why(`has two readings, ${amount[0]} or ${amount[1]}`, value);
+	if (Array.isArray(amount)) return refuse(`has two readings, ${amount[0]} or ${amount[1]}`, value);
 	const fits = amount !== undefined && amount >= 0 && (!whole || Number.isInteger(amount));
-	return fits ? amount : why(rule, value);
+	return fits ? amount : refuse(rule, value);
 }
 
 /** To the cent, as the contract keeps money. */
@@ -53,7 +54,7 @@ function readUrls(value: unknown): string[] {
 		? value
 		: typeof value === 'string'
 			? value.split(',')
-			: why('must be a list of URLs or comma-separated URLs', value);
+			: refuse('must be a list of URLs or comma-separated URLs', value);
 	return list.map((url) => readText(url)).filter((url) => url !== '');
 }
 
@@ -64,7 +65,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		...text('Name'),
 		read: (value) => {
 			const name = readText(value);
-			return name.length > 200 ? why('must be at most 200 characters', value) : name;
+			return name.length > 200 ? refuse('must be at most 200 characters', value) : name;
 		},
 	},
 	// Spaces and line breaks in a description can be meant.
@@ -88,7 +89,9 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 		type: 'string',
 		read: (value) => {
 			const code = readText(value).toUpperCase();
-			return /^[A-Z]{3}$/.test(code) ? code : why('must be a three-letter code such as USD', value);
+			return /^[A-Z]{3}$/.test(code)
+				? code
+				: refuse('must be a three-letter code such as USD', value);
 		},
 		same: (wanted, current) => asText(current).toUpperCase() === wanted,
 	},
@@ -99,7 +102,7 @@ export const PRODUCT_FIELDS: Record<string, ProductField> = {
 			const status = readText(value).toLowerCase();
 			return PRODUCT_STATUSES.some((s) => s.value === status)
 				? status
-				: why(`must be one of ${PRODUCT_STATUSES.map((s) => s.value).join(', ')}`, value);
+				: refuse(`must be one of ${PRODUCT_STATUSES.map((s) => s.value).join(', ')}`, value);
 		},
 		same: (wanted, current) => current === wanted,
 	},
