@@ -9,6 +9,7 @@ import type { PolledEvent } from '../shared/changes/events';
 import { claimedIn, scopeOf } from '../shared/n8n';
 import { StorefrontClient } from '../shared/transport';
 import { findChanges, newMemory, unread } from './catchUp';
+import { closedNow, opened } from './release';
 import { keysOf, knowChange } from './changeKeys';
 import { forgetRanHere, noteRanHere, ranHere } from './ranHere';
 import { noteStatus, type Judgement } from './statusesKnown';
@@ -47,7 +48,12 @@ const isRefusal = (error: unknown): error is Error => {
 /** trigger(): starts the first reading and the schedule, and returns before the reading ends. */
 export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
 	const options = ctx.getNodeParameter('options', {}) as Options;
-	if (ctx.getMode() === 'manual' || !catchesUp(options)) return {};
+	if (ctx.getMode() === 'manual') return {};
+	// What this process keeps of the node lives while it is active (./release).
+	const scope = scopeOf(ctx);
+	opened(scope, Date.now());
+	const closed = () => closedNow(scope, Date.now());
+	if (!catchesUp(options)) return { closeFunction: async () => closed() };
 	// No retries of its own: a failed reading is tried again whole, with backoff.
 	const client = await StorefrontClient.create(ctx, {
 		maxRateLimitWait: RATE_LIMIT_WAIT_S,
@@ -61,6 +67,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 		const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
 		if (isRefusal(error)) {
 			reader.stop();
+			closed();
 			throw new NodeOperationError(ctx.getNode(), error, {
 				description:
 					'The trigger reads the order and product lists to run the changes no delivery brought. Check the ' +
@@ -71,7 +78,12 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	const minutes = checkMinutes(options);
 	if (minutes > 0)
 		ctx.helpers.registerCron({ expression: scheduleOf(minutes) }, () => void reader.read(true));
-	return { closeFunction: async () => reader.stop() };
+	return {
+		closeFunction: async () => {
+			reader.stop();
+			closed();
+		},
+	};
 }
 
 /** A cron expression (seconds first) every `minutes`, at a random second as n8n's Schedule Trigger spreads its own. */

@@ -30,13 +30,22 @@ function cap(memory: Map<string, unknown>, max: number): void {
  */
 export function acceptDelivery(scope: string, id: string, token: string, now: number): boolean {
 	const accepted = memoryOf(acceptedHere, scope);
-	for (const [key, { at }] of accepted)
-		if (!(now - at < ACCEPTED_RETENTION_MS)) accepted.delete(key);
+	// Oldest first (the order they came in): the old ones leave from the front, and the scan stops at the first young.
+	for (const [key, { at }] of accepted) {
+		if (now - at < ACCEPTED_RETENTION_MS) break;
+		accepted.delete(key);
+	}
 	const acceptance = accepted.get(id);
 	if (acceptance !== undefined) return acceptance.token === token;
 	accepted.set(id, { at: now, token });
 	cap(accepted, ACCEPTED_IDS_LIMIT);
 	return true;
+}
+
+/** Forgets all this process knows of `scope`: its accepted ids and what ran here. */
+export function forgetHere(scope: string): void {
+	acceptedHere.delete(scope);
+	ranInThisN8n.delete(scope);
 }
 
 /** Notes that the changes `keys` ran, or were found run, in a run of the node `scope` at `now`. */

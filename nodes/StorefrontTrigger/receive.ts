@@ -17,6 +17,7 @@ import {
 } from './options';
 import { noteRefusal, REFUSED_KEY } from './refusals';
 import { acceptDelivery, ranHere } from './ranHere';
+import { release } from './release';
 import { keysOf, knowChange } from './changeKeys';
 import type { Judgement } from './statusesKnown';
 
@@ -112,6 +113,7 @@ export async function receive(context: IWebhookFunctions): Promise<IWebhookRespo
 	const dropDuplicates = context.getMode() !== 'manual' && dropsDuplicates(options);
 	const delivery = randomUUID();
 	const scope = scopeOf(context);
+	release(now); // what this process kept of triggers deactivated since
 	if (dropDuplicates && !acceptDelivery(scope, event.id, delivery, now)) {
 		return respond(context, 200, { received: true, skipped: 'duplicate_event' });
 	}

@@ -16,6 +16,14 @@ export function noteRefusal(scope: string, now: number): { warn: number; executi
 	return { warn: warnings.note(scope, now), execution: executions.note(scope, now) > 0 };
 }
 
+/** Forgets `scope`'s refusals (its test URL's too): the next one is reported at once. */
+export function forgetRefusals(scope: string): void {
+	for (const key of [scope, `${scope}:test`]) {
+		warnings.forget(key);
+		executions.forget(key);
+	}
+}
+
 /** Beside `json` of the one item of a refused delivery's run: its code. */
 export const REFUSED_KEY = 'storefrontRefused';
 

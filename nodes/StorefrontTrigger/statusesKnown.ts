@@ -48,6 +48,9 @@ const known = new Map<string, RecentMap<Sighting[]>>();
 /** When this process began: it knows nothing of what happened before (a restart forgets). */
 const STARTED = Date.now();
 
+/** Forgets the statuses known of `scope`'s orders. */
+export const forgetStatuses = (scope: string) => void known.delete(scope);
+
 /** Notes a sighting of `order`; a stay seen many times keeps its first and last sighting, and its claim. */
 export function noteStatus(scope: string, order: string, sighting: Sighting): void {
 	let orders = known.get(scope);

@@ -14,6 +14,11 @@ export class Throttle {
 
 	constructor(private readonly everyMs: number) {}
 
+	/** Forgets `key`: its next cause is said at once. */
+	forget(key: string): void {
+		this.last.delete(key);
+	}
+
 	/** Counts one cause for `key`: if it is said now, the causes since it was last said (this one included), else 0. */
 	note(key: string, now: number): number {
 		let entry = this.last.get(key);

@@ -19,6 +19,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, Workflow, createRunExecutionData } from 'n8n-workflow';
 
+import { catchesUp, type Options } from '../../nodes/StorefrontTrigger/options';
 import { core } from './core';
 import { sharedDeduplicator } from './deduplication';
 import { buildAdditionalData } from './n8n';
@@ -339,8 +340,9 @@ export function createTriggerHarness(options: HarnessOptions): TriggerHarness {
 				}) as typeof context,
 			);
 			closeFunction = response?.closeFunction;
-			// The reading goes on after trigger() returns: its end (or its first failure) is in the log.
-			if (closeFunction) await read;
+			// The reading goes on after trigger() returns: its end (or its first failure) is in the log. With Catch Up
+			// After Downtime off there is none (trigger() returns a closeFunction all the same).
+			if (closeFunction && catchesUp((node.parameters.options ?? {}) as Options)) await read;
 			const registered = schedule as { cron: unknown; onTick: () => void } | undefined;
 			return {
 				runs,

@@ -17,6 +17,7 @@ import {
 	ACCEPTED_RETENTION_MS,
 } from '../../nodes/StorefrontTrigger/ranHere';
 import { DELIVERY_KEY } from '../../nodes/StorefrontTrigger/options';
+import { RELEASE_AFTER_MS } from '../../nodes/StorefrontTrigger/release';
 import { StorefrontTrigger } from '../../nodes/StorefrontTrigger/StorefrontTrigger.node';
 import { sharedDeduplicator } from '../helpers/deduplication';
 import {
@@ -536,8 +537,9 @@ describe('duplicates (Drop Duplicate Events)', () => {
 		expect(ACCEPTED_RETENTION_MS).toBe(72 * 3600_000);
 		const scope = 'wf-memory-age:node';
 		const now = Date.now();
-		expect(acceptDelivery(scope, 'evt_71h', 'token', now - 71 * 3600_000)).toBe(true);
+		// In the order they came (the memory is kept in it, oldest first).
 		expect(acceptDelivery(scope, 'evt_73h', 'token', now - 73 * 3600_000)).toBe(true);
+		expect(acceptDelivery(scope, 'evt_71h', 'token', now - 71 * 3600_000)).toBe(true);
 		expect(acceptDelivery(scope, 'evt_71h', 'redelivery', now)).toBe(false);
 		expect(acceptDelivery(scope, 'evt_73h', 'redelivery', now)).toBe(true);
 	});
@@ -991,6 +993,37 @@ describe('lifecycle (no registration API: activation checks the secret)', () => 
 		await node.hook('delete');
 		await activate(node);
 		expectNoRun(await node.deliver(signed(payload)), 200);
+	});
+
+	it('keeps what it knows through a publish (deactivated, activated again at once); releases it 10 minutes after a deactivation', async () => {
+		const options = { dropDuplicates: true, catchUp: false };
+		const [node, other] = [
+			trigger({ events: ['*'], options }),
+			trigger({ events: ['*'], options }),
+		];
+		const payload = event('order.created');
+		await node.trigger('activate');
+		const first = await node.deliver(signed(payload));
+		expectRan(first);
+		expect(await node.run(first.result)).toHaveLength(1);
+		// A publish: n8n calls the closeFunction, then trigger() again; the redelivery is still known at the door.
+		await node.trigger('activate');
+		expect(expectNoRun(await node.deliver(signed(payload)), 200).skipped).toBe('duplicate_event');
+		// Deactivated. Ten minutes later another workflow's delivery lets what this process kept of it go.
+		await node.close();
+		await other.trigger('activate');
+		const later = Date.now() + RELEASE_AFTER_MS;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+		try {
+			expectRan(await other.deliver(signed(event('order.created'))));
+			await node.trigger('activate');
+			// Not known at the door any more: the claim in n8n's database drops it in its run, which passes nothing.
+			const again = await node.deliver(signed(payload));
+			expectRan(again);
+			expect(await node.run(again.result)).toEqual([]);
+		} finally {
+			clock.mockRestore();
+		}
 	});
 
 	it.each([

@@ -65,6 +65,9 @@ export async function acquireLock(
 		waitedMs: timing.now() - started,
 	});
 	const foreign = (): Acquired => {
+		// Workflows whose time is up leave (one deleted never asks again).
+		for (const [other, until] of foreignUntil)
+			if (until <= timing.now()) foreignUntil.delete(other);
 		foreignUntil.set(key, timing.now() + FOREIGN_FOR_MS);
 		return without('foreign row');
 	};

@@ -267,6 +267,9 @@ export const periodOf = (now: number, retentionMs: number) =>
 /** Per node: the period whose marker this process knows to be in the row. */
 const marked = new Map<string, string>();
 
+/** Forgets what this process knows of `scope`'s periods: the next claim reads the markers again (one call). */
+export const forgetPeriods = (scope: string) => void marked.delete(scope);
+
 /** Under the lock, before a batch: in a new period, drops the claims older than the retention and marks its start. */
 export async function turnPeriod(
 	scope: string,

@@ -6,7 +6,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { helperRow, isUniqueViolation, scopeOf, workflowRowUser, type StoreRow } from '../n8n';
 import type { Unlocked } from './claimLock';
-import { MAX_ROW_VALUES, storeOver, type SharedStore } from './index';
+import { forgetPeriods, MAX_ROW_VALUES, storeOver, type SharedStore } from './index';
 
 /** The node's row: entries, at most MAX_ROW_VALUES of them; trimmed by time (./index, turnPeriod). */
 const OPTIONS: ICheckProcessedOptions = { mode: 'entries', maxEntries: MAX_ROW_VALUES };
@@ -33,6 +33,13 @@ const UNLOCKED_WARNING_EVERY_MS = 60_000;
 const unlockedWarnedAt = new Map<string, number>();
 /** A Remove Duplicates node sharing the lock's row is a setting: told once per node while n8n runs. */
 const toldSharedRow = new Set<string>();
+
+/** Forgets what this process keeps of `scope`'s claims: its warnings are said again, its periods read again. */
+export function forgetClaims(scope: string): void {
+	unlockedWarnedAt.delete(scope);
+	toldSharedRow.delete(scope);
+	forgetPeriods(scope);
+}
 
 /** How the warnings of a store name its node, its claims and what can happen without the lock. */
 export interface ClaimWords {
