@@ -13,7 +13,7 @@ import {
 	timeOf,
 	type Resource,
 } from '../shared/changes/read';
-import { byTime, orderEvents, productEvents, type PolledEvent } from '../shared/changes/events';
+import { byTime, changesSince, type PolledEvent } from '../shared/changes/events';
 import { MAX_STATUSES, RecentMap } from '../shared/changes/state';
 
 /** How far before the last run change a catch-up reads: deliveries come in no set order (docs/trigger.md). */
@@ -157,17 +157,20 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		}
 		memory.readTo[resource] = Math.max(readTo, newest);
 		// 3. The changes, as the polling trigger finds them from a cursor at `since`.
-		const state = { cursor: since, atCursor: [], sorted: true, statuses: memory.statuses, low: [] };
-		const records = read.records.values();
-		const events =
-			resource === 'orders'
-				? orderEvents(records, state, read.newest, new Set(kinds), readAt, true)
-				: productEvents(records, state, read.newest, new Set(kinds), 0, readAt);
+		const changes = changesSince(
+			resource,
+			read.records.values(),
+			since,
+			memory.statuses,
+			read.newest,
+			new Set(kinds),
+			readAt,
+		);
 		// 4. What is older than the grace is found (a status change found by comparing is dated by its first sighting).
 		// The rest is left to its delivery: the memory keeps what it knew of the order, so the next reading finds it.
-		const statuses = new RecentMap(state.statuses, MAX_STATUSES);
+		const statuses = new RecentMap(changes.statuses, MAX_STATUSES);
 		const before = new Map(memory.statuses);
-		for (const e of events) {
+		for (const e of changes.events) {
 			if (e.at < (baselines[e.event.type] as number)) continue;
 			const { order_id, status } = e.event.data;
 			const compared = e.compared ? `${String(order_id)}/${String(status)}` : undefined;

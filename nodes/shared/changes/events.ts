@@ -202,3 +202,30 @@ export function productEvents(
 	state.low = [...low.keys()];
 	return advanceCursor(found, state, newest);
 }
+
+/**
+ * The changes in `records` since `since`, for a reader that keeps nothing of a list but each order's status (the
+ * Storefront Trigger's catch-up): what the polling trigger finds from a cursor there, returns included, and the
+ * statuses after them. A product low at the read and changed since `since` reports its fall (nothing remembers lows).
+ */
+export function changesSince(
+	resource: 'orders' | 'products',
+	records: Iterable<IDataObject>,
+	since: number,
+	statuses: Array<[string, string]>,
+	newest: number,
+	wanted: Set<string>,
+	now: number,
+): { events: Timed[]; statuses: Array<[string, string]> } {
+	const from = { cursor: since, atCursor: [], sorted: true };
+	if (resource === 'products')
+		return {
+			events: productEvents(records, { ...from, low: [] }, newest, wanted, 0, now),
+			statuses,
+		};
+	const state: OrderState = { ...from, statuses };
+	return {
+		events: orderEvents(records, state, newest, wanted, now, true),
+		statuses: state.statuses,
+	};
+}
