@@ -46,29 +46,29 @@ const isRefusal = (error: unknown): error is Error => {
 };
 
 /** trigger(): starts the first reading and the schedule, and returns before the reading ends. */
-export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
-	const options = ctx.getNodeParameter('options', {}) as Options;
-	if (ctx.getMode() === 'manual') return {};
+export async function startReading(context: ITriggerFunctions): Promise<ITriggerResponse> {
+	const options = context.getNodeParameter('options', {}) as Options;
+	if (context.getMode() === 'manual') return {};
 	// What this process keeps of the node lives while it is active (./release).
-	const scope = scopeOf(ctx);
+	const scope = scopeOf(context);
 	opened(scope, Date.now());
 	const closed = () => closedNow(scope, Date.now());
 	if (!catchesUp(options)) return { closeFunction: async () => closed() };
 	// No retries of its own: a failed reading is tried again whole, with backoff.
-	const client = await StorefrontClient.create(ctx, {
+	const client = await StorefrontClient.create(context, {
 		maxRateLimitWait: RATE_LIMIT_WAIT_S,
 		timeout: READ_TIMEOUT_S,
 		maxRetries: 0,
 	});
-	const reader = new MissedEventsReader(ctx, client, options);
+	const reader = new MissedEventsReader(context, client, options);
 	const first = reader.read();
 	// A user activating by hand hears why the first reading failed (a wrong key, say); n8n's start never waits for it.
-	if (['activate', 'create', 'update'].includes(ctx.getActivationMode())) {
+	if (['activate', 'create', 'update'].includes(context.getActivationMode())) {
 		const error = await Promise.race([first, sleep(ACTIVATION_WAIT_MS)]);
 		if (isRefusal(error)) {
 			reader.stop();
 			closed();
-			throw new NodeOperationError(ctx.getNode(), error, {
+			throw new NodeOperationError(context.getNode(), error, {
 				description:
 					'The trigger reads the order and product lists to run the changes no delivery brought. Check the ' +
 					'credentials, or turn off "Catch Up After Downtime".',
@@ -77,7 +77,7 @@ export async function startReading(ctx: ITriggerFunctions): Promise<ITriggerResp
 	}
 	const minutes = checkMinutes(options);
 	if (minutes > 0)
-		ctx.helpers.registerCron({ expression: scheduleOf(minutes) }, () => void reader.read(true));
+		context.helpers.registerCron({ expression: scheduleOf(minutes) }, () => void reader.read(true));
 	return {
 		closeFunction: async () => {
 			reader.stop();
@@ -100,19 +100,19 @@ class MissedEventsReader {
 	/** Changes of this reader's runs not ended yet, when each started: ran here until then, RUNNING_FOR_MS at most. */
 	private readonly running = new Map<string, { at: number; event: PolledEvent }>();
 	// Read in trigger(), before it returns (the header says why).
-	private readonly staticData = this.ctx.getWorkflowStaticData('node');
-	private readonly kinds = this.ctx.getNodeParameter('events', []) as string[];
-	private readonly scope = scopeOf(this.ctx);
+	private readonly staticData = this.context.getWorkflowStaticData('node');
+	private readonly kinds = this.context.getNodeParameter('events', []) as string[];
+	private readonly scope = scopeOf(this.context);
 	private readonly rememberMs = rememberMs(this.options);
 	/** 'workflow "Orders" (id 12)', for the log. */
 	private readonly about: string;
 
 	constructor(
-		private readonly ctx: ITriggerFunctions,
+		private readonly context: ITriggerFunctions,
 		private readonly client: StorefrontClient,
 		private readonly options: Options,
 	) {
-		const { name, id } = ctx.getWorkflow();
+		const { name, id } = context.getWorkflow();
 		this.about = `workflow "${name ?? ''}" (id ${id ?? ''})`;
 	}
 
@@ -149,7 +149,7 @@ class MissedEventsReader {
 				report(error as Error);
 				const wait = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
 				if (!this.stopped) {
-					this.ctx.logger.warn(
+					this.context.logger.warn(
 						`Storefront Trigger: could not read the Storefront lists for ${this.about}; trying again in ` +
 							`${Math.round(wait / 1000)} s (the changes made meanwhile run then, once): ${(error as Error).message}`,
 					);
@@ -185,7 +185,7 @@ class MissedEventsReader {
 		});
 		if (this.stopped) return 0;
 		if (found.baselined.length) {
-			this.ctx.logger.info(
+			this.context.logger.info(
 				`Storefront Trigger: catch-up baseline for ${about} (${found.baselined.join(', ')}) in ${found.requests} ` +
 					`requests; changes from now on are caught up after downtime`,
 			);
@@ -216,7 +216,7 @@ class MissedEventsReader {
 			};
 			void this.start(changes).then(ended, () => ended(false));
 		}
-		this.ctx.logger[changes.length ? 'info' : 'debug'](
+		this.context.logger[changes.length ? 'info' : 'debug'](
 			`Storefront Trigger: catch-up for ${about} read the lists in ${found.requests} requests: ` +
 				`${changes.length} changes this n8n has not run` +
 				(changes.length ? ', one run started for them' : ''),
@@ -236,11 +236,11 @@ class MissedEventsReader {
 	/** Starts one run with the changes found, in the shape execute() reads; resolves once it ended: did it claim them? */
 	private async start(changes: Array<{ event: PolledEvent; known?: Judgement }>): Promise<boolean> {
 		const token = randomUUID();
-		const done = this.ctx.helpers.createDeferredPromise<IRun>();
+		const done = this.context.helpers.createDeferredPromise<IRun>();
 		const items = changes.map(({ event, known }) =>
 			runItem({ ...event, [SOURCE_FIELD]: 'catchUp' }, token, known),
 		);
-		this.ctx.emit([items], undefined, done);
-		return claimedIn(await done.promise, this.ctx.getNode().name);
+		this.context.emit([items], undefined, done);
+		return claimedIn(await done.promise, this.context.getNode().name);
 	}
 }

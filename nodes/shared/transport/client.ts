@@ -99,7 +99,7 @@ export class StorefrontClient {
 	calls = 0;
 
 	private constructor(
-		private readonly ctx: IAllExecuteFunctions,
+		private readonly context: IAllExecuteFunctions,
 		readonly baseUrl: string,
 		data: ICredentialDataDecryptedObject,
 		private readonly settings: ReturnType<typeof settingsOf>,
@@ -111,18 +111,22 @@ export class StorefrontClient {
 	}
 
 	static async create(
-		ctx: IAllExecuteFunctions,
+		context: IAllExecuteFunctions,
 		options: IDataObject = {},
 	): Promise<StorefrontClient> {
-		const data = await ctx.getCredentials('storefrontApi');
+		const data = await context.getCredentials('storefrontApi');
 		const baseUrl = String(data.baseUrl ?? '')
 			.trim()
 			.replace(/\/+$/, '');
 		if (!baseUrl)
-			throw new NodeOperationError(ctx.getNode(), 'The Storefront credentials have no Base URL', {
-				description: 'Set the Base URL (including /v1) in the Storefront API credentials.',
-			});
-		return new StorefrontClient(ctx, baseUrl, data, settingsOf(options));
+			throw new NodeOperationError(
+				context.getNode(),
+				'The Storefront credentials have no Base URL',
+				{
+					description: 'Set the Base URL (including /v1) in the Storefront API credentials.',
+				},
+			);
+		return new StorefrontClient(context, baseUrl, data, settingsOf(options));
 	}
 
 	/** One API call, resolved only for 2xx: a 429 goes back to its place in the queue, other faults are retried. */
@@ -145,13 +149,13 @@ export class StorefrontClient {
 			const mayRetry = method !== 'POST' && attempt < maxRetries;
 			await this.pace();
 			const ticket = await this.slot(deadline, seq).catch((error: RateLimitWaitError) => {
-				throw waitedTooLong(this.ctx, error, rateLimitWaitMs, started, refused, target);
+				throw waitedTooLong(this.context, error, rateLimitWaitMs, started, refused, target);
 			});
 			seq = ticket.seq;
 			let response: FullResponse;
 			try {
-				response = (await this.ctx.helpers.httpRequestWithAuthentication.call(
-					this.ctx,
+				response = (await this.context.helpers.httpRequestWithAuthentication.call(
+					this.context,
 					'storefrontApi',
 					{
 						method,
@@ -170,7 +174,7 @@ export class StorefrontClient {
 				this.governor.settle(ticket, undefined);
 				const code = networkCode(error);
 				if (!mayRetry || !code || !RETRYABLE_NETWORK_CODES.includes(code))
-					throw connectionError(this.ctx, timeoutMs, method, url, code, error, target);
+					throw connectionError(this.context, timeoutMs, method, url, code, error, target);
 				await sleep(backoffMs(attempt++, retryDelayMs));
 				continue;
 			}
@@ -187,7 +191,7 @@ export class StorefrontClient {
 			if (statusCode >= 200 && statusCode < 300)
 				return { ...response, endpoint: `${method} /${path}` };
 			if (!mayRetry || !RETRYABLE_STATUSES.includes(statusCode))
-				throw apiError(this.ctx, statusCode, response, target);
+				throw apiError(this.context, statusCode, response, target);
 			await sleep(backoffMs(attempt++, retryDelayMs));
 		}
 	}
@@ -206,10 +210,11 @@ export class StorefrontClient {
 	/** The record a response carries; an empty or non-JSON body is an error, never an empty item. */
 	single(response: FullResponse, resourceKey: string, target: RequestTarget): IDataObject {
 		const { body } = response;
-		if (typeof body === 'string' && body.trim() !== '') throw notJson(this.ctx, response, target);
+		if (typeof body === 'string' && body.trim() !== '')
+			throw notJson(this.context, response, target);
 		const record = unwrapSingle(body, resourceKey);
 		if (Object.keys(record).length === 0)
-			throw notJson(this.ctx, response, target, `no ${resourceKey}`);
+			throw notJson(this.context, response, target, `no ${resourceKey}`);
 		return record;
 	}
 
@@ -227,7 +232,7 @@ export class StorefrontClient {
 		const query = { qs: { ...qs, page, limit: size } };
 		const response = await this.request('GET', [resource], query, target);
 		const items = unwrapList(response.body, resource);
-		if (!items) throw notJson(this.ctx, response, target, `no "${resource}" list`);
+		if (!items) throw notJson(this.context, response, target, `no "${resource}" list`);
 		const meta = paginationMeta(response.body);
 		const nextPage = nextPageNumber(meta, page, items.length, size, items.length);
 		const pages = pagesOf(meta, size, items.length);

@@ -86,7 +86,7 @@ export function networkCode(error: unknown): string | undefined {
  * generic one. `said`, the error's response: the service's words, its code; `status` undefined: no answer.
  */
 function nodeApiError(
-	ctx: IAllExecuteFunctions,
+	context: IAllExecuteFunctions,
 	target: RequestTarget,
 	status: number | undefined,
 	words: { said: string; code?: string; message: string; description?: string },
@@ -95,7 +95,7 @@ function nodeApiError(
 	const httpCode = status === undefined ? undefined : String(status);
 	const response = { message: said, ...(httpCode ? { httpCode } : {}), ...(code ? { code } : {}) };
 	const options = { message, description, httpCode, itemIndex: target.itemIndex };
-	const error = new NodeApiError(ctx.getNode(), response as JsonObject, options);
+	const error = new NodeApiError(context.getNode(), response as JsonObject, options);
 	error.message = message;
 	return error;
 }
@@ -122,7 +122,7 @@ export interface FullResponse {
 
 /** A request that waited for the rate limit as long as its budget allows; `refused`: its 429s, and the last one. */
 export function waitedTooLong(
-	ctx: IAllExecuteFunctions,
+	context: IAllExecuteFunctions,
 	error: RateLimitWaitError,
 	budgetMs: number,
 	started: number,
@@ -138,7 +138,7 @@ export function waitedTooLong(
 	const more = error.stillToWaitMs
 		? ` The service asked to wait ${duration(error.stillToWaitMs)} more.`
 		: '';
-	return nodeApiError(ctx, target, 429, {
+	return nodeApiError(context, target, 429, {
 		said: `Waited ${waited} for the rate limit`,
 		message:
 			`Storefront rate limit: this request waited ${waited}${turnedAway} and was not sent, ` +
@@ -151,7 +151,7 @@ export function waitedTooLong(
 }
 
 export function apiError(
-	ctx: IAllExecuteFunctions,
+	context: IAllExecuteFunctions,
 	status: number,
 	response: FullResponse,
 	target: RequestTarget,
@@ -172,11 +172,11 @@ export function apiError(
 		const outcome = status >= 500 ? 'could not complete' : 'did not accept';
 		message = `Storefront ${outcome} the request (${status}): ${service}`;
 	}
-	return nodeApiError(ctx, target, status, { said: service, code, message, description });
+	return nodeApiError(context, target, status, { said: service, code, message, description });
 }
 
 export function notJson(
-	ctx: IAllExecuteFunctions,
+	context: IAllExecuteFunctions,
 	response: FullResponse,
 	target: RequestTarget,
 	what = 'not JSON',
@@ -188,7 +188,7 @@ export function notJson(
 			: body.trim() === ''
 				? 'empty body'
 				: firstLine(body);
-	return nodeApiError(ctx, target, response.statusCode, {
+	return nodeApiError(context, target, response.statusCode, {
 		said: text,
 		message:
 			`Storefront answered ${response.endpoint ?? 'the request'} with ${response.statusCode} ` +
@@ -197,7 +197,7 @@ export function notJson(
 }
 
 export function connectionError(
-	ctx: IAllExecuteFunctions,
+	context: IAllExecuteFunctions,
 	timeoutMs: number,
 	method: string,
 	url: string,
@@ -210,7 +210,7 @@ export function connectionError(
 	const said =
 		isObject(error) && typeof error.message === 'string' ? error.message : 'unknown error';
 	const reason = timedOut ? `no answer within ${duration(timeoutMs)} (${code})` : (code ?? said);
-	return nodeApiError(ctx, target, undefined, {
+	return nodeApiError(context, target, undefined, {
 		said: `Could not reach the Storefront API: ${reason}`,
 		message: `Could not reach the Storefront API (${method} ${url}): ${reason}`,
 		description:

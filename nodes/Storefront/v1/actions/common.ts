@@ -103,31 +103,31 @@ export const orderLocator = locator(
 
 /** An error as the node throws it: one of n8n's node errors as it is, anything else as the item's operation error. */
 export function asNodeError(
-	ctx: IExecuteFunctions,
+	context: IExecuteFunctions,
 	error: unknown,
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
 /** An item's failure, with its message as written. */
 export function itemError(
-	ctx: IExecuteFunctions,
+	context: IExecuteFunctions,
 	itemIndex: number,
 	message: string,
 	description?: string,
 ): NodeOperationError {
-	const error = new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex, description });
 	// n8n swaps a message that mentions a network code (ECONNRESET) for a generic sentence.
 	error.message = message;
 	return error;
 }
 
 /** Hints in the output panel, where the n8n line has addExecutionHints (docs/maintainers.md, Execution hints). */
-export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
-	if (messages.length === 0 || typeof ctx.addExecutionHints !== 'function') return;
-	ctx.addExecutionHints(
+export function addHints(context: IExecuteFunctions, messages: string[]): void {
+	if (messages.length === 0 || typeof context.addExecutionHints !== 'function') return;
+	context.addExecutionHints(
 		...messages.map((message) => ({
 			message,
 			type: 'info' as const,
@@ -137,22 +137,22 @@ export function addHints(ctx: IExecuteFunctions, messages: string[]): void {
 }
 
 /** The id in a resource locator (or a text parameter), trimmed; not text nor a number: `undefined`. */
-export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: number) {
-	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
+export function locatorValue(context: IExecuteFunctions, name: string, itemIndex: number) {
+	const value = context.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	return typeof value === 'string' || typeof value === 'number' ? String(value).trim() : undefined;
 }
 
 /** The id in a resource locator, checked non-empty. */
 export function locatorId(
-	ctx: IExecuteFunctions,
+	context: IExecuteFunctions,
 	name: string,
 	label: string,
 	itemIndex: number,
 ): string {
-	const id = locatorValue(ctx, name, itemIndex);
+	const id = locatorValue(context, name, itemIndex);
 	if (id) return id;
 	throw itemError(
-		ctx,
+		context,
 		itemIndex,
 		`The parameter "${label}" (${name}) is empty`,
 		`Select a ${label.toLowerCase()} or enter its ID.`,

@@ -81,8 +81,8 @@ async function runItems(
 }
 
 /** Max Concurrent Requests, a whole number of 1 or more: the default where an expression gives no number. */
-export function concurrencyOf(ctx: IExecuteFunctions): number {
-	const asked = ctx.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
+export function concurrencyOf(context: IExecuteFunctions): number {
+	const asked = context.getNodeParameter('options.maxConcurrency', 0, DEFAULT_CONCURRENCY);
 	return typeof asked === 'number' && Number.isFinite(asked)
 		? Math.max(1, Math.floor(asked))
 		: DEFAULT_CONCURRENCY;
@@ -92,13 +92,13 @@ export function concurrencyOf(ctx: IExecuteFunctions): number {
  * A tool answers the model with the error on every n8n line, not only on 2.x: n8n 1.x would stop the workflow and
  * the agent never hear why (docs/ai-agent.md, When a call is refused). "Stop Workflow" still stops it.
  */
-function answersItsModel(ctx: IExecuteFunctions): boolean {
-	return isAiTool(ctx) && ctx.getNode().onError !== 'stopWorkflow';
+function answersItsModel(context: IExecuteFunctions): boolean {
+	return isAiTool(context) && context.getNode().onError !== 'stopWorkflow';
 }
 
 /** Whether an item's failure stops the node ("On Error: Stop Workflow"), or becomes that item's output. */
-export const failureStops = (ctx: IExecuteFunctions, { continueOnFail }: RunSettings) =>
-	!continueOnFail && !answersItsModel(ctx);
+export const failureStops = (context: IExecuteFunctions, { continueOnFail }: RunSettings) =>
+	!continueOnFail && !answersItsModel(context);
 
 /** Runs `run` for each item, output paired with input. `record` names an item's record: a parameter or a function. */
 export async function eachItem(

@@ -15,12 +15,12 @@ const WORDS = {
 	doc: 'docs/storefront-node.md, Create or Update',
 };
 
-export function createClaims(ctx: IExecuteFunctions, account: string, field: string) {
+export function createClaims(context: IExecuteFunctions, account: string, field: string) {
 	// Tells this run's claims apart where the lock does not cover them.
 	const token = Math.random().toString(36).slice(2);
 	const key = (value: string) => `create:${account}:${field}:${value}`;
 	let store: SharedStore | undefined;
-	const shared = () => (store ??= sharedStore(ctx, CLAIM_MINUTES * 60_000, WORDS));
+	const shared = () => (store ??= sharedStore(context, CLAIM_MINUTES * 60_000, WORDS));
 	return {
 		/** true: this run creates the product; false: another run claimed its create; undefined: no answer. */
 		async claim(value: string): Promise<boolean | undefined> {
@@ -28,7 +28,7 @@ export function createClaims(ctx: IExecuteFunctions, account: string, field: str
 				return await claimShared(shared(), key(value), token);
 			} catch (error) {
 				const why = (error as Error).message;
-				ctx.logger.warn(
+				context.logger.warn(
 					`${WORDS.node}: could not claim the create of "${value}" in n8n's database: ${why}`,
 				);
 				return undefined;

@@ -147,7 +147,7 @@ export const missingToCreate = (fields: IDataObject) =>
 
 /** Extra Fields (JSON) under the product fields that are set; a value that cannot be sent fails the item. */
 export function productBody(
-	ctx: IExecuteFunctions,
+	context: IExecuteFunctions,
 	itemIndex: number,
 	values: IDataObject,
 	collection: string,
@@ -156,7 +156,7 @@ export function productBody(
 	const { extraFields } = values;
 	const refuseExtra = (reason: string): never => {
 		throw itemError(
-			ctx,
+			context,
 			itemIndex,
 			`The parameter "${EXTRA_FIELDS_LABEL}" (${collection}.extraFields) ${reason}`,
 			'Enter a JSON object such as {"weight_grams": 250}.',
@@ -177,7 +177,7 @@ export function productBody(
 		try {
 			fields[key] = field.read(values[key]);
 		} catch (error) {
-			throw itemError(ctx, itemIndex, `${where(key)} ${(error as Error).message}`);
+			throw itemError(context, itemIndex, `${where(key)} ${(error as Error).message}`);
 		}
 	}
 	return fields;

@@ -132,12 +132,12 @@ export const properties: INodeProperties[] = [
 const writers = new Map<string, Turn>();
 const TURN_BOUND = { clock: realClock, maxWaitMs: CLAIM_MINUTES * 60_000 };
 
-function matchFieldOf(ctx: IExecuteFunctions): MatchField {
-	const matching = ctx.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
+function matchFieldOf(context: IExecuteFunctions): MatchField {
+	const matching = context.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
 	const field = Array.isArray(matching) && matching.length ? String(matching[0]) : 'sku';
 	if (Object.keys(MATCH_NOUNS).includes(field)) return field as MatchField;
 	throw new NodeOperationError(
-		ctx.getNode(),
+		context.getNode(),
 		'The parameter "Fields to Match On" (columns.matchingColumns) ' +
 			`must be SKU, Name or Product ID, got "${field}"`,
 	);
@@ -155,17 +155,17 @@ interface Read {
 
 /** Reads an item's row before any request, from Fields (Map Each Column Below) or the item (Map Automatically). */
 function readRow(
-	ctx: IExecuteFunctions,
+	context: IExecuteFunctions,
 	item: INodeExecutionData,
 	field: MatchField,
 	itemIndex: number,
 ): Read {
 	const autoMap =
-		ctx.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
+		context.getNodeParameter('columns.mappingMode', 0, 'defineBelow') === 'autoMapInputData';
 	let source: InputFields;
 	try {
 		const mapped = () =>
-			ctx.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true });
+			context.getNodeParameter('columns.value', itemIndex, {}, { skipValidation: true });
 		source = autoMap
 			? inputFields(item.json)
 			: { values: (mapped() ?? {}) as IDataObject, keys: {} };
@@ -193,7 +193,7 @@ function readRow(
 				? `: each row is one column, "${only}", as when a file separated by ";" is read with the delimiter ","`
 				: '';
 		matchError = itemError(
-			ctx,
+			context,
 			itemIndex,
 			autoMap ? `${where(field)} is empty or missing${oneColumn}` : `${where(field)} is empty`,
 			`Create or Update finds the product by ${MATCH_NOUNS[field]} (Fields to Match On), so every item needs one.`,
@@ -202,13 +202,17 @@ function readRow(
 		try {
 			match = fieldOf(field)!.read(value) as string;
 		} catch (error) {
-			matchError = itemError(ctx, itemIndex, `${where(field)} ${(error as Error).message}`);
+			matchError = itemError(context, itemIndex, `${where(field)} ${(error as Error).message}`);
 		}
 	}
 	try {
-		const { extraFields } = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+		const { extraFields } = context.getNodeParameter(
+			'additionalFields',
+			itemIndex,
+			{},
+		) as IDataObject;
 		const values = { ...source.values, extraFields };
-		const fields = productBody(ctx, itemIndex, values, 'additionalFields', where);
+		const fields = productBody(context, itemIndex, values, 'additionalFields', where);
 		if (match === undefined) return { numeric, error: matchError };
 		return { row: { match, fields, numeric }, match, numeric };
 	} catch (error) {
@@ -279,7 +283,7 @@ export async function execute(
 
 		// 4. Items of one match value are written in input order, each planned after the one before wrote.
 		const shop = found && {
-			ctx: this,
+			context: this,
 			client,
 			catalog: found.catalog,
 			claims: createClaims(this, client.account, field),

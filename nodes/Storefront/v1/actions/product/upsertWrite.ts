@@ -26,7 +26,7 @@ type Plan =
 	| { write: 'refuse'; message: string; description?: string };
 
 interface Shop {
-	ctx: IExecuteFunctions;
+	context: IExecuteFunctions;
 	client: StorefrontClient;
 	catalog: Catalog;
 	claims: ReturnType<typeof createClaims>;
@@ -108,7 +108,7 @@ export async function write(shop: Shop, planned: Plan, row: Row, itemIndex: numb
 	const { client, catalog } = shop;
 	switch (planned.write) {
 		case 'refuse':
-			throw itemError(shop.ctx, itemIndex, planned.message, planned.description);
+			throw itemError(shop.context, itemIndex, planned.message, planned.description);
 		case 'none':
 			return { outcome: 'unchanged', product: planned.product };
 		case 'update': {
@@ -141,7 +141,7 @@ async function create(shop: Shop, row: Row, itemIndex: number): Promise<Done> {
 		// A refused create gives its claim up; a 2xx without a product was taken, so it is looked for as a lost answer.
 		if (answer === undefined && !gotNoAnswer(error)) {
 			await claims.release(row.match, claim);
-			throw asNodeError(shop.ctx, error, itemIndex);
+			throw asNodeError(shop.context, error, itemIndex);
 		}
 		return await recover(shop, row, error as Error, itemIndex);
 	}
@@ -157,7 +157,7 @@ async function createdElsewhere(shop: Shop, row: Row, itemIndex: number): Promis
 	}
 	const noun = MATCH_NOUNS[shop.catalog.field];
 	throw itemError(
-		shop.ctx,
+		shop.context,
 		itemIndex,
 		`Another run claimed the create of the product with ${noun} "${row.match}" in the last ` +
 			`${CLAIM_MINUTES} minutes, and it is not in the shop; ` +
@@ -188,7 +188,7 @@ async function recover(shop: Shop, row: Row, lost: Error, itemIndex: number): Pr
 	const noun = MATCH_NOUNS[catalog.field];
 	if (matches.length > 1) return await write(shop, ambiguous(noun, match, matches), row, itemIndex);
 	throw itemError(
-		shop.ctx,
+		shop.context,
 		itemIndex,
 		`The create of the product with ${noun} "${match}" got no usable answer ` +
 			`(${lost.message}), and no such product is there yet; it was not sent again`,
