@@ -103,7 +103,8 @@ const to = (/** @type {string} */ name, index = 0) => ({ node: name, type: 'main
  */
 const withFindBy = (parameters) => ({
 	...parameters,
-	options: FIND_BY ? { findProductsBy: FIND_BY } : {},
+	output: 'products',
+	...(FIND_BY ? { findProductsBy: FIND_BY } : {}),
 });
 
 /** The two workflows, each behind its own webhook. @param {{id: string, name: string}} credential */

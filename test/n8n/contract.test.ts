@@ -146,6 +146,22 @@ describe('n8n contract', () => {
 		});
 	});
 
+	it('n8n contract: a run saves the static data it started with, whole, when it ends (what a run that ended meanwhile wrote is gone)', async () => {
+		const wf = await probeWorkflow(probeNode('staticData'));
+		const slow = post(wf.probe, '{"probe": 1, "key": "slow", "waitMs": 3000}');
+		// Its run has its copy once it is an execution (in queue mode, the webhook processor's).
+		await eventually(async () => {
+			const { results } = await env.client.listExecutions({ workflowId: wf.id });
+			return results.length > 0 ? results : undefined;
+		}, 'the slow run started');
+		const [fast] = await post(wf.probe, '{"probe": 1, "key": "fast"}');
+		expect(fast.staticData).toEqual({ wrote: 'fast' });
+		await slow;
+		const [report] = await post(wf.probe, '{"probe": 1, "report": true}');
+		// The catch-up's last run change relies on it: a run whose copy has no baseline writes none (catchUp.ts).
+		expect(report.staticData).toEqual({ staticData: { slow: true } });
+	});
+
 	it("n8n contract: of two first inserts of a row at once, one fails as a unique-key violation (the database's code)", async () => {
 		const wf = await probeWorkflow(probeNode('unique'));
 		const [out] = await post(wf.probe, '{"probe": 1}');

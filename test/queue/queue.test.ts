@@ -928,7 +928,7 @@ describe('queue mode: Create or Update', () => {
 					'Create or Update',
 					sync.type,
 					sync.typeVersion,
-					{ ...sync.parameters, options: {} },
+					{ ...sync.parameters, output: 'products' },
 					{
 						credentials: sync.credentials,
 						onError: 'continueRegularOutput',

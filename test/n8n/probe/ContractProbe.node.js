@@ -3,7 +3,7 @@
 // folder (N8N_CUSTOM_EXTENSIONS, as CUSTOM.contractProbe). It has the Storefront Trigger's shape (webhook(), trigger()
 // and execute()), and reports what n8n did with it and what the package's adapter (dist/nodes/shared/n8n.js, the
 // built package) reads from n8n's own values: the dedupe store's rows and errors, the run an emit() resolves with, the
-// nodes around it. Its `check` parameter picks what execute() and trigger() do.
+// nodes around it, the static data a run saves. Its `check` parameter picks what execute() and trigger() do.
 'use strict';
 
 const path = require('path');
@@ -86,6 +86,19 @@ async function rowUserChecks(context) {
 	await row.record([`seen-${stamp}`]);
 	const rowUser = adapter().workflowRowUser(context) ?? null;
 	return [`seen-${stamp}`, `new-${stamp}`].map((value) => ({ value, rowUser, countBefore }));
+}
+
+/**
+ * The node's static data in a webhook's run: `key` is written, then the run waits `waitMs` before it ends; `report`
+ * reads what the run started with.
+ */
+async function staticDataChecks(context, raw) {
+	const { key, waitMs = 0, report } = JSON.parse(raw);
+	const data = context.getWorkflowStaticData('node');
+	if (report) return { staticData: { ...data } };
+	data[key] = true;
+	await new Promise((resolve) => setTimeout(resolve, waitMs));
+	return { wrote: key };
 }
 
 /** What the adapter reads from the run an emit() resolved with. */
@@ -182,6 +195,7 @@ class ContractProbe {
 		if (check === 'store') out.store = await storeChecks(this);
 		if (check === 'unique') out.unique = await uniqueChecks(this);
 		if (check === 'mode') out.mode = await modeChecks(this);
+		if (check === 'staticData') out.staticData = await staticDataChecks(this, inputs[0].raw);
 		if (check === 'rowUser') return [(await rowUserChecks(this)).map((json) => ({ json }))];
 		return [[{ json: out }]];
 	}
