@@ -88,14 +88,10 @@ async function rowUserChecks(context) {
 	return [`seen-${stamp}`, `new-${stamp}`].map((value) => ({ value, rowUser, countBefore }));
 }
 
-/**
- * The node's static data in a webhook's run: `key` is written, then the run waits `waitMs` before it ends; `report`
- * reads what the run started with.
- */
+/** The node's static data in a webhook's run: `key` is written, then the run waits `waitMs` before it ends. */
 async function staticDataChecks(context, raw) {
-	const { key, waitMs = 0, report } = JSON.parse(raw);
+	const { key, waitMs = 0 } = JSON.parse(raw);
 	const data = context.getWorkflowStaticData('node');
-	if (report) return { staticData: { ...data } };
 	data[key] = true;
 	await new Promise((resolve) => setTimeout(resolve, waitMs));
 	return { wrote: key };
