@@ -88,8 +88,8 @@ export class StorefrontTrigger implements INodeType {
 					type: 'boolean',
 					default: true,
 					description:
-						'Whether to acknowledge an event the shop sends again without running the workflow again, also ' +
-						'after n8n restarts and when n8n runs on several servers',
+						'Whether to acknowledge an event the shop sends again without running the workflow a second time, ' +
+						'also after n8n restarts and when n8n runs on several servers',
 				},
 				{
 					displayName: 'Include Headers',
@@ -107,7 +107,7 @@ export class StorefrontTrigger implements INodeType {
 					default: false,
 					description:
 						'Whether to drop a status change that arrives late, when its order has another status by now. Off: ' +
-						"it runs, marked as superseded, with the order's current status. A late new order always runs.",
+						"it runs, marked as superseded with the order's current status; a late new order always runs.",
 					displayOptions: { hide: { dropDuplicates: [false], catchUp: [false] } },
 				},
 				{

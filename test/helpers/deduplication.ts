@@ -141,6 +141,19 @@ export function sharedDeduplicator(): InMemoryDeduplicator {
 	return registered;
 }
 
+/** The context n8n gives the store for a trigger node of the workflow `id` (whose rows the claims use). */
+export const triggerContext = (id: string) => ({
+	workflow: { id, active: true },
+	node: {
+		id: 'trigger',
+		name: 'Storefront Trigger',
+		type: 'storefrontTrigger',
+		typeVersion: 2,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	},
+});
+
 /**
  * One scope's row of `store` ("node": the claims, "workflow": the lock), as the package reaches n8n's helper
  * (nodes/shared/n8n.ts): the claims' StoreRow. `maxEntries` trims the row where a call gives no `keepLast`.

@@ -5,7 +5,7 @@
 // what ran within its window and nothing outside it.
 import type { IDataObject } from 'n8n-workflow';
 
-import { InMemoryDeduplicator, storeRowOf } from '../helpers/deduplication';
+import { InMemoryDeduplicator, storeRowOf, triggerContext } from '../helpers/deduplication';
 import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
 import type { Judgement } from '../../nodes/StorefrontTrigger/statusesKnown';
 import { claimShared, storeOver, type Claim } from '../../nodes/shared/claims';
@@ -137,19 +137,11 @@ describe('the table of change keys', () => {
 /** A claim store of its own (n8n's row as the test store keeps it, under the lock): whether a change runs there. */
 function claims() {
 	const store = new InMemoryDeduplicator();
-	const workflow = { id: `wf-claims-${Math.random()}`, active: true };
-	const node = {
-		id: 'trigger',
-		name: 'Storefront Trigger',
-		type: 'storefrontTrigger',
-		typeVersion: 2,
-		position: [0, 0] as [number, number],
-		parameters: {},
-	};
-	const shared = storeOver(workflow.id, {
-		data: storeRowOf(store, 'node', { workflow, node }),
-		lock: storeRowOf(store, 'workflow', { workflow, node }),
-		lockKey: workflow.id,
+	const context = triggerContext(`wf-claims-${Math.random()}`);
+	const shared = storeOver(context.workflow.id, {
+		data: storeRowOf(store, 'node', context),
+		lock: storeRowOf(store, 'workflow', context),
+		lockKey: context.workflow.id,
 	});
 	let token = 0;
 	/** Whether the change runs: a delivery's (`read` false) or a reading's; `from`: a window's start. */

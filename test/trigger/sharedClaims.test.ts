@@ -19,7 +19,7 @@ import {
 } from '../../nodes/shared/claims/claimLock';
 import type { StoreRow } from '../../nodes/shared/n8n';
 import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
-import { InMemoryDeduplicator, storeRowOf } from '../helpers/deduplication';
+import { InMemoryDeduplicator, storeRowOf, triggerContext } from '../helpers/deduplication';
 import { seeded } from '../claims/virtualTime';
 
 /** The values a claim of `id` by the delivery `token` records (nodes/shared/claims/index.ts). */
@@ -29,15 +29,7 @@ const claimValues = (id: string, token: string) => ({
 	run: `run:${id}`,
 });
 
-const workflow = { id: 'wf-schedules', active: true };
-const node = {
-	id: 'trigger',
-	name: 'Storefront Trigger',
-	type: 'storefrontTrigger',
-	typeVersion: 2,
-	position: [0, 0] as [number, number],
-	parameters: {},
-};
+const { workflow, node } = triggerContext('wf-schedules');
 const NODE_ROW = `${workflow.id}|n:${node.id}`;
 const WORKFLOW_ROW = `${workflow.id}|`;
 
