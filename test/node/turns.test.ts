@@ -2,10 +2,11 @@
 // a bounded wait ends when the run ahead lets go, or at the bound when it never does, so a run that never ends holds
 // the later ones no longer. On a virtual clock: 20 minutes of waiting take milliseconds.
 import { turnOf, type Turn } from '../../nodes/Storefront/v1/actions/eachItem';
+import { TURN_WAIT_MS } from '../../nodes/Storefront/v1/actions/product/createClaims';
 import { report } from '../../nodes/Storefront/v1/actions/product/report';
 import { VirtualTime } from '../claims/virtualTime';
 
-const MAX_WAIT_MS = 20 * 60_000;
+const MAX_WAIT_MS = TURN_WAIT_MS;
 
 test('a run that never ends holds the next one for the bound only; a third waits for the second, not the first', async () => {
 	const clock = new VirtualTime();

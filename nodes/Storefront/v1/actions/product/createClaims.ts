@@ -7,6 +7,8 @@ import { claimShared, releaseShared, type SharedStore } from '../../../../shared
 
 /** Outlasts a create's wait for the rate limit and a try's time-out, so a run looking meanwhile finds the claim. */
 export const CLAIM_MINUTES = 20;
+/** A run waits this long at most for the account's run ahead of it: as long as that run's creates stay claimed. */
+export const TURN_WAIT_MS = CLAIM_MINUTES * 60_000;
 
 const WORDS = {
 	node: 'Storefront Create or Update',

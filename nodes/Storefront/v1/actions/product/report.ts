@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { duration } from '../../../../shared/transport';
 import { fieldOf, MATCH_NOUNS, PRODUCT_FIELDS, type MatchField } from './fields';
-import { CLAIM_MINUTES } from './createClaims';
+import { TURN_WAIT_MS } from './createClaims';
 import type { Found } from './finder';
 
 const plural = (count: number, one: string, many = `${one}s`) => (count === 1 ? one : many);
@@ -96,7 +96,7 @@ export function report(result: RunResult): string[] {
 			`${numeric} ${noun} ${plural(numeric, 'value')} came as a number and ${plural(numeric, 'was', 'were')} ` +
 				'read as text; a number loses leading zeros (000123 becomes 123): read that column as text',
 		);
-	if (turnWaitedMs >= CLAIM_MINUTES * 60_000)
+	if (turnWaitedMs >= TURN_WAIT_MS)
 		hints.push(
 			`Waited ${duration(turnWaitedMs)} for another Create or Update run on this API key, which has not finished: ` +
 				'went on beside it (a product it creates is still created once)',

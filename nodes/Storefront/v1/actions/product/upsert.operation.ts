@@ -10,7 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { realClock } from '../../../../shared/clock';
 import { addHints, itemError, toolDescription, writeToolNotice, type RunSettings } from '../common';
 import { concurrencyOf, eachItem, failureStops, turnOf, type Turn } from '../eachItem';
-import { CLAIM_MINUTES, createClaims } from './createClaims';
+import { createClaims, TURN_WAIT_MS } from './createClaims';
 import { extraFieldsOption, inputFields, type InputFields } from './editorFields';
 import { fieldOf, isEmpty, MATCH_NOUNS, productBody, type MatchField } from './fields';
 import { findProducts, type FindBy, type Found } from './finder';
@@ -130,7 +130,7 @@ export const properties: INodeProperties[] = [
  * still claimed (./createClaims), so none is made twice.
  */
 const writers = new Map<string, Turn>();
-const TURN_BOUND = { clock: realClock, maxWaitMs: CLAIM_MINUTES * 60_000 };
+const TURN_BOUND = { clock: realClock, maxWaitMs: TURN_WAIT_MS };
 
 function matchFieldOf(context: IExecuteFunctions): MatchField {
 	const matching = context.getNodeParameter('columns.matchingColumns', 0, []) as unknown;
