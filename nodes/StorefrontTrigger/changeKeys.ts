@@ -21,8 +21,11 @@
 // | reading that cannot date it)          | `@wh` for its seconds, minutes, hours | (and another window's marks)      |
 // | other kinds; an order.updated keeping | its event id                        | the same                            |
 // | its previous_status or without a time |                                     |                                     |
-// Memory narrows it (./statusesKnown): the claim of the stay it saw is looked for too, and the claims of an earlier
-// stay in the same status are not.
+// | activity: any order.updated above, at | `order/<order>@a<second>` beside it | never: a young creation or delivered|
+// | t, u or a window's end                |                                     | status change looks for its order's |
+// |                                       |                                     | seconds since (laterRan, superseded)|
+// Memory narrows it (./statusesKnown): the claim of the stay it saw is looked for too (not a delivery's by a delivery:
+// two deliveries of one change have one created_at), and the claims of an earlier stay in the same status are not.
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventRecordId, isObject } from '../shared/transport';
@@ -41,6 +44,15 @@ const HOUR = 3_600_000;
  */
 const EVENT_AFTER_MS = 1_000;
 const EVENT_BEFORE_MS = 10;
+/** A delivered status change's key: `order.updated/<order>/<status>@<created_at>`. */
+const DELIVERED = /^order\.updated\/.*@\d+$/;
+
+/**
+ * An order's activity in a second: some change of its status at that second ran (or was found run). A young change
+ * that finds one since it happened asks the service whether it is superseded (./superseded): a later change may have
+ * reached another process (queue mode) or run before a restart.
+ */
+export const activityMark = (order: string, second: number) => `order/${order}@a${second}`;
 
 /** The other path's marks (`tenths` + tenth of a second) of the tenths that [lo, hi] touches. */
 const near = (tenths: string, lo: number, hi: number) =>
@@ -86,14 +98,18 @@ function statusClaim(
 		const after =
 			earlier === undefined ? lo : Math.max(lo, (Math.floor(earlier / TENTH) + 1) * TENTH);
 		const [mine, other] = read ? ['r', ''] : ['', 'r'];
+		// Two deliveries of one change have one created_at: a stay this n8n saw delivered at another time is another
+		// change, a return it did not see the order leave (the status between went to another webhook processor).
+		const sameStay = stay !== undefined && (read || !DELIVERED.test(stay)) ? [stay] : [];
 		return {
 			key: `${change}@${mine}${at}`,
-			alike: [...near(`${change}@${other}d`, after, hi), ...(stay ? [stay] : [])],
+			alike: [...near(`${change}@${other}d`, after, hi), ...sameStay],
 			notes: [
 				`${change}@${mine}d${tenth}`,
 				`${change}@${mine}s${second}`,
 				`${change}@m${minute}`,
 				`${change}@h${hour}`,
+				activityMark(order, second),
 			],
 			probes: [`${change}@ws${second}`, `${change}@wm${minute}`, `${change}@wh${hour}`],
 		};
@@ -107,6 +123,7 @@ function statusClaim(
 	const window = [...marks('ws', s), ...marks('wm', m), ...marks('wh', h)];
 	return {
 		key: `${change}@w${at}`,
+		notes: [activityMark(order, Math.floor(at / SECOND))],
 		// Taken out again if it lost: a late delivery inside the window of a reading that found its change claimed runs.
 		marks: window,
 		alike: stay ? [stay] : [],

@@ -4,11 +4,12 @@
 //  2. Accepted: in this n8n's memory, the run's delivery must be the one accepted for its event (./ranHere, free).
 //  3. Claimed: in n8n's database, shared by every n8n of the instance (../shared/claims). With the catch-up on, the
 //     change itself is claimed (./changeKeys), so a delivery and a reading that report it run it once; what the
-//     process that received or read it knew of the order (a reading's window) comes with the item.
+//     process that received or read it knew of the order (a reading's window) comes with the item, and goes on to
+//     ./superseded with whether the claims show a later change of its order.
 // A retry from the executions list always runs: the user asked for it.
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { claimShared } from '../shared/claims';
+import { claimChange, type Claim } from '../shared/claims';
 import { sharedStore } from '../shared/claims/store';
 import { scopeOf } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
@@ -24,6 +25,7 @@ import {
 import { refusedRun } from './refusals';
 import { acceptDelivery, noteRanHere } from './ranHere';
 import type { Judgement } from './statusesKnown';
+import { laterLooks } from './superseded';
 
 /** What the store's warnings say of the trigger's claims. */
 const CLAIM_WORDS = {
@@ -39,10 +41,13 @@ export async function claimItems(
 	options: Options,
 ): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
-	const passOn = (goesOn: boolean[]) =>
-		items.flatMap((item, index) =>
-			goesOn[index] ? [{ json: item.json, pairedItem: { item: index } }] : [],
-		);
+	const passOn = (goesOn: boolean[], known: Array<Judgement | undefined> = []) =>
+		items.flatMap((item, index) => {
+			if (!goesOn[index]) return [];
+			const kept: INodeExecutionData = { json: item.json, pairedItem: { item: index } };
+			if (known[index]) kept[CHANGE_KEY] = { ...known[index] };
+			return [kept];
+		});
 
 	// 1. Refused.
 	const refused = refusedRun(context, items);
@@ -63,7 +68,9 @@ export async function claimItems(
 		if (!acceptDelivery(scope, json.id, token, now)) return null;
 		const read = json[SOURCE_FIELD] === 'catchUp';
 		const judged = known as Judgement | undefined;
-		const claim = byChange ? claimOf(json, read, judged) : { key: json.id };
+		const claim: Claim = byChange
+			? { ...claimOf(json, read, judged), looks: laterLooks(json, now) }
+			: { key: json.id };
 		// Ran here or elsewhere, it is not started again by this n8n's readings, nor answered again at the door.
 		if (byChange) noteRanHere(scope, [claim.key, ...(claim.notes ?? [])], now);
 		return { claim, token, json, judged };
@@ -72,20 +79,25 @@ export async function claimItems(
 	// 3. Claimed in n8n's database, in one batch. Should it not answer, the event runs (a warning says why): dropping
 	// it would lose it, and the checks before passed.
 	const store = sharedStore(context, rememberMs(options), CLAIM_WORDS);
-	const goesOn = await Promise.all(
+	const answers = await Promise.all(
 		claims.map(async (wanted) => {
-			if (!wanted) return wanted !== null;
-			return await claimShared(store, wanted.claim, wanted.token).catch((error: Error) => {
+			if (!wanted) return { won: wanted !== null, seen: [] };
+			return await claimChange(store, wanted.claim, wanted.token).catch((error: Error) => {
 				context.logger.warn(
 					`Storefront Trigger: could not check event ${wanted.claim.key} for duplicates in n8n's database, so it ` +
 						`runs: ${error.message}`,
 				);
-				return true;
+				return { won: true, seen: [] };
 			});
 		}),
 	);
 	claims.forEach((wanted, i) => {
-		if (wanted && goesOn[i]) knowStay(scope, wanted.json, wanted.claim, wanted.judged);
+		if (wanted && answers[i].won) knowStay(scope, wanted.json, wanted.claim, wanted.judged);
 	});
-	return passOn(goesOn);
+	return passOn(
+		answers.map(({ won }) => won),
+		claims.map((wanted, i) =>
+			wanted ? { ...wanted.judged, laterRan: answers[i].seen.length > 0 } : undefined,
+		),
+	);
 }

@@ -24,6 +24,11 @@ export interface Judgement {
 	current?: string;
 	/** Whether anything later than the change is known of the order. */
 	later?: boolean;
+	/**
+	 * Whether a change of the order ran since, by n8n's claims (./changeKeys, activityMark): it may have reached another
+	 * process, or run before a restart. Its status is then asked (./superseded).
+	 */
+	laterRan?: boolean;
 	/** Since when this process has known orders (it started): an older change may have a later one it never heard. */
 	knownSince?: number;
 	/** When the order was last seen in another status before the change's stay: the change came after it. */

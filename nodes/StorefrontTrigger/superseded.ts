@@ -1,19 +1,40 @@
 // A late status change (docs/trigger.md, Late and superseded) run after the order's current status would make an old
 // status the workflow's last word on the order; so would a late creation, with the order's first status. It is
 // superseded when this n8n knows the order in another status since (./statusesKnown: what the process that received it
-// knew, and this one now), free. A late one of whose order nothing later is known is checked against the order as it
-// is now: one request per order and run, paced as the node's.
+// knew, and this one now), free. One of whose order nothing later is known is checked against the order as it is now
+// (one request per order and run, paced as the node's) when it is late, or when n8n's claims show a change of its order
+// since (./changeKeys, activityMark: it reached another process, or ran before a restart).
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { StorefrontClient } from '../shared/transport';
 import { changedAt, hasUpdatedAt } from '../shared/changes/read';
 import { scopeOf } from '../shared/n8n';
-import { statusChange } from './changeKeys';
+import { activityMark, statusChange } from './changeKeys';
 import { catchesUp, CHANGE_KEY, SOURCE_FIELD, type Options } from './options';
 import { judge, noteStatus, type Judgement } from './statusesKnown';
 
-/** A delivery this much younger than its run is not asked about: the order has rarely changed again so soon. */
+/**
+ * A delivery this much younger than its run is not asked about unless the claims show a change of its order since: the
+ * order has rarely changed again so soon.
+ */
 const LATE_AFTER_MS = 60_000;
+
+/** Whether markSuperseded may mark the item: a creation, or a delivered status change. */
+const marksOf = (json: IDataObject) =>
+	json[SOURCE_FIELD] !== 'catchUp' || json.type === 'order.created';
+
+/**
+ * What a young change's claim looks for (../shared/claims, looks): its order's activity in each second since it
+ * happened. A late one is asked about anyway.
+ */
+export function laterLooks(json: IDataObject, now: number): string[] {
+	const change = marksOf(json) ? statusChange(json, now) : undefined;
+	if (change === undefined || now - change.at > LATE_AFTER_MS) return [];
+	const [from, to] = [Math.floor(change.at / 1_000), Math.floor(now / 1_000)];
+	return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) =>
+		activityMark(change.order, from + i),
+	);
+}
 
 /**
  * Marks the status changes and creations whose order has another status by now, and leaves out the changes if asked; a
@@ -24,7 +45,10 @@ export async function markSuperseded(
 	items: INodeExecutionData[],
 	options: Options,
 ): Promise<INodeExecutionData[]> {
-	if (!catchesUp(options) || ['manual', 'retry'].includes(context.getMode())) return items;
+	// What the process that received an item knew (CHANGE_KEY) is read here, and never passed on.
+	const passOn = (kept: INodeExecutionData[]) =>
+		kept.map(({ json, pairedItem }) => ({ json, pairedItem }));
+	if (!catchesUp(options) || ['manual', 'retry'].includes(context.getMode())) return passOn(items);
 	const scope = scopeOf(context);
 	const now = Date.now();
 	let client: StorefrontClient | undefined;
@@ -33,17 +57,17 @@ export async function markSuperseded(
 		const { json } = item;
 		// A creation is the order's change to its first status: marked as an update is, a reading's too (its order's
 		// changes may have run before it). A reading's status change is the order's status as read.
-		const change = statusChange(json, now);
-		if (change === undefined || (json[SOURCE_FIELD] === 'catchUp' && json.type !== 'order.created'))
-			continue;
+		const change = marksOf(json) ? statusChange(json, now) : undefined;
+		if (change === undefined) continue;
 		const { order: id, status, at } = change;
 		const here = judge(scope, id, status, at);
 		const door = item[CHANGE_KEY] as Judgement | undefined;
 		let current = here.current ?? door?.current;
-		// Late: a minute old, or older than what the process that received it knows (it started since, or restarted).
+		// Asked about when late (a minute old, or older than what the process that received it knows: it started since,
+		// or restarted), or when a change of its order ran since.
 		const heardSince = door?.knownSince ?? here.knownSince ?? now;
-		const late = now - at > LATE_AFTER_MS || at < heardSince;
-		if (current === undefined && !here.later && !door?.later && late) {
+		const ask = now - at > LATE_AFTER_MS || at < heardSince || door?.laterRan === true;
+		if (current === undefined && !here.later && !door?.later && ask) {
 			client ??= await StorefrontClient.create(context);
 			if (!asked.has(id)) asked.set(id, statusNow(context, client, id, status, now));
 			current = await asked.get(id);
@@ -51,9 +75,11 @@ export async function markSuperseded(
 		if (current !== undefined && current !== status)
 			item.json = { ...json, superseded: true, current_status: current };
 	}
-	if (options.leaveOutSuperseded !== true) return items;
+	if (options.leaveOutSuperseded !== true) return passOn(items);
 	// A creation runs, marked: it is the order's one creation, and only a later status replaces a status.
-	return items.filter(({ json }) => json.superseded !== true || json.type !== 'order.updated');
+	return passOn(
+		items.filter(({ json }) => json.superseded !== true || json.type !== 'order.updated'),
+	);
 }
 
 /** The order's status as the service has it now (noted as a sighting), or undefined where it cannot be read. */

@@ -826,6 +826,87 @@ describe("the workflow's last word on an order: its status", () => {
 		},
 	);
 
+	it.each(SHAPES)(
+		"queue mode (%s shape): a change delivered a second after the order's next one, run on a worker that knows only the claims, is marked superseded: for free at the webhook processor that received the next one, after one request for the order at the other (the claims show a change of its order since); a late order.created at the other the same; the changes in order run unmarked, for free (issue 69, found by the soak)",
+		async (shape) => {
+			const t = trigger();
+			await t.trigger('activate');
+			// Two webhook processors and two workers, each with a memory of its own; n8n's database shared.
+			const [one, other] = [t.worker(), t.worker()];
+			const workers = [t.worker(), t.worker()];
+			let runs = 0;
+			const through = async (door: typeof one, event: IDataObject) =>
+				jsonOf(await workers[runs++ % 2].run((await door.deliver(signed(event))).result));
+			for (const [late, receives] of [
+				['order.updated', one],
+				['order.updated', other],
+				['order.created', other],
+			] as const) {
+				await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+				const from = ctx.sb.events.length;
+				const order = await checkout();
+				const id = String(order.id ?? order.order_id);
+				for (const status of ['processing', 'on-hold']) {
+					await jest.advanceTimersByTimeAsync(1_000);
+					await setStatus(id, status);
+				}
+				// created → processing → on hold; the first change of `late`'s kind is held back.
+				const events = eventsSince(from);
+				const held = events.find((e) => e.type === late)!;
+				await ctx.admin('DELETE', '/requests');
+				for (const event of events.filter((e) => e !== held)) {
+					const ran = await through(one, event);
+					expect(ran).toEqual([expect.objectContaining({ id: event.id })]);
+					expect(ran[0].superseded).toBeUndefined();
+				}
+				expect(await orderReads(id)).toBe(0);
+				await jest.advanceTimersByTimeAsync(1_000);
+				expect(await through(receives, held)).toEqual([
+					expect.objectContaining({ id: held.id, superseded: true, current_status: 'on-hold' }),
+				]);
+				expect(await orderReads(id)).toBe(receives === one ? 0 : 1);
+			}
+			await t.close();
+		},
+		30_000,
+	);
+
+	it.each(SHAPES)(
+		"queue mode (%s shape): an order's return to a status, delivered to the webhook processor that did not receive the status between, runs on a worker, unmarked (issue 69, found by the soak)",
+		async (shape) => {
+			const t = trigger();
+			await t.trigger('activate');
+			const [one, other] = [t.worker(), t.worker()];
+			const workers = [t.worker(), t.worker()];
+			let runs = 0;
+			const through = async (door: typeof one, event: IDataObject) =>
+				jsonOf(await workers[runs++ % 2].run((await door.deliver(signed(event))).result));
+			await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+			let from = ctx.sb.events.length;
+			const order = await checkout();
+			const id = String(order.id ?? order.order_id);
+			// Each change delivered and run as it is made: the status between at the other webhook processor.
+			for (const [door, status] of [
+				[one, undefined],
+				[one, 'processing'],
+				[other, 'on-hold'],
+				[one, 'processing'],
+			] as const) {
+				if (status) {
+					await jest.advanceTimersByTimeAsync(500);
+					from = ctx.sb.events.length;
+					await setStatus(id, status);
+				}
+				const [event] = eventsSince(from);
+				const ran = await through(door, event);
+				expect(ran).toEqual([expect.objectContaining({ id: event.id })]);
+				expect(ran[0].superseded).toBeUndefined();
+			}
+			await t.close();
+		},
+		30_000,
+	);
+
 	it('an order.created of an order still pending runs unmarked (over a minute old: after one request for the order); one whose order moved on meanwhile, its change never delivered, is marked with the status read', async () => {
 		const t = trigger(NO_SCHEDULE);
 		await t.trigger('activate');

@@ -44,7 +44,7 @@ const rows: Array<
 		claimedAs('product.created/prod_1'),
 	],
 	[
-		'order.updated delivered (its created_at, to the millisecond): its tenth, second, minute and hour noted; a reading of the order updated from a second before to 10 ms after it looked for, by the tenths it touches, and a window reading of its second, minute or hour',
+		'order.updated delivered (its created_at, to the millisecond): its tenth, second, minute and hour noted, and the order’s activity in that second; a reading of the order updated from a second before to 10 ms after it looked for, by the tenths it touches, and a window reading of its second, minute or hour',
 		[
 			'order.updated',
 			{ order_id: 'ord_1', status: 'shipped', previous_status: 'processing' },
@@ -53,7 +53,13 @@ const rows: Array<
 		{
 			key: `${S}@${T + 7}`,
 			alike: range(tenth - 10, tenth).map((t) => `${S}@rd${t}`),
-			notes: [`${S}@d${tenth}`, `${S}@s${second}`, `${S}@m${minute}`, `${S}@h${hour}`],
+			notes: [
+				`${S}@d${tenth}`,
+				`${S}@s${second}`,
+				`${S}@m${minute}`,
+				`${S}@h${hour}`,
+				`order/ord_1@a${second}`,
+			],
 			probes: [`${S}@ws${second}`, `${S}@wm${minute}`, `${S}@wh${hour}`],
 		},
 	],
@@ -63,7 +69,13 @@ const rows: Array<
 		{
 			key: `${S}@r${T + 7}`,
 			alike: range(tenth - 1, tenth + 10).map((t) => `${S}@d${t}`),
-			notes: [`${S}@rd${tenth}`, `${S}@rs${second}`, `${S}@m${minute}`, `${S}@h${hour}`],
+			notes: [
+				`${S}@rd${tenth}`,
+				`${S}@rs${second}`,
+				`${S}@m${minute}`,
+				`${S}@h${hour}`,
+				`order/ord_1@a${second}`,
+			],
 			probes: [`${S}@ws${second}`, `${S}@wm${minute}`, `${S}@wh${hour}`],
 		},
 	],
@@ -79,12 +91,40 @@ const rows: Array<
 		{
 			key: `${S}@${T + 7}`,
 			alike: [`${S}@rd${tenth}`, `${S}@r${T - 5}`],
-			notes: [`${S}@d${tenth}`, `${S}@s${second}`, `${S}@m${minute}`, `${S}@h${hour}`],
+			notes: [
+				`${S}@d${tenth}`,
+				`${S}@s${second}`,
+				`${S}@m${minute}`,
+				`${S}@h${hour}`,
+				`order/ord_1@a${second}`,
+			],
 			probes: [`${S}@ws${second}`, `${S}@wm${minute}`, `${S}@wh${hour}`],
 		},
 	],
 	[
-		'order.updated to a status within a window (a reading that cannot date it): its seconds, whole minutes and whole hours marked once it ran, the times claimed within them and another window’s marks looked for, and the stay this n8n saw',
+		"a delivery does not look for the stay it saw delivered at another time: two deliveries of one change have one created_at (the order's return, its status between at another webhook processor)",
+		[
+			'order.updated',
+			{ id: 'ord_1', status: 'shipped' },
+			iso(T + 7),
+			false,
+			{ stay: `${S}@${T - 900}` },
+		],
+		{
+			key: `${S}@${T + 7}`,
+			alike: range(tenth - 10, tenth).map((t) => `${S}@rd${t}`),
+			notes: [
+				`${S}@d${tenth}`,
+				`${S}@s${second}`,
+				`${S}@m${minute}`,
+				`${S}@h${hour}`,
+				`order/ord_1@a${second}`,
+			],
+			probes: [`${S}@ws${second}`, `${S}@wm${minute}`, `${S}@wh${hour}`],
+		},
+	],
+	[
+		'order.updated to a status within a window (a reading that cannot date it): its seconds, whole minutes and whole hours marked once it ran, the times claimed within them and another window’s marks looked for, the stay this n8n saw, and the order’s activity in the second it was read',
 		[
 			'order.updated',
 			{ order_id: 'ord_1', status: 'shipped', previous_status: null },
@@ -94,6 +134,7 @@ const rows: Array<
 		],
 		{
 			key: `${S}@w${T + 90 * 60_000 + 5_000}`,
+			notes: [`order/ord_1@a${second + 90 * 60 + 5}`],
 			marks: [
 				...seconds.map((s) => `${S}@ws${s}`),
 				...minutes.map((m) => `${S}@wm${m}`),

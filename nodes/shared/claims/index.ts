@@ -29,7 +29,7 @@ const HEAD_START_READS = 6;
  * A run's claim of one change (../../StorefrontTrigger/changeKeys): `key` is recorded (found: it ran), `notes` too (for
  * other kinds of claim); `alike` (other keys of the same change) and `probes` are looked for (found: it ran), taken out
  * again if this added them; `marks` are recorded with the key and taken out again (under the lock, in the same call) if
- * the claim lost, so other claims find only what ran.
+ * the claim lost, so other claims find only what ran; `looks` are looked for as probes are, but only reported back.
  */
 export interface Claim {
 	key: string;
@@ -37,6 +37,7 @@ export interface Claim {
 	marks?: string[];
 	alike?: string[];
 	probes?: string[];
+	looks?: string[];
 }
 
 /**
@@ -61,6 +62,7 @@ export interface SharedStore {
 		unlockedOnly?: string[],
 		probes?: string[],
 		marks?: string[],
+		looks?: string[],
 	): Promise<Recorded>;
 	/** A read that writes nothing, so it cannot replace anyone's values. */
 	readRow(): Promise<void>;
@@ -79,18 +81,27 @@ const valuesOf = (key: string, token: string) => ({
  * Claims a change (or an event id) for the delivery `token`: false when another got there first. Without the lock,
  * values vanish only by replacement and never appear unwritten, so a run is dropped only where a value proves it.
  */
-export async function claimShared(
+export const claimShared = async (store: SharedStore, claim: string | Claim, token: string) =>
+	(await claimChange(store, typeof claim === 'string' ? { key: claim } : claim, token)).won;
+
+/** Claims a change as claimShared does, and answers which of its `looks` the row had. */
+export async function claimChange(
 	store: SharedStore,
-	claim: string | Claim,
+	claim: Claim,
 	token: string,
-): Promise<boolean> {
-	const wanted: Claim = typeof claim === 'string' ? { key: claim } : claim;
-	const { key, notes = [], marks = [], alike = [], probes = [] } = wanted;
+): Promise<{ won: boolean; seen: string[] }> {
+	const { key, notes = [], marks = [], alike = [], probes = [], looks = [] } = claim;
 	const values = valuesOf(key, token);
-	const [noted, marked, probed] = [notes, marks, [...alike, ...probes]].map((ids) =>
+	const [noted, marked, probed, looked] = [notes, marks, [...alike, ...probes], looks].map((ids) =>
 		ids.map((id) => `event:${id}`),
 	);
-	const first = await store.record([values.event, ...noted], [values.delivery], probed, marked);
+	const first = await store.record(
+		[values.event, ...noted],
+		[values.delivery],
+		probed,
+		marked,
+		looked,
+	);
 	const won = await (async () => {
 		if (first.lost) return false;
 		// Under the lock that answer is exact, and stays so: nothing replaces the event value but trimming.
@@ -104,7 +115,7 @@ export async function claimShared(
 	})();
 	if (!won && marked.length && !first.exclusive)
 		await store.forget(marked.filter((value) => !first.had.has(value)));
-	return won;
+	return { won, seen: looks.filter((_, i) => first.had.has(looked[i])) };
 }
 
 /** Gives up a claim this run made (what it claimed did not happen), so that another run may claim it at once. */
@@ -130,6 +141,7 @@ interface Call {
 	unlockedOnly: string[];
 	probes: string[];
 	marks: string[];
+	looks: string[];
 	forget: string[];
 }
 interface Batch {
@@ -171,7 +183,9 @@ async function flush(scope: string): Promise<void> {
 				if (exclusive && access.retentionMs)
 					await turnPeriod(scope, access.data, access.retentionMs, timing.now());
 				const values = new Set([...every('values'), ...every('marks')]);
-				const probes = [...every('probes')].filter((value) => !values.has(value));
+				const probes = [...every('probes'), ...every('looks')].filter(
+					(value) => !values.has(value),
+				);
 				const asked = [...values, ...(exclusive ? [] : every('unlockedOnly')), ...probes];
 				const had = asked.length ? await access.data.record(asked) : new Set<string>();
 				// As if the callers came one after the other: a value two of them recorded was there for the later one.
@@ -179,7 +193,7 @@ async function flush(scope: string): Promise<void> {
 				const lostMarks = new Set<string>();
 				for (const { call, resolve } of waiters) {
 					const recorded = [...call.values, ...call.unlockedOnly];
-					const asked = [...recorded, ...call.marks, ...call.probes];
+					const asked = [...recorded, ...call.marks, ...call.probes, ...call.looks];
 					const lost = [...call.values.slice(0, 1), ...call.probes].some((v) => before.has(v));
 					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive, lost });
 					for (const value of [...recorded, ...(lost ? [] : call.marks)]) before.add(value);
@@ -223,10 +237,13 @@ export function storeOver(scope: string, access: StoreAccess): SharedStore {
 	// The items of one run wait together: one read at a time, whatever the number of items.
 	let reading: Promise<number> | undefined;
 	return {
-		record: async (values, unlockedOnly = [], probes = [], marks = []) =>
-			await batched(scope, access, { values, unlockedOnly, probes, marks, forget: [] }),
+		record: async (values, unlockedOnly = [], probes = [], marks = [], looks = []) =>
+			await batched(scope, access, { values, unlockedOnly, probes, marks, looks, forget: [] }),
 		forget: async (forget) => {
-			await batched(scope, access, { values: [], unlockedOnly: [], probes: [], marks: [], forget });
+			await batched(scope, access, {
+				...{ values: [], unlockedOnly: [], probes: [], marks: [], looks: [] },
+				forget,
+			});
 		},
 		readRow: async () => {
 			reading ??= access.data.count().finally(() => (reading = undefined));
