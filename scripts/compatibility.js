@@ -45,13 +45,14 @@ const INSTALL_LABELS = {
  * deliveries, uninstall, reinstall). The registry queue cell runs the registry suite alone: what it adds to
  * 2/community/queue is every process installing and updating the package itself. The spec-literal cell runs the
  * suites that read the service's records (e2e, AI Agent, polling, catch-up) against the sandbox's spec-literal profile.
- * The last-word suite (n8n restarted with the service's late retries, 3,000 orders) runs on the 2.x line only: what it
- * checks is the node's memory, and the catch-up suite's cases of it run on every line.
+ * The last-word suite (n8n restarted with the service's late retries, 3,000 orders) and the soak (every fault at once,
+ * from a new seed each run: test/soak) run on the 2.x line only: what they check is the node's memory and claims, and
+ * the catch-up suite's cases of it run on every line. The queue-mode cell runs the soak in queue mode.
  * @param {string} mode @param {string} install @param {string} [profile] @param {string} [line]
  */
 function projectsOf(mode, install, profile = 'contract', line = '2') {
-	const lastWord = line === '2' ? ['lastword'] : [];
-	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup', ...lastWord];
+	const onTwo = line === '2' ? ['lastword', 'soak'] : [];
+	if (profile !== 'contract') return ['e2e', 'ai', 'polling', 'catchup', ...onTwo];
 	// The custom-folder and registry cells test the install path: the e2e suite's install checks (and the registry
 	// suite); what does not depend on how n8n got the package runs in the community-package cells.
 	if (install === 'registry') return mode === 'queue' ? ['registry'] : ['install', 'registry'];
@@ -59,8 +60,8 @@ function projectsOf(mode, install, profile = 'contract', line = '2') {
 	// The polling suite waits on n8n's poll schedule, the catch-up suite on n8n restarts and the service's retries:
 	// once per n8n line (the copied install). In queue mode the queue suite asserts that only main polls.
 	return mode === 'queue'
-		? ['e2e', 'ai', 'queue']
-		: ['e2e', 'ai', 'polling', 'catchup', ...lastWord];
+		? ['e2e', 'ai', 'soak-queue', 'queue']
+		: ['e2e', 'ai', 'polling', 'catchup', ...onTwo];
 }
 
 /** @type {Record<string, string>} */
@@ -73,11 +74,13 @@ const SUITE_NAMES = {
 	polling: 'polling trigger',
 	catchup: 'catch-up',
 	lastword: 'last word',
+	soak: 'soak',
+	'soak-queue': 'soak',
 };
 /** The queue-mode processes per install path (dev/n8n/queue.js); their start-up is until every process is ready. */
 const QUEUE_TOPOLOGY = {
 	community:
-		'main, webhook processors (1 for the e2e suite, 2 for the queue suite), 2 workers, Postgres 15, Redis 7',
+		'main, webhook processors (1 for the e2e suite, 2 for the queue suite and the soak), 2 workers, Postgres 15, Redis 7',
 	registry:
 		'main, webhook processor, 2 workers, Postgres 15, Redis 7; each process installs the package itself',
 };

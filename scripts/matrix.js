@@ -140,18 +140,18 @@ async function runSuite(project, jsonDir) {
 }
 
 /**
- * Suites that mostly wait (n8n stopped, restarted, the service's retries), each run in a jest process of its own
- * beside the cell's other suites, with its own n8n, sandbox and report file.
+ * Suites that mostly wait (n8n stopped, restarted, the service's retries, the soak's checks for missed events), each
+ * run in a jest process of its own beside the cell's other suites, with its own n8n, sandbox and report file. The
+ * queue suite too, in a queue-mode topology of its own: beside the cell's e2e, AI Agent and queue-mode soak, the
+ * cell takes as long as its longest part instead of all of them.
  */
-const OWN_PROCESS = ['catchup', 'lastword'];
+const OWN_PROCESS = ['catchup', 'lastword', 'soak', 'queue'];
 /**
  * OWN_PROCESS suites whose test files each start their own n8n and run side by side, a jest worker each: the catch-up
- * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell. The
- * soaks of both services (--then soak+soak-spec-literal) wait two minutes of their four and a half for the checks for
- * missed events: side by side they take one lane.
+ * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell.
  * @type {Record<string, number>}
  */
-const WORKERS = { catchup: 2, 'soak,soak-spec-literal': 2 };
+const WORKERS = { catchup: 2 };
 
 /**
  * Runs one cell's suites, its output kept in log files and printed whole at the end; OWN_PROCESS suites beside the
