@@ -826,17 +826,25 @@ describe("the workflow's last word on an order: its status", () => {
 		},
 	);
 
+	/**
+	 * An active trigger in queue mode: two webhook processors (`one`, `other`) and two workers, each with a memory of
+	 * its own, n8n's database shared. `through` delivers an event at a processor and runs it on the next worker.
+	 */
+	async function queueMode() {
+		const t = trigger();
+		await t.trigger('activate');
+		const [one, other] = [t.worker(), t.worker()];
+		const workers = [t.worker(), t.worker()];
+		let runs = 0;
+		const through = async (door: typeof one, event: IDataObject) =>
+			jsonOf(await workers[runs++ % 2].run((await door.deliver(signed(event))).result));
+		return { t, one, other, through };
+	}
+
 	it.each(SHAPES)(
 		"queue mode (%s shape): a change delivered a second after the order's next one, run on a worker that knows only the claims, is marked superseded: for free at the webhook processor that received the next one, after one request for the order at the other (the claims show a change of its order since); a late order.created at the other the same; the changes in order run unmarked, for free (issue 69, found by the soak)",
 		async (shape) => {
-			const t = trigger();
-			await t.trigger('activate');
-			// Two webhook processors and two workers, each with a memory of its own; n8n's database shared.
-			const [one, other] = [t.worker(), t.worker()];
-			const workers = [t.worker(), t.worker()];
-			let runs = 0;
-			const through = async (door: typeof one, event: IDataObject) =>
-				jsonOf(await workers[runs++ % 2].run((await door.deliver(signed(event))).result));
+			const { t, one, other, through } = await queueMode();
 			for (const [late, receives] of [
 				['order.updated', one],
 				['order.updated', other],
@@ -874,13 +882,7 @@ describe("the workflow's last word on an order: its status", () => {
 	it.each(SHAPES)(
 		"queue mode (%s shape): an order's return to a status, delivered to the webhook processor that did not receive the status between, runs on a worker, unmarked (issue 69, found by the soak)",
 		async (shape) => {
-			const t = trigger();
-			await t.trigger('activate');
-			const [one, other] = [t.worker(), t.worker()];
-			const workers = [t.worker(), t.worker()];
-			let runs = 0;
-			const through = async (door: typeof one, event: IDataObject) =>
-				jsonOf(await workers[runs++ % 2].run((await door.deliver(signed(event))).result));
+			const { t, one, other, through } = await queueMode();
 			await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
 			let from = ctx.sb.events.length;
 			const order = await checkout();
