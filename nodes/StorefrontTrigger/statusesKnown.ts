@@ -81,14 +81,17 @@ export function judge(scope: string, order: string, status: string, at: number):
 	let next = sightings.findIndex((s) => isAfter(s, at));
 	if (next < 0) next = sightings.length;
 	const judgement: Judgement = { later: next < sightings.length, knownSince: STARTED };
-	// 1. Back from the change: its stay's earlier sightings, the last other status, the stay in it before that.
+	// 1. Back from the change: its stay's earlier sightings, the last other status, the stay in it before that. Two
+	// deliveries of one millisecond come in no known order, so a sighting in the status at the other status's
+	// millisecond is not an earlier stay: it may be this one (and two stays of one millisecond are one change to the
+	// claims: ./changeKeys).
 	for (let i = next - 1; i >= 0; i--) {
 		const { status: was, key, at: seen } = sightings[i];
 		if (was !== status) {
 			judgement.after ??= seen;
 			continue;
 		}
-		if (judgement.after !== undefined) {
+		if (judgement.after !== undefined && seen < judgement.after) {
 			judgement.earlier = seen;
 			break;
 		}

@@ -777,6 +777,39 @@ describe("the workflow's last word on an order: its status", () => {
 		30_000,
 	);
 
+	it.each(SHAPES)(
+		'two changes in one millisecond (on hold, then cancelled; %s shape), delivered the other way round: each runs once, the on-hold marked superseded; the checks that read the order cancelled run nothing (soak seed 845937235)',
+		async (shape) => {
+			const t = trigger(EVERY_MINUTE);
+			const active = await t.trigger('activate');
+			const id = await orderFor(t, shape);
+			const from = ctx.sb.events.length;
+			await setStatus(id, 'on-hold');
+			await setStatus(id, 'cancelled');
+			const [first, last] = updatesSince(from);
+			// The service stamped both in one millisecond; the order's updated_at is the cancellation's.
+			const held = { ...first, created_at: last.created_at };
+			const ran = jsonOf(await deliverAndRun(t, last));
+			expect(ran).toEqual([expect.objectContaining({ id: last.id })]);
+			expect(ran[0].superseded).toBeUndefined();
+			expect(jsonOf(await deliverAndRun(t, held))).toEqual([
+				expect.objectContaining({ id: held.id, superseded: true, current_status: 'cancelled' }),
+			]);
+			const checked: IDataObject[] = [];
+			for (let check = 0; check < 2; check++) {
+				await outgrowGrace();
+				for (const run of await active.tick()) checked.push(...jsonOf(await t.run(run)));
+			}
+			expect(
+				checked.filter(({ data }) =>
+					[(data as IDataObject).order_id, (data as IDataObject).id].includes(id),
+				),
+			).toEqual([]);
+			await t.close();
+		},
+		30_000,
+	);
+
 	it('a late retry of a change nothing later is known of runs unmarked, after one request for the order (one per order and run)', async () => {
 		const t = trigger(NO_SCHEDULE);
 		await t.trigger('activate');

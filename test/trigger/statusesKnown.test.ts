@@ -96,6 +96,12 @@ const cases: Array<[string, Sighting[], [string, number], Judgement]> = [
 		{ after: at(10), current: 'processing', later: true },
 	],
 	[
+		'the same millisecond, delivered: two changes of one millisecond came in no known order, so the status delivered first is no earlier stay of the status it left (soak seed 845937235: on-hold, then cancelled, both delivered, the on-hold last; the reading of cancelled ran it again)',
+		[seen('pending', 0), seen('cancelled', 10, 'to-cancelled'), seen('on-hold', 10)],
+		['cancelled', 10],
+		{ after: at(10), stay: 'to-cancelled', later: false },
+	],
+	[
 		'a stay seen many times keeps its claim, whichever sighting brought it',
 		[
 			seen('pending', 0),
