@@ -83,23 +83,23 @@ export function judge(scope: string, order: string, status: string, at: number):
 	const judgement: Judgement = { later: next < sightings.length, knownSince: STARTED };
 	// 1. Back from the change: its stay's earlier sightings, the last other status, the stay in it before that. Two
 	// deliveries of one millisecond come in no known order, so a sighting in the status at the other status's
-	// millisecond is not an earlier stay: it may be this one (and two stays of one millisecond are one change to the
-	// claims: ./changeKeys).
+	// millisecond is no earlier stay: it may be this one, unless the stay is known from its later sightings (and two
+	// stays of one millisecond are one change to the claims: ./changeKeys).
+	let tied: string | undefined;
 	for (let i = next - 1; i >= 0; i--) {
 		const { status: was, key, at: seen } = sightings[i];
-		if (was !== status) {
-			judgement.after ??= seen;
-			continue;
-		}
-		if (judgement.after !== undefined && seen < judgement.after) {
+		if (was !== status) judgement.after ??= seen;
+		else if (judgement.after === undefined) judgement.stay = key ?? judgement.stay;
+		else if (seen === judgement.after) tied ??= key;
+		else {
 			judgement.earlier = seen;
 			break;
 		}
-		if (key !== undefined) judgement.stay = key;
 	}
 	// 2. On from it: the rest of the stay.
 	for (let i = next; i < sightings.length && sightings[i].status === status; i++)
 		judgement.stay ??= sightings[i].key;
+	judgement.stay ??= tied;
 	const last = sightings[sightings.length - 1];
 	if (last && isAfter(last, at) && last.status !== status) judgement.current = last.status;
 	return judgement;

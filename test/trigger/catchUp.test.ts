@@ -788,12 +788,12 @@ describe("the workflow's last word on an order: its status", () => {
 			await setStatus(id, 'cancelled');
 			const [first, last] = updatesSince(from);
 			// The service stamped both in one millisecond; the order's updated_at is the cancellation's.
-			const held = { ...first, created_at: last.created_at };
+			const held: IDataObject = { ...first, created_at: last.created_at };
 			const ran = jsonOf(await deliverAndRun(t, last));
 			expect(ran).toEqual([expect.objectContaining({ id: last.id })]);
 			expect(ran[0].superseded).toBeUndefined();
 			expect(jsonOf(await deliverAndRun(t, held))).toEqual([
-				expect.objectContaining({ id: held.id, superseded: true, current_status: 'cancelled' }),
+				expect.objectContaining({ id: first.id, superseded: true, current_status: 'cancelled' }),
 			]);
 			const checked: IDataObject[] = [];
 			for (let check = 0; check < 2; check++) {

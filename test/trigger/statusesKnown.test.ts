@@ -102,6 +102,17 @@ const cases: Array<[string, Sighting[], [string, number], Judgement]> = [
 		{ after: at(10), stay: 'to-cancelled', later: false },
 	],
 	[
+		'the same millisecond, delivered, then a later stay known: that stay is the change’s (processing and on hold in one millisecond, processing again a millisecond later, read since)',
+		[
+			seen('pending', 0),
+			seen('processing', 10, 'to-processing'),
+			seen('on-hold', 10),
+			read('processing', 11, 'read-processing'),
+		],
+		['processing', 10.001],
+		{ after: at(10), stay: 'read-processing', later: true },
+	],
+	[
 		'a stay seen many times keeps its claim, whichever sighting brought it',
 		[
 			seen('pending', 0),
