@@ -12,10 +12,10 @@
 // | order.created, payment.completed      | `<type>/<order>`                    | the same                            |
 // | product.created                       | `product.created/<product>`         | the same                            |
 // | order.updated delivered at t (its     | `order.updated/<order>/<S>@<t>`;    | a reading's `@rd` tenth, of u from  |
-// | created_at, to the millisecond)       | t's tenth `@d`, second `@s`, minute | a second before t to 10 ms after;   |
-// |                                       | `@m`, hour `@h`                     | a window's `@ws`/`@wm`/`@wh` of t   |
-// | order.updated read at u (updated_at)  | `…@r<u>`; u's `@rd`, `@rs`, `@m`,   | a delivery's `@d` tenth, of t from  |
-// |                                       | `@h`                                | 10 ms before u to a second after;   |
+// | created_at, to the millisecond)       | if it ran, t's tenth `@d`, second   | a second before t to 10 ms after;   |
+// |                                       | `@s`, minute `@m`, hour `@h`        | a window's `@ws`/`@wm`/`@wh` of t   |
+// | order.updated read at u (updated_at)  | `…@r<u>`; if it ran, u's `@rd`,     | a delivery's `@d` tenth, of t from  |
+// |                                       | `@rs`, `@m`, `@h`                   | 10 ms before u to a second after;   |
 // |                                       |                                     | a window's marks of u               |
 // | order.updated read in [a, b] (a       | `…@w<b>`; if it ran, `@ws`/`@wm`/   | `@s`/`@rs`/`@m`/`@h` in [a, b]      |
 // | reading that cannot date it)          | `@wh` for its seconds, minutes, hours | (and another window's marks)      |
@@ -104,12 +104,14 @@ function statusClaim(
 		return {
 			key: `${change}@${mine}${at}`,
 			alike: [...near(`${change}@${other}d`, after, hi), ...sameStay],
-			notes: [
+			notes: [activityMark(order, second)],
+			// Kept only if it ran: a claim that lost to an earlier stay's marks within its tenth (a return whose status
+			// between never came, after a restart) must not take its own change's late delivery for a run.
+			marks: [
 				`${change}@${mine}d${tenth}`,
 				`${change}@${mine}s${second}`,
 				`${change}@m${minute}`,
 				`${change}@h${hour}`,
-				activityMark(order, second),
 			],
 			probes: [`${change}@ws${second}`, `${change}@wm${minute}`, `${change}@wh${hour}`],
 		};

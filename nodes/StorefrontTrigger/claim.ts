@@ -92,7 +92,10 @@ export async function claimItems(
 		}),
 	);
 	claims.forEach((wanted, i) => {
-		if (wanted && answers[i].won) knowStay(scope, wanted.json, wanted.claim, wanted.judged);
+		if (!wanted || !answers[i].won) return;
+		// Its marks say it ran, here as in the database: a claim that lost keeps none.
+		if (byChange) noteRanHere(scope, wanted.claim.marks ?? [], now);
+		knowStay(scope, wanted.json, wanted.claim, wanted.judged);
 	});
 	return passOn(
 		answers.map(({ won }) => won),
