@@ -325,8 +325,10 @@ export async function soak(profile: string) {
 		(a, b) => a.createdAt - b.createdAt || Number(a.id) - Number(b.id),
 	);
 	for (const e of made) {
-		if (e.nodeMs === null) continue; // never ran: nothing was claimed
-		const crashed = e.status !== 'success';
+		if (e.nodeMs === null && e.startedAt === null) continue; // never started: nothing was claimed
+		// A run a SIGKILL cut after its trigger's claim and before n8n logged the step's end has no run data for it
+		// (CI, seed 81128847: an order's creation claimed there, so it ran nowhere else): the crash window too.
+		const crashed = e.status !== 'success' || e.nodeMs === null;
 		for (const { json } of e.items) items.push({ json, execution: e.id, crashed });
 	}
 	const verdict = judgeRuns(
