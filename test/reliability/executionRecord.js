@@ -30,6 +30,8 @@ function toRecord(row, nodeName) {
 	let passedNothing = false;
 	/** @type {number | null} */
 	let nodeMs = null;
+	/** @type {number | null} */
+	let nodeEndedAt = null;
 	try {
 		const data = flatted.parse(String(row.data));
 		/** @type {any[]} */
@@ -39,7 +41,10 @@ function toRecord(row, nodeName) {
 		items = runs
 			.flatMap(outputOf)
 			.filter((item) => !(item.json && item.json.isArtificialRecoveredEventItem));
-		if (runs.length && typeof runs[0].executionTime === 'number') nodeMs = runs[0].executionTime;
+		if (runs.length && typeof runs[0].executionTime === 'number') {
+			nodeMs = runs[0].executionTime;
+			if (typeof runs[0].startTime === 'number') nodeEndedAt = runs[0].startTime + nodeMs;
+		}
 		passedNothing =
 			runs.length > 0 &&
 			runs.every((run) => run.executionStatus === 'success' && outputOf(run).length === 0);
@@ -62,6 +67,7 @@ function toRecord(row, nodeName) {
 		eventIds: items.map((item) => item.json.id),
 		passedNothing,
 		nodeMs,
+		nodeEndedAt,
 	};
 }
 

@@ -28,6 +28,8 @@ export interface ExecutionRecord {
 	passedNothing: boolean;
 	/** How long the node's first run took, as n8n recorded it (ms; null when it did not run): for the trigger, its claim. */
 	nodeMs: number | null;
+	/** When that run ended (ms since the epoch; null when it did not run): the trigger passed its items on then. */
+	nodeEndedAt: number | null;
 }
 
 // Reads one request a line from stdin ({id, file, workflowId, nodeName}) and answers one line ({id, error?,

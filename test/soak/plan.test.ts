@@ -34,7 +34,12 @@ function shop(id: string, statuses: string[], paid = false): SoakEvent[] {
 /** A run of `event` as the trigger passes it on: by delivery (its own id) or by a reading (an id of its own). */
 const ran = (
 	event: SoakEvent,
-	{ source = 'webhook', superseded = false, crashed = false } = {},
+	{
+		source = 'webhook',
+		superseded = false,
+		crashed = false,
+		passedAt,
+	}: { source?: string; superseded?: boolean; crashed?: boolean; passedAt?: number } = {},
 ): RunItem => ({
 	json: {
 		...event,
@@ -44,6 +49,7 @@ const ran = (
 	},
 	execution: String(++serial),
 	crashed,
+	passedAt,
 });
 
 const nothingUnreadable = () => false;
@@ -117,6 +123,24 @@ test('a run that crashed is reported apart and counts for nothing twice; a final
 	expect(verdict.crashWindow.map((line) => line.split(':')[0])).toEqual(['crashed']);
 	expect(verdict.unreadable.map((line) => line.split(':')[0])).toEqual(['unreadable']);
 	expect([verdict.eventsTwice, verdict.moreThanChanged, verdict.lost]).toEqual([[], [], []]);
+});
+
+test('the last word is the item passed on last, whichever execution began first (queue mode: runs overlap)', () => {
+	const [a0, a1, a2] = shop('overlapped', ['on-hold', 'shipped']);
+	const [b0, b1, b2] = shop('stale', ['on-hold', 'shipped']);
+	const passed = (second: number) => Date.parse(at(30 + second));
+	const verdict = judgeRuns(
+		[a0, a1, a2, b0, b1, b2],
+		[
+			// The held on-hold's execution began after shipped's, but passed its item on first.
+			...[a0, a2, a1].map((e, i) => ran(e, { passedAt: passed([0, 2, 1][i]) })),
+			// Here the on-hold passed on after shipped, unmarked: the workflow's last word is stale.
+			...[b0, b2, b1].map((e, i) => ran(e, { passedAt: passed(i) })),
+		],
+		nothingUnreadable,
+	);
+	expect(verdict.staleLast.map((line) => line.split(':')[0])).toEqual(['stale']);
+	expect(verdict.staleLast[0]).toContain('webhook:on-hold@01.000 [passed 32.000]');
 });
 
 test('products: created twice, or never, is found', () => {

@@ -105,6 +105,11 @@ export interface RunItem {
 	execution: string;
 	/** The execution crashed or failed after the trigger's step: its item ran, how far is left to a person. */
 	crashed: boolean;
+	/**
+	 * When the trigger passed it on (its step ended), where n8n logged it. Runs overlap (queue mode: two workers, ten
+	 * runs each), so the workflow's last word on an order is the item passed on last, whichever execution began first.
+	 */
+	passedAt?: number;
 }
 
 export interface Verdict {
@@ -188,7 +193,8 @@ export function judgeRuns(
 		const said = `${made_.join(' → ')}; ran ${words
 			.map(
 				(w) =>
-					`${w.json.source}:${w.status}@${at(w.json.created_at)}${w.json.superseded ? '(superseded)' : ''}`,
+					`${w.json.source}:${w.status}@${at(w.json.created_at)}${w.json.superseded ? '(superseded)' : ''}` +
+					(w.passedAt === undefined ? '' : ` [passed ${at(new Date(w.passedAt).toISOString())}]`),
 			)
 			.join(', ')}`;
 		if (ran.some((r) => r.crashed)) verdict.crashWindow.push(`${id}: ${said}`);
@@ -209,7 +215,11 @@ export function judgeRuns(
 		}
 		const finalRan = words.some((w) => w.status === status && w.json.superseded !== true);
 		if (count('order.created', ran) === 0 || !finalRan) verdict.lost.push(`${id}: ${said}`);
-		const last = words[words.length - 1];
+		const last = words.reduce<(typeof words)[number] | undefined>(
+			(latest, w) =>
+				latest && (w.passedAt ?? Infinity) < (latest.passedAt ?? Infinity) ? latest : w,
+			undefined,
+		);
 		if (last && last.status !== status && last.json.superseded !== true)
 			verdict.staleLast.push(`${id}: ${said}`);
 	}

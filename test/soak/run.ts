@@ -329,7 +329,10 @@ export async function soak(profile: string) {
 		// A run a SIGKILL cut after its trigger's claim and before n8n logged the step's end has no run data for it
 		// (CI, seed 81128847: an order's creation claimed there, so it ran nowhere else): the crash window too.
 		const crashed = e.status !== 'success' || e.nodeMs === null;
-		for (const { json } of e.items) items.push({ json, execution: e.id, crashed });
+		// A crashed run's data is what n8n's recovery rebuilt from its event log, its times not the run's (seed 813971196: a
+		// run on a killed worker "passed" 20 s before its event was made): when it started, instead.
+		const passedAt = (crashed ? (e.startedAt ?? e.createdAt) : e.nodeEndedAt) ?? undefined;
+		for (const { json } of e.items) items.push({ json, execution: e.id, crashed, passedAt });
 	}
 	const verdict = judgeRuns(
 		events,
