@@ -10,7 +10,7 @@
 // Asserted in every schedule: every event runs at least once (a claim never loses an event). Counted: schedules in
 // which a copy ran twice — for the claim with its lock, for the claim without it (what happens when the lock cannot be
 // had) and for a single check-and-record call (what n8n's Remove Duplicates node does).
-import { claimShared, storeOver, type SharedStore } from '../../nodes/shared/claims';
+import { claimChange, claimShared, storeOver, type SharedStore } from '../../nodes/shared/claims';
 import {
 	acquireLock,
 	LEASE_MS,
@@ -18,7 +18,8 @@ import {
 	type LockTiming,
 } from '../../nodes/shared/claims/claimLock';
 import type { StoreRow } from '../../nodes/shared/n8n';
-import { changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
+import { activityMark, changeClaim } from '../../nodes/StorefrontTrigger/changeKeys';
+import { laterLooks } from '../../nodes/StorefrontTrigger/superseded';
 import { InMemoryDeduplicator, storeRowOf, triggerContext } from '../helpers/deduplication';
 import { seeded } from '../claims/virtualTime';
 
@@ -381,6 +382,45 @@ describe('the claim, step by step', () => {
 		await inFlight;
 		expect({ reading, delivery }).toEqual({ reading: false, delivery: true });
 	});
+
+	it.each<Kind>(['locked', 'unlocked'])(
+		'two changes of one order claimed in one batch, the earlier first (%s): it learns of the later, so its item is checked against the order (queue mode, soak seed 1680761014)',
+		async (kind) => {
+			// On hold, then cancelled at 02.009 (held back), then shipped at 02.094: the two deliveries reached a worker
+			// together, the held one first in the batch. Both pass their items on at once, so "cancelled" must not go on as
+			// the order's last word unchecked.
+			const store = existingStore();
+			const shared = processStore(store, kind);
+			const at = (ms: number) => new Date(Date.UTC(2026, 11, 2, 10, 0, 2, ms)).toISOString();
+			const now = Date.UTC(2026, 11, 2, 10, 0, 2, 300);
+			const claim = (status: string, ms: number) => {
+				const event = {
+					type: 'order.updated',
+					created_at: at(ms),
+					data: { order_id: 'ord_1', status },
+				};
+				return {
+					...changeClaim(event.type, event.data, event.created_at)!,
+					looks: laterLooks(event, now),
+				};
+			};
+			const inFlight = claimShared(shared, 'order.created/ord_0', 'other');
+			const [cancelled, shipped] = await Promise.all([
+				claimChange(shared, claim('cancelled', 9), 'held'),
+				claimChange(shared, claim('shipped', 94), 'next'),
+			]);
+			await inFlight;
+			expect([cancelled.won, shipped.won]).toEqual([true, true]);
+			expect(cancelled.seen).toEqual([
+				activityMark('ord_1', Math.floor(Date.parse(at(9)) / 1_000)),
+			]);
+			// Alone in its batch, a change finds nothing of its order since.
+			const alone = claim('processing', 200);
+			expect((await claimChange(processStore(existingStore(), kind), alone, 'alone')).seen).toEqual(
+				[],
+			);
+		},
+	);
 
 	it('a later copy is dropped at its first call; under the lock the first copy records the event alone, in one call', async () => {
 		const store = existingStore();

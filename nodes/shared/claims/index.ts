@@ -191,11 +191,24 @@ async function flush(scope: string): Promise<void> {
 				// As if the callers came one after the other: a value two of them recorded was there for the later one.
 				const before = new Set(had);
 				const lostMarks = new Set<string>();
+				// A look is also seen when another call of the batch records it: the runs of a batch pass their items on
+				// together, so a change learns of its order's later change whichever came first in the batch.
+				const recorders = new Map<string, number>();
+				for (const { call } of waiters)
+					for (const value of new Set(call.values))
+						recorders.set(value, (recorders.get(value) ?? 0) + 1);
 				for (const { call, resolve } of waiters) {
 					const recorded = [...call.values, ...call.unlockedOnly];
 					const asked = [...recorded, ...call.marks, ...call.probes, ...call.looks];
 					const lost = [...call.values.slice(0, 1), ...call.probes].some((v) => before.has(v));
-					resolve({ had: new Set(asked.filter((value) => before.has(value))), exclusive, lost });
+					const others = (value: string) =>
+						(recorders.get(value) ?? 0) > (call.values.includes(value) ? 1 : 0);
+					const seen = call.looks.filter((value) => !before.has(value) && others(value));
+					resolve({
+						had: new Set([...asked.filter((value) => before.has(value)), ...seen]),
+						exclusive,
+						lost,
+					});
 					for (const value of [...recorded, ...(lost ? [] : call.marks)]) before.add(value);
 					if (lost) for (const value of call.marks) lostMarks.add(value);
 				}
