@@ -913,6 +913,40 @@ describe("the workflow's last word on an order: its status", () => {
 	);
 
 	it.each(SHAPES)(
+		'queue mode (%s shape): a change answered before a worker restarted and run by it after the order moved on, the next change not yet claimed: marked superseded after one request for the order (soak seed 813971196); run by a worker that started before it, unmarked and free',
+		async (shape) => {
+			const { t, one, other, through } = await queueMode();
+			await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+			const order = await checkout();
+			const id = String(order.id ?? order.order_id);
+			await jest.advanceTimersByTimeAsync(1_000);
+			let from = ctx.sb.events.length;
+			await setStatus(id, 'on-hold');
+			// On hold, answered at a webhook processor; its run waits in the queue while n8n restarts, and the order goes
+			// back to processing meanwhile, that change's run not claimed yet.
+			const [onHold] = eventsSince(from);
+			const waiting = (await one.deliver(signed(onHold))).result;
+			await jest.advanceTimersByTimeAsync(1_000);
+			from = ctx.sb.events.length;
+			await setStatus(id, 'processing');
+			const [processing] = eventsSince(from);
+			await jest.advanceTimersByTimeAsync(1_000);
+			await ctx.admin('DELETE', '/requests');
+			const restarted = t.worker();
+			expect(jsonOf(await restarted.run(waiting))).toEqual([
+				expect.objectContaining({ id: onHold.id, superseded: true, current_status: 'processing' }),
+			]);
+			expect(await orderReads(id)).toBe(1);
+			const ran = await through(other, processing);
+			expect(ran).toEqual([expect.objectContaining({ id: processing.id })]);
+			expect(ran[0].superseded).toBeUndefined();
+			expect(await orderReads(id)).toBe(1);
+			await t.close();
+		},
+		30_000,
+	);
+
+	it.each(SHAPES)(
 		"queue mode (%s shape): an order's return to a status, delivered to the webhook processor that did not receive the status between, runs on a worker, unmarked (issue 69, found by the soak)",
 		async (shape) => {
 			const { t, one, other, through } = await queueMode();
