@@ -142,11 +142,10 @@ async function runSuite(project, jsonDir) {
 /**
  * Suites that mostly wait (n8n stopped, restarted, the service's retries, the soak's checks for missed events), each
  * run in a jest process of its own beside the cell's other suites, with its own n8n, sandbox and report file. The
- * queue suite and the queue-mode soak too, each in a queue-mode topology of its own: beside the cell's e2e and AI
- * Agent suites, the cell takes as long as its longest part instead of all of them (the soak after e2e and AI Agent in
- * one process made the queue cell 915 s of a 1,205 s matrix; each part takes 410–510 s).
+ * queue suite too, in a queue-mode topology of its own: beside the cell's e2e, AI Agent and queue-mode soak, the
+ * cell takes as long as its longest part instead of all of them.
  */
-const OWN_PROCESS = ['catchup', 'lastword', 'soak', 'soak-queue', 'queue'];
+const OWN_PROCESS = ['catchup', 'lastword', 'soak', 'queue'];
 /**
  * OWN_PROCESS suites whose test files each start their own n8n and run side by side, a jest worker each: the catch-up
  * suite's two files (after downtime; while n8n keeps running) mostly wait, the longest job of a community cell.
