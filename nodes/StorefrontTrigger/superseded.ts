@@ -66,7 +66,7 @@ export async function markSuperseded(
 		// Asked about when late (a minute old, or older than what the process that received it or the one that runs it
 		// knows: it started since, or restarted), or when a change of its order ran since. A run that waited in the queue
 		// through a worker's restart starts beside the other runs that waited, its order's later change maybe among them,
-		// not yet claimed (queue mode, soak seed 813971196).
+		// not yet claimed (docs/trigger.md, Found by the soak in queue mode).
 		const heardSince = Math.max(door?.knownSince ?? 0, here.knownSince ?? 0);
 		const ask = now - at > LATE_AFTER_MS || at < heardSince || door?.laterRan === true;
 		if (current === undefined && !here.later && !door?.later && ask) {

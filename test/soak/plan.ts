@@ -215,11 +215,10 @@ export function judgeRuns(
 		}
 		const finalRan = words.some((w) => w.status === status && w.json.superseded !== true);
 		if (count('order.created', ran) === 0 || !finalRan) verdict.lost.push(`${id}: ${said}`);
-		const last = words.reduce<(typeof words)[number] | undefined>(
-			(latest, w) =>
-				latest && (w.passedAt ?? Infinity) < (latest.passedAt ?? Infinity) ? latest : w,
-			undefined,
-		);
+		const passed = (w: RunItem) => w.passedAt ?? Infinity;
+		const last = words.length
+			? words.reduce((latest, w) => (passed(w) < passed(latest) ? latest : w))
+			: undefined;
 		if (last && last.status !== status && last.json.superseded !== true)
 			verdict.staleLast.push(`${id}: ${said}`);
 	}
