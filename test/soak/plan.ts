@@ -128,8 +128,8 @@ export interface Verdict {
 
 /**
  * Per order and product, what its runs say against what the shop did (`events`, in the order the service made them).
- * `unreadable(order)`: its final status change can be found by no path (a spec-literal service without updated_at, the
- * change made before n8n's last start and its delivery lost): reported apart.
+ * `unreadable(order)`: its final status change can be found by no path (its delivery lost, made before n8n's last start,
+ * on a spec-literal service without updated_at, or a return the order's payment then made undatable): reported apart.
  */
 export function judgeRuns(
 	events: SoakEvent[],
