@@ -17,8 +17,10 @@
 // | order.updated read at u (updated_at)  | `…@r<u>`; if it ran, u's `@rd`,     | a delivery's `@d` tenth, of t from  |
 // |                                       | `@rs`, `@m`, `@h`                   | 10 ms before u to a second after;   |
 // |                                       |                                     | a window's marks of u               |
-// | order.updated read in [a, b] (a       | `…@w<b>`; if it ran, `@ws`/`@wm`/   | `@s`/`@rs`/`@m`/`@h` in [a, b]      |
-// | reading that cannot date it)          | `@wh` for its seconds, minutes, hours | (and another window's marks)      |
+// | order.updated read in [a, b] (a       | `…@w<b>`; if it ran, `@ws`/`@wm`/   | `@s`/`@rs`/`@m`/`@h` in [a, b];     |
+// | reading that cannot date it)          | `@wh` for its seconds, minutes,     | another window's marks of them, of  |
+// |                                       | hours, `@wtm`/`@wth` for the minutes| the minutes and hours they lie in,  |
+// |                                       | and hours they lie in               | and touched ones of its whole ones  |
 // | other kinds; an order.updated keeping | its event id                        | the same                            |
 // | its previous_status or without a time |                                     |                                     |
 // | activity: any order.updated above, at | `order/<order>@a<second>` beside it | never: a young creation or delivered|
@@ -53,6 +55,12 @@ const DELIVERED = /^order\.updated\/.*@\d+$/;
  * reached another process (queue mode) or run before a restart.
  */
 export const activityMark = (order: string, second: number) => `order/${order}@a${second}`;
+
+/** The latest second of these activity marks, if any. */
+export const latestActivity = (marks: string[]) =>
+	marks.length
+		? Math.max(...marks.map((mark) => Number(mark.slice(mark.lastIndexOf('@a') + 2))))
+		: undefined;
 
 /** The other path's marks (`tenths` + tenth of a second) of the tenths that [lo, hi] touches. */
 const near = (tenths: string, lo: number, hi: number) =>
@@ -123,13 +131,30 @@ function statusClaim(
 	const marks = (grain: string, units: number[]) =>
 		units.map((unit) => `${change}@${grain}${unit}`);
 	const window = [...marks('ws', s), ...marks('wm', m), ...marks('wh', h)];
+	// Two windows meet however each was cut: the minutes and hours its seconds and minutes lie in are marked touched
+	// (`@wtm`, `@wth`), so a window covering a whole one finds them, and a second or minute looks for the whole ones.
+	const within = (units: number[], size: number) => [
+		...new Set(units.map((unit) => Math.floor(unit / size))),
+	];
+	const minutesOfSeconds = within(s, 60);
+	const hoursTouched = within([...minutesOfSeconds, ...m], 60);
 	return {
 		key: `${change}@w${at}`,
 		notes: [activityMark(order, Math.floor(at / SECOND))],
 		// Taken out again if it lost: a late delivery inside the window of a reading that found its change claimed runs.
-		marks: window,
+		marks: [...window, ...marks('wtm', minutesOfSeconds), ...marks('wth', hoursTouched)],
 		alike: stay ? [stay] : [],
-		probes: [...marks('s', s), ...marks('rs', s), ...marks('m', m), ...marks('h', h), ...window],
+		probes: [
+			...marks('s', s),
+			...marks('rs', s),
+			...marks('m', m),
+			...marks('h', h),
+			...window,
+			...marks('wm', minutesOfSeconds),
+			...marks('wh', hoursTouched),
+			...marks('wtm', m),
+			...marks('wth', h),
+		],
 	};
 }
 

@@ -104,7 +104,7 @@ const rows: Array<
 		},
 	],
 	[
-		'order.updated to a status within a window (a reading that cannot date it): its seconds, whole minutes and whole hours marked once it ran, the times claimed within them and another window’s marks looked for, the stay this n8n saw, and the order’s activity in the second it was read',
+		'order.updated to a status within a window (a reading that cannot date it): its seconds, whole minutes and whole hours marked once it ran, and the minutes and hours they lie in marked touched; the times claimed within them and another window’s marks looked for (a whole minute or hour’s touched marks, a second or minute’s whole ones), the stay this n8n saw, and the order’s activity in the second it was read',
 		[
 			'order.updated',
 			{ order_id: 'ord_1', status: 'shipped', previous_status: null },
@@ -115,10 +115,14 @@ const rows: Array<
 		{
 			key: `${S}@w${T + 90 * 60_000 + 5_000}`,
 			notes: [`order/ord_1@a${second + 90 * 60 + 5}`],
+			// Its seconds lie in minute + 90, its minutes and seconds in the hours either side of the whole one.
 			marks: [
 				...seconds.map((s) => `${S}@ws${s}`),
 				...minutes.map((m) => `${S}@wm${m}`),
 				`${S}@wh${hour}`,
+				`${S}@wtm${minute + 90}`,
+				`${S}@wth${hour + 1}`,
+				`${S}@wth${hour - 1}`,
 			],
 			alike: ['order.updated/ord_1/shipped@1'],
 			probes: [
@@ -129,6 +133,11 @@ const rows: Array<
 				...seconds.map((s) => `${S}@ws${s}`),
 				...minutes.map((m) => `${S}@wm${m}`),
 				`${S}@wh${hour}`,
+				`${S}@wm${minute + 90}`,
+				`${S}@wh${hour + 1}`,
+				`${S}@wh${hour - 1}`,
+				...minutes.map((m) => `${S}@wtm${m}`),
+				`${S}@wth${hour}`,
 			],
 		},
 	],
@@ -258,6 +267,42 @@ describe('the rows at work in the claims store, with nothing in memory', () => {
 		expect(await runs('order.updated', order('delivered'), T + 200_000)).toBe(true);
 		expect(await runs('order.updated', order('delivered'), T + 300_000, true, T + 100_000)).toBe(
 			false,
+		);
+	});
+
+	it('two readings that cannot date a change meet however their windows were cut: to seconds, whole minutes, whole hours (soak seed 539768729, queue mode, no updated_at: a lost cancellation run by the catch-ups of two restarts)', async () => {
+		// The first catch-up's window lies within a minute; the next one's, after another restart, covers that minute.
+		const seconds = claims();
+		expect(await seconds('order.updated', order('cancelled'), T + 33_415, true, T + 729)).toBe(
+			true,
+		);
+		expect(await seconds('order.updated', order('cancelled'), T + 119_702, true, T + 729)).toBe(
+			false,
+		);
+		// The other way round: a whole minute ran first, then a window of some of its seconds.
+		const minuteFirst = claims();
+		expect(await minuteFirst('order.updated', order('cancelled'), T + 119_702, true, T)).toBe(true);
+		expect(
+			await minuteFirst('order.updated', order('cancelled'), T + 20_000, true, T + 10_000),
+		).toBe(false);
+		// A window of seconds, then one covering the whole hour they lie in; and the other way round.
+		const hourLater = claims();
+		expect(await hourLater('order.updated', order('cancelled'), T + 33_415, true, T + 729)).toBe(
+			true,
+		);
+		expect(await hourLater('order.updated', order('cancelled'), T + 3_700_000, true, T - 1)).toBe(
+			false,
+		);
+		const hourFirst = claims();
+		expect(await hourFirst('order.updated', order('cancelled'), T + 3_700_000, true, T)).toBe(true);
+		expect(
+			await hourFirst('order.updated', order('cancelled'), T + 1_230_500, true, T + 1_200_500),
+		).toBe(false);
+		// Windows in one minute that do not overlap do not meet: a return to the status between them runs.
+		const apart = claims();
+		expect(await apart('order.updated', order('cancelled'), T + 10_000, true, T + 729)).toBe(true);
+		expect(await apart('order.updated', order('cancelled'), T + 40_000, true, T + 20_000)).toBe(
+			true,
 		);
 	});
 
