@@ -13,7 +13,7 @@ import { claimChange, type Claim } from '../shared/claims';
 import { sharedStore } from '../shared/claims/store';
 import { scopeOf } from '../shared/n8n';
 import { noteLastRun } from './catchUp';
-import { claimOf, knowStay } from './changeKeys';
+import { claimOf, knowStay, latestActivity } from './changeKeys';
 import {
 	catchesUp,
 	CHANGE_KEY,
@@ -100,7 +100,7 @@ export async function claimItems(
 	return passOn(
 		answers.map(({ won }) => won),
 		claims.map((wanted, i) =>
-			wanted ? { ...wanted.judged, laterRan: answers[i].seen.length > 0 } : undefined,
+			wanted ? { ...wanted.judged, laterRan: latestActivity(answers[i].seen) } : undefined,
 		),
 	);
 }

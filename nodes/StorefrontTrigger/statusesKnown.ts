@@ -25,10 +25,12 @@ export interface Judgement {
 	/** Whether anything later than the change is known of the order. */
 	later?: boolean;
 	/**
-	 * Whether a change of the order ran since, by n8n's claims (./changeKeys, activityMark): it may have reached another
-	 * process, or run before a restart. Its status is then asked (./superseded).
+	 * The latest second in which a change of the order ran since, by n8n's claims (./changeKeys, activityMark): it may
+	 * have reached another process, or run before a restart. Its status is then asked (./superseded).
 	 */
-	laterRan?: boolean;
+	laterRan?: number;
+	/** When the order was last seen, in any status: what ran in that second or after may have moved it on since. */
+	lastSeen?: number;
 	/** Since when this process has known orders (it started): an older change may have a later one it never heard. */
 	knownSince?: number;
 	/** When the order was last seen in another status before the change's stay: the change came after it. */
@@ -102,5 +104,6 @@ export function judge(scope: string, order: string, status: string, at: number):
 	judgement.stay ??= tied;
 	const last = sightings[sightings.length - 1];
 	if (last && isAfter(last, at) && last.status !== status) judgement.current = last.status;
+	if (last) judgement.lastSeen = last.at;
 	return judgement;
 }

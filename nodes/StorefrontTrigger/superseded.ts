@@ -68,8 +68,14 @@ export async function markSuperseded(
 		// through a worker's restart starts beside the other runs that waited, its order's later change maybe among them,
 		// not yet claimed (docs/trigger.md, Found by the soak in queue mode).
 		const heardSince = Math.max(door?.knownSince ?? 0, here.knownSince ?? 0);
-		const ask = now - at > LATE_AFTER_MS || at < heardSince || door?.laterRan === true;
-		if (current === undefined && !here.later && !door?.later && ask) {
+		const late = now - at > LATE_AFTER_MS || at < heardSince;
+		// A sighting of the order later than the change, in its status, says nothing of what ran since: a change of its
+		// order that ran in that second or after is asked about too (the sighting a worker's earlier request noted, the
+		// later change run on the other worker: docs/trigger.md, Found by the soak in queue mode).
+		const seenTo = Math.max(here.lastSeen ?? -Infinity, door?.lastSeen ?? -Infinity);
+		const ranSince = door?.laterRan !== undefined && door.laterRan >= Math.floor(seenTo / 1_000);
+		const ask = (late && !here.later && !door?.later) || ranSince;
+		if (current === undefined && ask) {
 			client ??= await StorefrontClient.create(context);
 			if (!asked.has(id)) asked.set(id, statusNow(context, client, id, status, now));
 			current = await asked.get(id);

@@ -947,6 +947,52 @@ describe("the workflow's last word on an order: its status", () => {
 	);
 
 	it.each(SHAPES)(
+		"queue mode (%s shape): a change held back past its order's next two, run on the worker whose request for the order had seen it in that status since, the last change run on the other worker: marked superseded after one request (soak seed 539768729, queue mode)",
+		async (shape) => {
+			const t = trigger();
+			await t.trigger('activate');
+			const [one, other] = [t.worker(), t.worker()];
+			const [first, second] = [t.worker(), t.worker()];
+			await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+			const order = await checkout();
+			const id = String(order.id ?? order.order_id);
+			// Within one second: processing, delivered, on hold (held back), then cancelled.
+			await jest.advanceTimersByTimeAsync(2_000 - (Date.now() % 1_000));
+			const change = async (status: string, ms: number) => {
+				await jest.advanceTimersByTimeAsync(ms);
+				const from = ctx.sb.events.length;
+				await setStatus(id, status);
+				return eventsSince(from)[0];
+			};
+			const run = async (door: typeof one, worker: typeof one, event: IDataObject) =>
+				jsonOf(await worker.run((await door.deliver(signed(event))).result));
+			const processing = await change('processing', 10);
+			expect(await run(one, first, processing)).toEqual([
+				expect.objectContaining({ id: processing.id }),
+			]);
+			const delivered = await change('delivered', 100);
+			const onHold = await change('on-hold', 20);
+			// Delivered runs after on hold was made: asked about (its order ran a change in its second), so the first worker
+			// has seen the order on hold since that change.
+			expect(await run(one, first, delivered)).toEqual([
+				expect.objectContaining({ id: delivered.id, superseded: true, current_status: 'on-hold' }),
+			]);
+			const cancelled = await change('cancelled', 300);
+			const last = await run(other, second, cancelled);
+			expect(last).toEqual([expect.objectContaining({ id: cancelled.id })]);
+			expect(last[0].superseded).toBeUndefined();
+			await ctx.admin('DELETE', '/requests');
+			// The held on hold, at the webhook processor that never heard of cancelled, on the first worker.
+			expect(await run(one, first, onHold)).toEqual([
+				expect.objectContaining({ id: onHold.id, superseded: true, current_status: 'cancelled' }),
+			]);
+			expect(await orderReads(id)).toBe(1);
+			await t.close();
+		},
+		30_000,
+	);
+
+	it.each(SHAPES)(
 		"queue mode (%s shape): an order's return to a status, delivered to the webhook processor that did not receive the status between, runs on a worker, unmarked (issue 69, found by the soak)",
 		async (shape) => {
 			const { t, one, other, through } = await queueMode();

@@ -27,8 +27,10 @@ function knowing(sightings: Sighting[]) {
 	const scope = `wf-known-${++scopes}:trigger`;
 	for (const s of sightings) noteStatus(scope, 'ord_1', s);
 	return (status: string, minute: number) => {
-		const { knownSince, ...judgement } = judge(scope, 'ord_1', status, at(minute));
+		const { knownSince, lastSeen, ...judgement } = judge(scope, 'ord_1', status, at(minute));
 		expect(knownSince).toBeLessThanOrEqual(Date.now());
+		// The latest sighting, whatever its status and the change's.
+		expect(lastSeen).toBe(sightings.length ? Math.max(...sightings.map((s) => s.at)) : undefined);
 		return judgement;
 	};
 }
