@@ -109,7 +109,7 @@ export function runsOf(
 }
 
 /** Every execution of the workflow, from n8n's database: SQLite, or the queue-mode topology's Postgres. */
-const executionsNow = async (workflowId: string) =>
+export const executionsNow = async (workflowId: string) =>
 	env.queue
 		? await queueExecutionsOf(env.queue, workflowId)
 		: await executionsOf(env.userFolder, workflowId);

@@ -143,6 +143,22 @@ test('the last word is the item passed on last, whichever execution began first 
 	expect(verdict.staleLast[0]).toContain('webhook:on-hold@01.000 [passed 32.000]');
 });
 
+test('a last item from a run that crashed is its input, not what the trigger passed on: the crash window, not a stale last word (soak seed 31728347, queue mode)', () => {
+	const [a0, a1, a2] = shop('cut', ['on-hold', 'shipped']);
+	const passed = (second: number) => Date.parse(at(30 + second));
+	const verdict = judgeRuns(
+		[a0, a1, a2],
+		[
+			ran(a0, { passedAt: passed(0) }),
+			ran(a2, { passedAt: passed(1) }),
+			ran(a1, { passedAt: passed(2), crashed: true }),
+		],
+		nothingUnreadable,
+	);
+	expect(verdict.staleLast).toEqual([]);
+	expect(verdict.crashWindow.map((line) => line.split(':')[0])).toEqual(['cut']);
+});
+
 test('products: created twice, or never, is found', () => {
 	const product = (id: string): SoakEvent => ({
 		id: `evt_${id}`,

@@ -129,7 +129,8 @@ export interface Verdict {
 /**
  * Per order and product, what its runs say against what the shop did (`events`, in the order the service made them).
  * `unreadable(order)`: its final status change can be found by no path (its delivery lost, made before n8n's last start,
- * on a spec-literal service without updated_at, or a return the order's payment then made undatable): reported apart.
+ * on a spec-literal service without updated_at, or a return the order's payment then made undatable; in queue mode a
+ * return on that service, as main reads but receives nothing): reported apart.
  */
 export function judgeRuns(
 	events: SoakEvent[],
@@ -219,7 +220,9 @@ export function judgeRuns(
 		const last = words.length
 			? words.reduce((latest, w) => (passed(w) < passed(latest) ? latest : w))
 			: undefined;
-		if (last && last.status !== status && last.json.superseded !== true)
+		// A crashed run's item is its input as n8n kept it, not what the trigger passed on (marked or not): the crash
+		// window, where the order is reported already.
+		if (last && !last.crashed && last.status !== status && last.json.superseded !== true)
 			verdict.staleLast.push(`${id}: ${said}`);
 	}
 	return verdict;

@@ -17,6 +17,7 @@ import {
 	baselineOf,
 	catchUpWorkflow,
 	env,
+	executionsNow,
 	KINDS,
 	logLines,
 	logText,
@@ -55,19 +56,24 @@ interface Sent {
 	answers: string[];
 }
 
+/** Whether `final` returned `order` to a status it had before. */
+function isReturn(events: SoakEvent[], order: string, final: SoakEvent) {
+	const made = events.filter((e) => recordOf(e) === order);
+	return made
+		.slice(0, made.indexOf(final))
+		.some((e) => e.type === 'order.updated' && e.data.status === final.data.status);
+}
+
 /**
- * Whether `final` returned `order` to a status it had before and a payment came after it: a reading then cannot date
- * it (the order's last change is its payment), and after a restart nothing narrows its window, which holds the earlier
- * stay (docs/trigger.md, What a second cannot tell apart).
+ * Whether `final` is a return and a payment came after it: a reading then cannot date it (the order's last change is
+ * its payment), and after a restart nothing narrows its window, which holds the earlier stay (docs/trigger.md, What a
+ * second cannot tell apart).
  */
 function paidAfterReturn(events: SoakEvent[], order: string, final: SoakEvent) {
 	const made = events.filter((e) => recordOf(e) === order);
-	const at = made.indexOf(final);
 	return (
-		made
-			.slice(0, at)
-			.some((e) => e.type === 'order.updated' && e.data.status === final.data.status) &&
-		made.slice(at + 1).some((e) => e.type === 'payment.completed')
+		isReturn(events, order, final) &&
+		made.slice(made.indexOf(final) + 1).some((e) => e.type === 'payment.completed')
 	);
 }
 
@@ -251,15 +257,29 @@ export async function soak(profile: string) {
 				at: random.int(1, actions.length - 1),
 				worker: random.int(0, topology.workers.length - 1),
 				done: false,
+				/**
+				 * The executions unfinished when it was killed, with their items then: n8n gives up the jobs it held 60-90 s
+				 * later (Bull) and fails their executions, their data gone.
+				 */
+				held: new Map<string, RunItem['json'][]>(),
+				killedAt: 0,
 			}
 		: undefined;
 	for (let i = 0; i < actions.length; ) {
 		if (topology && workerKill && i >= workerKill.at && !workerKill.done) {
 			workerKill.done = true;
 			const { name } = topology.workers[workerKill.worker];
-			lastStopAt = Date.now();
+			for (const e of await executionsNow(wf.id))
+				if (['new', 'running', 'waiting'].includes(e.status))
+					workerKill.held.set(
+						e.id,
+						e.items.map((item) => item.json),
+					);
+			lastStopAt = workerKill.killedAt = Date.now();
 			const { downMs } = await topology.restart([name], { signal: 'SIGKILL' });
-			stops.push(`SIGKILL of ${name} at call ${i} (${(downMs / 1000).toFixed(1)} s down)`);
+			stops.push(
+				`SIGKILL of ${name} at call ${i} (${(downMs / 1000).toFixed(1)} s down; ${workerKill.held.size} runs unfinished then)`,
+			);
 		}
 		if (!stopAt.includes(i)) {
 			await act(actions[i++]);
@@ -314,7 +334,12 @@ export async function soak(profile: string) {
 	const again = [...sent.values()].filter((s) => s.delivered && random.chance(0.2));
 	for (const record of again) await deliver(record.event);
 
-	// 5. Two readings of the checks for missed events that start after every change outgrew its delivery's grace
+	// 5. Queue mode: n8n gives up the jobs the killed worker held (Bull's stalled check, 60-90 s with n8n's defaults
+	// QUEUE_WORKER_LOCK_DURATION and QUEUE_WORKER_STALLED_INTERVAL) and fails their executions; main's reading finds
+	// again the changes its own such run had not claimed once it has.
+	const givenUpBy = workerKill?.done ? workerKill.killedAt + 95_000 : 0;
+	const readFrom = Math.max(lastChangeAt + 31_000, givenUpBy);
+	// Then two readings of the checks for missed events that start after every change outgrew its delivery's grace
 	// (30 s), the second running what a service without updated_at shows only by comparison with the first: done once
 	// a third starts (a reading starts only after the one before it started its run).
 	const readingsStarted = async () =>
@@ -323,7 +348,7 @@ export async function soak(profile: string) {
 				r.method === 'GET' &&
 				r.path === '/v1/orders' &&
 				[undefined, '1'].includes(r.query?.page) &&
-				Date.parse(r.at) - r.ms > lastChangeAt + 31_000,
+				Date.parse(r.at) - r.ms > readFrom,
 		).length;
 	await eventually(
 		async () => ((await readingsStarted()) >= 3 ? true : undefined),
@@ -350,13 +375,26 @@ export async function soak(profile: string) {
 		const passedAt = (crashed ? (e.startedAt ?? e.createdAt) : e.nodeEndedAt) ?? undefined;
 		for (const { json } of e.items) items.push({ json, execution: e.id, crashed, passedAt });
 	}
+	// A run the killed worker held and n8n gave up keeps no items: n8n rewrote its data. Its items are what it held when
+	// the worker was killed, and it is a run a crash cut (left to a person: the execution failed in n8n's list).
+	const givenUp: string[] = [];
+	for (const e of made) {
+		const held = workerKill?.held.get(e.id);
+		if (!held?.length || e.items.length || e.status === 'success') continue;
+		const passedAt = e.startedAt ?? e.createdAt;
+		for (const json of held) items.push({ json, execution: e.id, crashed: true, passedAt });
+		givenUp.push(e.id);
+	}
 	const verdict = judgeRuns(
 		events,
 		items,
+		// Queue mode: main, which reads, receives no deliveries, so on a service without updated_at its window narrows
+		// only by its own readings, as one n8n's does after a start (docs/trigger.md, When faults come together).
 		(order, final) =>
 			!sent.get(final.id)?.delivered &&
-			Date.parse(final.created_at) < resumedAt &&
-			(specLiteral || paidAfterReturn(events, order, final)),
+			((Date.parse(final.created_at) < resumedAt &&
+				(specLiteral || paidAfterReturn(events, order, final))) ||
+				(topology !== undefined && specLiteral && isReturn(events, order, final))),
 		(event) => {
 			const record = sent.get(event.id);
 			return record
@@ -376,7 +414,8 @@ export async function soak(profile: string) {
 				.map(([k, v]) => `${k} ${v}`)
 				.join(', ')}; ${retried.length} retried late, ` +
 			`${again.length} sent again); stops: ${stops.join(', ')}; ${executions.length} executions, ` +
-			`${executions.filter((e) => e.passedNothing).length} passed nothing on, ${executions.filter((e) => e.status !== 'success').length} not successful. ` +
+			`${executions.filter((e) => e.passedNothing).length} passed nothing on, ${executions.filter((e) => e.status !== 'success').length} not successful` +
+			`${givenUp.length ? ` (${givenUp.length} given up by n8n, their data gone: ${givenUp.join(', ')})` : ''}. ` +
 			`Events twice ${verdict.eventsTwice.length}, records more often than changed ${verdict.moreThanChanged.length}, ` +
 			`lost ${verdict.lost.length}, stale last items ${verdict.staleLast.length}, payments not once ` +
 			`${verdict.paymentsNotOnce.length}; crash window ${verdict.crashWindow.length}, unreadable (documented limit) ` +
