@@ -19,8 +19,8 @@
 // |                                       |                                     | a window's marks of u               |
 // | order.updated read in [a, b] (a       | `…@w<b>`; if it ran, `@ws`/`@wm`/   | `@s`/`@rs`/`@m`/`@h` in [a, b];     |
 // | reading that cannot date it)          | `@wh` for its seconds, minutes,     | another window's marks of them, of  |
-// |                                       | hours, `@wtm`/`@wth` for the minutes| the minutes and hours they lie in,  |
-// |                                       | and hours they lie in               | and touched ones of its whole ones  |
+// |                                       | hours; `@wtm`/`@wth` for the        | the minutes and hours they lie in,  |
+// |                                       | minutes and hours they lie in       | and touched ones of its whole ones  |
 // | other kinds; an order.updated keeping | its event id                        | the same                            |
 // | its previous_status or without a time |                                     |                                     |
 // | activity: any order.updated above, at | `order/<order>@a<second>` beside it | never: a young creation or delivered|

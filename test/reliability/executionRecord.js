@@ -21,7 +21,7 @@ const outputOf = (run) =>
 
 /**
  * The execution as the suites count it, with what `nodeName` output.
- * @param {{id: unknown, status: string, mode?: string, createdAt: unknown, startedAt: unknown, data: string | null}} row
+ * @param {{id: unknown, status: string, createdAt: unknown, startedAt: unknown, data: string | null}} row
  * @param {string} nodeName
  */
 function toRecord(row, nodeName) {
@@ -61,7 +61,6 @@ function toRecord(row, nodeName) {
 	return {
 		id: String(row.id),
 		status: row.status,
-		mode: String(row.mode ?? ''),
 		createdAt: timeOf(row.createdAt),
 		startedAt: row.startedAt ? timeOf(row.startedAt) : null,
 		items,

@@ -19,8 +19,6 @@ export interface ExecutionRecord {
 	/** When n8n created and started it (ms since the epoch; started: null while it has not). */
 	createdAt: number;
 	startedAt: number | null;
-	/** How n8n started it: 'webhook' (a delivery a webhook processor took), 'trigger' (a trigger's emit), … */
-	mode: string;
 	/** What the named node output in this execution's first run (the trigger: one event); for an execution that
 	 * never ran, the items waiting in its start stack (the trigger's output). */
 	items: Array<{ json: Record<string, unknown>; pairedItem?: unknown }>;
@@ -47,7 +45,7 @@ require('readline').createInterface({ input: process.stdin }).on('line', (line) 
   const { id, file, workflowId, nodeName } = JSON.parse(line);
   const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => error && answer(id, error.message));
   db.all(
-    'SELECT e.id, e.status, e.mode, e.createdAt, e.startedAt, e.stoppedAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
+    'SELECT e.id, e.status, e.createdAt, e.startedAt, e.stoppedAt, d.data FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? ORDER BY e.id',
     [workflowId],
     (error, rows) => {
       db.close();
@@ -174,7 +172,7 @@ export async function queueExecutionsOf(
 	nodeName = 'Storefront Trigger',
 ): Promise<ExecutionRecord[]> {
 	if (!/^\w+$/.test(workflowId)) throw new Error(`unexpected workflow id ${workflowId}`);
-	const query = `SELECT row_to_json(r) FROM (SELECT e.id, e.status, e.mode, e."createdAt", e."startedAt", e."stoppedAt", d.data FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${workflowId}' ORDER BY e.id) r`;
+	const query = `SELECT row_to_json(r) FROM (SELECT e.id, e.status, e."createdAt", e."startedAt", e."stoppedAt", d.data FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${workflowId}' ORDER BY e.id) r`;
 	const { stdout } = await promisify(execFile)(...psqlCommand(topology, query), {
 		maxBuffer: 1024 * 1024 * 1024,
 	});

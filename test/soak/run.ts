@@ -56,27 +56,6 @@ interface Sent {
 	answers: string[];
 }
 
-/** Whether `final` returned `order` to a status it had before. */
-function isReturn(events: SoakEvent[], order: string, final: SoakEvent) {
-	const made = events.filter((e) => recordOf(e) === order);
-	return made
-		.slice(0, made.indexOf(final))
-		.some((e) => e.type === 'order.updated' && e.data.status === final.data.status);
-}
-
-/**
- * Whether `final` is a return and a payment came after it: a reading then cannot date it (the order's last change is
- * its payment), and after a restart nothing narrows its window, which holds the earlier stay (docs/trigger.md, What a
- * second cannot tell apart).
- */
-function paidAfterReturn(events: SoakEvent[], order: string, final: SoakEvent) {
-	const made = events.filter((e) => recordOf(e) === order);
-	return (
-		isReturn(events, order, final) &&
-		made.slice(made.indexOf(final) + 1).some((e) => e.type === 'payment.completed')
-	);
-}
-
 /**
  * One soak against the sandbox in `profile` (the environment's n8n and sandbox: ../catchup/kit). In queue mode the
  * deliveries take turns at the webhook processors (a doubled one reaches both), a stop stops every n8n process, and
@@ -277,8 +256,9 @@ export async function soak(profile: string) {
 					);
 			lastStopAt = workerKill.killedAt = Date.now();
 			const { downMs } = await topology.restart([name], { signal: 'SIGKILL' });
+			const down = `${(downMs / 1000).toFixed(1)} s down`;
 			stops.push(
-				`SIGKILL of ${name} at call ${i} (${(downMs / 1000).toFixed(1)} s down; ${workerKill.held.size} runs unfinished then)`,
+				`SIGKILL of ${name} at call ${i} (${down}; ${workerKill.held.size} runs unfinished then)`,
 			);
 		}
 		if (!stopAt.includes(i)) {
@@ -388,13 +368,24 @@ export async function soak(profile: string) {
 	const verdict = judgeRuns(
 		events,
 		items,
-		// Queue mode: main, which reads, receives no deliveries, so on a service without updated_at its window narrows
-		// only by its own readings, as one n8n's does after a start (docs/trigger.md, When faults come together).
-		(order, final) =>
-			!sent.get(final.id)?.delivered &&
-			((Date.parse(final.created_at) < resumedAt &&
-				(specLiteral || paidAfterReturn(events, order, final))) ||
-				(topology !== undefined && specLiteral && isReturn(events, order, final))),
+		// What no reading can date, its delivery lost (docs/trigger.md, When faults come together): on a service without
+		// updated_at, a change made before n8n's last start, and in queue mode a return (main, which reads, receives no
+		// deliveries, so only its own readings narrow its window); on either service, a return made before n8n's last
+		// start and followed by a payment (the order's last change then is its payment).
+		(order, final) => {
+			if (sent.get(final.id)?.delivered) return false;
+			const made = events.filter((e) => recordOf(e) === order);
+			const at = made.indexOf(final);
+			const isReturn = made
+				.slice(0, at)
+				.some((e) => e.type === 'order.updated' && e.data.status === final.data.status);
+			const paidAfter = made.slice(at + 1).some((e) => e.type === 'payment.completed');
+			const beforeStart = Date.parse(final.created_at) < resumedAt;
+			return (
+				(beforeStart && (specLiteral || (isReturn && paidAfter))) ||
+				(topology !== undefined && specLiteral && isReturn)
+			);
+		},
 		(event) => {
 			const record = sent.get(event.id);
 			return record
