@@ -10,11 +10,12 @@
 //  - under the lock, a change is claimed by one process at most (it runs once);
 //  - nothing is lost: each change is claimed by a process that lives, or by one that died (a run n8n leaves crashed);
 //  - every process that lives ends all its claims, within a lease and the longest wait for the lock;
-//  - where nobody died, no claim went without the lock.
+//  - no claim went without the lock, even where a holder died (its row is taken over within a lease and a quarter).
 // Without the lock (its row is another node's) the same, but a change may be claimed twice: counted, and bounded.
 // Found by it: two waiters breaking a dead holder's lock at once, the later one deleted the row the first had just
-// taken (both claimed, 1 schedule in 1,000 to 4,000); now a waiter deletes only a row of the count it judged dead, and
-// a new holder's row never has that count (../../nodes/shared/claims/claimLock.ts).
+// taken (both claimed, 1 schedule in 1,000 to 4,000). Checking the count just before the delete made it rarer, not
+// impossible: the check can be read before the other's delete and the delete land after its new row (2 of CI's runs).
+// Now no waiter deletes: it tags a dead holder's row and takes it over (../../nodes/shared/claims/claimLock.ts).
 import { claimShared, storeOver } from '../../nodes/shared/claims';
 import { LEASE_MS, LOCK_WAIT_MS, type Unlocked } from '../../nodes/shared/claims/claimLock';
 import type { StoreRow } from '../../nodes/shared/n8n';
@@ -144,7 +145,6 @@ const told = (processes: Process[]) =>
 function broken({ processes }: Awaited<ReturnType<typeof schedule>>, locked: boolean): string[] {
 	const wrong: string[] = [];
 	const living = processes.filter((p) => !p.dead);
-	const someoneDied = living.length < processes.length;
 	for (const change of CHANGES) {
 		const winners = living.filter((p) => p.won.includes(change)).map((p) => p.name);
 		const allLocked = living.every((p) => p.unlocked.length === 0);
@@ -160,15 +160,14 @@ function broken({ processes }: Awaited<ReturnType<typeof schedule>>, locked: boo
 		if (p.endedAt === undefined) wrong.push(`${p.name} never ended`);
 		else if (p.endedAt > LOCK_WAIT_MS + LEASE_MS * 2)
 			wrong.push(`${p.name} ended at ${p.endedAt} ms`);
-		if (locked && !someoneDied && p.unlocked.length)
-			wrong.push(`${p.name} went without the lock: ${p.unlocked}`);
+		if (locked && p.unlocked.length) wrong.push(`${p.name} went without the lock: ${p.unlocked}`);
 		if (!locked && p.unlocked.length === 0) wrong.push(`${p.name} had the lock`);
 	}
 	return wrong;
 }
 
 /** Seeds that found a fault, run every time: two waiters broke a dead holder's lock at once (both claimed). */
-const FOUND = [876909609, 876909768, 1672519597];
+const FOUND = [876909609, 876909768, 1672519597, 1758727861, 1879964041];
 
 /**
  * A test's seeds: SCHEDULES of them from a random first one, printed, after `found`; CLAIMS_SEED=<seed> replays one.

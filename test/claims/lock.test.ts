@@ -56,6 +56,7 @@ type Meanwhile =
 	| 'each count takes a second'
 	| 'the row changes hands every second'
 	| 'the holder releases it as the lease runs out'
+	| 'another holder takes it just after the tag, with the same count'
 	| 'the database fails to count'
 	| 'the database fails to write';
 
@@ -83,6 +84,20 @@ function meanwhile(what: Meanwhile, row: MemoryRow, time: VirtualTime): void {
 				if (operation !== 'record') return;
 				row.hook = undefined;
 				row.replace(undefined);
+			};
+			return;
+		}
+		case 'another holder takes it just after the tag, with the same count': {
+			// The tag lands; a moment later the row is another holder's (released, taken: unseen), as many values as the
+			// tagged one, and that holder releases it three seconds on.
+			row.hook = (operation, step) => {
+				if (operation !== 'record' || step !== 'write') return;
+				row.hook = undefined;
+				time.at(time.now() + 100, () => {
+					const tagged = row.values() ?? [];
+					row.replace(tagged.map((value, i) => (i === 0 ? value : `other-holder-${i}`)));
+				});
+				time.at(time.now() + 3_000, () => row.replace(undefined));
 			};
 			return;
 		}
@@ -121,20 +136,20 @@ describe('the claim lock', () => {
 			writes: 'record',
 		},
 		{
-			case: 'a holder that died (the same count for a lease) is broken, and the row taken',
+			case: 'a holder that died (the same count for a lease) is tagged, and its row taken over a quarter lease on',
 			before: 'held by a process',
 			meanwhile: 'nothing',
 			outcome: 'held',
-			waited: [LEASE_MS, LEASE_MS + LEASE_JITTER_MS + LONGEST_PAUSE_MS],
-			writes: 'record clear record',
+			waited: [LEASE_MS * 1.25, (LEASE_MS + LEASE_JITTER_MS) * 1.25 + 2 * LONGEST_PAUSE_MS],
+			writes: 'record record',
 		},
 		{
 			case: 'where counting is slow the lease is twenty counts long',
 			before: 'held by a process',
 			meanwhile: 'each count takes a second',
 			outcome: 'held',
-			waited: [20_000, 25_000],
-			writes: 'record clear record',
+			waited: [25_000, LOCK_WAIT_MS],
+			writes: 'record record',
 		},
 		{
 			case: 'a holder that released as its lease ran out: the write to find out inserts the row, held',
@@ -143,6 +158,14 @@ describe('the claim lock', () => {
 			outcome: 'held',
 			waited: [LEASE_MS, LEASE_MS + LEASE_JITTER_MS + LONGEST_PAUSE_MS],
 			writes: 'record',
+		},
+		{
+			case: 'a row taken by another holder after the tag, of the same count: not taken over (the tag is not in it), taken once released',
+			before: 'held by a process',
+			meanwhile: 'another holder takes it just after the tag, with the same count',
+			outcome: 'held',
+			waited: [LEASE_MS + 3_000, LEASE_MS + LEASE_JITTER_MS + 3_000 + 2 * LONGEST_PAUSE_MS],
+			writes: 'record record remove record',
 		},
 		{
 			case: 'a row that keeps changing hands is never broken: timed out after LOCK_WAIT_MS',

@@ -1,7 +1,8 @@
 // A lock across n8n processes, made of the one atomic step n8n's deduplication store has: a row's first insert. The
-// holder inserts the row and deletes it to release; a waiter only counts its values, so waiting never writes. A foreign
-// row or LOCK_WAIT_MS of waiting lets the claim go on without the lock: a lock never stops events
-// (docs/maintainers.md, Claims in n8n's database).
+// holder inserts the row and deletes it to release; a waiter only counts its values, so waiting never writes. A dead
+// holder's row is taken over, never deleted by a waiter: a delete based on a count read a moment before can land on
+// the next holder's new row. A foreign row or LOCK_WAIT_MS of waiting lets the claim go on without the lock: a lock
+// never stops events (docs/maintainers.md, Claims in n8n's database).
 import { realClock, type Clock } from '../clock';
 import { isModeRefusal, isUniqueViolation, type StoreRow } from '../n8n';
 
@@ -16,11 +17,15 @@ export const realTiming: LockTiming = { ...realClock, random: () => Math.random(
 const MARK = 'storefront:claim-lock';
 /** A holder's row holds the marker and 1 to NONCES_MAX random values. */
 const NONCES_MAX = 8;
-/** More values and the row is not a lock; a lock row may also hold the values of two or three racers that lost. */
+/**
+ * More values and the row is not a lock; a lock row may also hold the values of two or three racers that lost, and a
+ * waiter's tag.
+ */
 const FOREIGN_COUNT = 4 * (NONCES_MAX + 1);
 /**
- * How long one count may stand before its holder is taken for dead: far above HOLD_MS (./index), but claims wait that
- * long after a holder was killed. Each waiter adds its own jitter, so two seldom break one lock at the same moment.
+ * How long one count may stand before its holder is taken for dead and its row tagged: far above HOLD_MS (./index),
+ * but claims wait that long (and a quarter of it, the tag's) after a holder was killed. Each waiter adds its own
+ * jitter, so two seldom tag one row at the same moment.
  */
 export const LEASE_MS = 5_000;
 const LEASE_JITTER_MS = 2_500;
@@ -76,10 +81,21 @@ export async function acquireLock(
 		waitedMs: timing.now() - started,
 	});
 	const lease = LEASE_MS + timing.random() * LEASE_JITTER_MS;
+	const nonce = () => `${MARK}:${timing.random().toString(36).slice(2)}`;
+	/** After a write to a row thought held found no marker: it inserted the row (held), or the row is another node's. */
+	const inserted = async (values: string[]): Promise<Acquired> => {
+		if ((await row.count()) === values.length) return held();
+		await row.remove(values);
+		return foreign();
+	};
 	let seen = -1;
 	let seenSince = started;
-	/** The count of the row this waiter last took for a dead holder's and deleted. */
-	let broken = -1;
+	/**
+	 * This waiter's value in a row it took for a dead holder's: the row's count with it, and since when. The same row
+	 * with that count a quarter lease on is dead (a live holder releases long before), and this waiter holds it; other
+	 * waiters saw the count change, so none tags it again before a lease.
+	 */
+	let tag: { value: string; count: number; since: number } | undefined;
 	let slowestCount = 0;
 	for (;;) {
 		const now = timing.now();
@@ -92,51 +108,51 @@ export async function acquireLock(
 		}
 		// A database (or an event loop) this slow slows the holder too: the lease grows with it.
 		slowestCount = Math.max(slowestCount, timing.now() - now);
-		if (count === 0) {
-			const values = [MARK];
-			let nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
-			// Not the count of the row just deleted: another waiter that judged that row dead by its count then sees
-			// a new holder, not the dead one, and does not delete this row in turn.
-			if (1 + nonces === broken) nonces = (nonces % NONCES_MAX) + 1;
-			for (let i = 0; i < nonces; i++)
-				values.push(`${MARK}:${timing.random().toString(36).slice(2)}`);
-			try {
-				// No marker before: this call inserted the row. Else it only added values to a row inserted since the count.
-				if (!(await row.record(values)).has(MARK)) return held();
-			} catch (error) {
-				if (isModeRefusal(error)) return foreign();
-				if (!isUniqueViolation(error)) return without('error');
-				// Another insert won: held.
-			}
-		} else if (count > FOREIGN_COUNT) {
-			return foreign();
-		} else if (count !== seen) {
-			seen = count;
-			seenSince = timing.now();
-		} else if (timing.now() - seenSince >= Math.max(lease, SLOW_LEASES * slowestCount)) {
-			// A dead holder, or someone else's row of that size: the only write to a row not held, to find out which.
-			try {
-				if (!(await row.record([MARK])).has(MARK)) {
-					// Either the row was gone (released after all) and this call holds the lock, or it is someone else's.
-					if ((await row.count()) === 1) return held();
-					await row.remove([MARK]);
-					return foreign();
+		const leaseNow = Math.max(lease, SLOW_LEASES * slowestCount);
+		try {
+			if (count === 0) {
+				// Released: whoever inserts first holds it; a waiter's tag and count went with the row.
+				tag = undefined;
+				seen = -1;
+				const values = [MARK];
+				const nonces = 1 + Math.floor(timing.random() * NONCES_MAX);
+				for (let i = 0; i < nonces; i++) values.push(nonce());
+				try {
+					// No marker before: this call inserted the row. Else it only added values to a row inserted since the count.
+					if (!(await row.record(values)).has(MARK)) return held();
+				} catch (error) {
+					if (isModeRefusal(error)) return foreign();
+					if (!isUniqueViolation(error)) return without('error');
+					// Another insert won: held.
 				}
-				// Deleted only if it still has the count judged dead: another waiter may have deleted it meanwhile and
-				// taken the lock with a new row.
-				const again = await row.count();
-				if (again !== seen) {
-					seen = again;
-					seenSince = timing.now();
-					continue;
+			} else if (count > FOREIGN_COUNT) {
+				return foreign();
+			} else if (tag) {
+				if (count !== tag.count) {
+					// Another waiter tagged it too, or it changed hands: the tag goes, and the count is watched anew.
+					await row.remove([tag.value]);
+					tag = undefined;
+					seen = -1;
+				} else if (timing.now() - tag.since >= leaseNow / 4) {
+					// The tag still in it: the same row, unchanged since the tag (a row inserted since has no tag), held.
+					const had = await row.record([MARK, tag.value]);
+					if (!had.has(MARK)) return await inserted([MARK, tag.value]);
+					if (had.has(tag.value)) return held();
+					await row.remove([tag.value]);
+					tag = undefined;
+					seen = -1;
 				}
-				await row.clear();
-				broken = seen;
-			} catch (error) {
-				return isModeRefusal(error) ? foreign() : without('error');
+			} else if (count !== seen) {
+				seen = count;
+				seenSince = timing.now();
+			} else if (timing.now() - seenSince >= leaseNow) {
+				// A dead holder, a row that changed hands unseen, or someone else's row of that size: tagged to find out.
+				const value = nonce();
+				if (!(await row.record([MARK, value])).has(MARK)) return await inserted([MARK, value]);
+				tag = { value, count: count + 1, since: timing.now() };
 			}
-			seen = -1;
-			continue;
+		} catch (error) {
+			return isModeRefusal(error) ? foreign() : without('error');
 		}
 		if (timing.now() - started >= LOCK_WAIT_MS) return without('timed out');
 		await timing.sleep(pauseAfter(timing.now() - started, timing));

@@ -5,7 +5,8 @@
 //  1. Batching (storeOver). A node's calls in one n8n process never overlap: those queued while one is in flight go
 //     to n8n as one, each caller answered as if they had come one after the other.
 //  2. The lock (./claimLock), made of the store's one atomic step (a row's first insert): under it a claim is exact.
-//     It is kept while batches follow each other (HOLD_MS); a holder is dead when its row's count stands for a lease.
+//     It is kept while batches follow each other (HOLD_MS); a holder is dead when its row's count stands for a lease,
+//     and a waiter then takes its row over (never deletes it).
 //  3. Retention (turnPeriod). Under the lock, a new period's first batch drops the claims older than Remember Events
 //     For: n8n keeps values hashed and drops the oldest only by count.
 //  4. Without the lock (not had in time, or the row is another node's): a claim records its delivery's token, reads it
@@ -158,7 +159,7 @@ const inFlight = new Set<string>();
 /** How long a process keeps the lock while its batches follow each other (docs/performance.md); far below a lease. */
 const HOLD_MS = 500;
 
-/** A failed release leaves the row for waiters to break after a lease: nothing to do about it here. */
+/** A failed release leaves the row for a waiter to take over after a lease: nothing to do about it here. */
 const release = async (lock: Acquired) => await lock.release?.().catch(() => undefined);
 
 async function flush(scope: string): Promise<void> {
