@@ -232,7 +232,10 @@ export function knowChange(
 ) {
 	const change = statusChange(event, now);
 	if (change === undefined) return { claim: claimOf(event, read) };
-	const known = judge(scope, change.order, change.status, change.at);
+	const known: Judgement = {
+		...judge(scope, change.order, change.status, change.at),
+		judgedAt: now,
+	};
 	if (from !== undefined && event.type === 'order.updated')
 		known.window = Math.max(from, (known.after ?? -Infinity) + 1);
 	const claim = claimOf(event, read, known);

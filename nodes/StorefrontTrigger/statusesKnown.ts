@@ -33,6 +33,8 @@ export interface Judgement {
 	lastSeen?: number;
 	/** Since when this process has known orders (it started): an older change may have a later one it never heard. */
 	knownSince?: number;
+	/** When the process that received or read the change judged it: a run that starts long after waited in a queue. */
+	judgedAt?: number;
 	/** When the order was last seen in another status before the change's stay: the change came after it. */
 	after?: number;
 	/** The claim of the change's stay, where this n8n knows it: the same change, reported again. */

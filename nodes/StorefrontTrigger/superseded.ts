@@ -18,6 +18,11 @@ import { judge, noteStatus, type Judgement } from './statusesKnown';
  * order has rarely changed again so soon.
  */
 const LATE_AFTER_MS = 60_000;
+/**
+ * A run that starts this long after the process that received its change judged it waited in n8n's queue (queue mode,
+ * a backlog): its order's later change may be in a run beside it, on another worker, not yet claimed.
+ */
+const QUEUED_AFTER_MS = 3_000;
 
 /** Whether markSuperseded may mark the item: a creation, or a delivered status change. */
 const marksOf = (json: IDataObject) =>
@@ -64,11 +69,13 @@ export async function markSuperseded(
 		const door = item[CHANGE_KEY] as Judgement | undefined;
 		let current = here.current ?? door?.current;
 		// Asked about when late (a minute old, or older than what the process that received it or the one that runs it
-		// knows: it started since, or restarted), or when a change of its order ran since. A run that waited in the queue
-		// through a worker's restart starts beside the other runs that waited, its order's later change maybe among them,
-		// not yet claimed (docs/trigger.md, Found by the soak in queue mode).
+		// knows: it started since, or restarted; or its run waited in the queue), or when a change of its order ran since.
+		// A run that waited in the queue (through a worker's restart, or a backlog) starts beside the other runs that
+		// waited, its order's later change maybe among them, claimed after it on the other worker and passed on before it
+		// (docs/trigger.md, Found by the soak in queue mode).
 		const heardSince = Math.max(door?.knownSince ?? 0, here.knownSince ?? 0);
-		const late = now - at > LATE_AFTER_MS || at < heardSince;
+		const queued = now - (door?.judgedAt ?? now) > QUEUED_AFTER_MS;
+		const late = now - at > LATE_AFTER_MS || at < heardSince || queued;
 		// A sighting of the order later than the change, in its status, says nothing of what ran since: a change of its
 		// order that ran in that second or after is asked about too (the sighting a worker's earlier request noted, the
 		// later change run on the other worker: docs/trigger.md, Found by the soak in queue mode).

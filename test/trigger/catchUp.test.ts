@@ -946,24 +946,33 @@ describe("the workflow's last word on an order: its status", () => {
 		30_000,
 	);
 
+	/**
+	 * Two webhook processors and two workers of an active trigger, each with a memory of its own, and an order made on a
+	 * service of `shape`, the clock at the start of a second: `change` moves the order on `ms` later, and gives its event.
+	 */
+	async function twoOfEach(shape: (typeof SHAPES)[number]) {
+		const t = trigger();
+		await t.trigger('activate');
+		const [one, other] = [t.worker(), t.worker()];
+		const [first, second] = [t.worker(), t.worker()];
+		await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
+		const order = await checkout();
+		const id = String(order.id ?? order.order_id);
+		await jest.advanceTimersByTimeAsync(2_000 - (Date.now() % 1_000));
+		const change = async (status: string, ms: number) => {
+			await jest.advanceTimersByTimeAsync(ms);
+			const from = ctx.sb.events.length;
+			await setStatus(id, status);
+			return eventsSince(from)[0];
+		};
+		return { t, one, other, first, second, id, change };
+	}
+
 	it.each(SHAPES)(
 		"queue mode (%s shape): a change held back past its order's next two, run on the worker whose request for the order had seen it in that status since, the last change run on the other worker: marked superseded after one request (soak seed 539768729, queue mode)",
 		async (shape) => {
-			const t = trigger();
-			await t.trigger('activate');
-			const [one, other] = [t.worker(), t.worker()];
-			const [first, second] = [t.worker(), t.worker()];
-			await ctx.admin('PUT', '/compat', { event_data: shape, order_transitions: 'any' });
-			const order = await checkout();
-			const id = String(order.id ?? order.order_id);
+			const { t, one, other, first, second, id, change } = await twoOfEach(shape);
 			// Within one second: processing, delivered, on hold (held back), then cancelled.
-			await jest.advanceTimersByTimeAsync(2_000 - (Date.now() % 1_000));
-			const change = async (status: string, ms: number) => {
-				await jest.advanceTimersByTimeAsync(ms);
-				const from = ctx.sb.events.length;
-				await setStatus(id, status);
-				return eventsSince(from)[0];
-			};
 			const run = async (door: typeof one, worker: typeof one, event: IDataObject) =>
 				jsonOf(await worker.run((await door.deliver(signed(event))).result));
 			const processing = await change('processing', 10);
@@ -986,6 +995,30 @@ describe("the workflow's last word on an order: its status", () => {
 			expect(await run(one, first, onHold)).toEqual([
 				expect.objectContaining({ id: onHold.id, superseded: true, current_status: 'cancelled' }),
 			]);
+			expect(await orderReads(id)).toBe(1);
+			await t.close();
+		},
+		30_000,
+	);
+
+	it.each(SHAPES)(
+		"queue mode (%s shape): a change whose run waited in the queue over 3 s (a backlog), its order's next change made meanwhile and not yet claimed: marked superseded after one request; that next change, run as it came, unmarked and free (soak seed 848325833 in CI, queue mode)",
+		async (shape) => {
+			const { t, one, other, first, second, id, change } = await twoOfEach(shape);
+			const shipped = await change('shipped', 10);
+			// Answered at a webhook processor; its run waits in the queue behind a backlog.
+			const waiting = (await one.deliver(signed(shipped))).result;
+			const cancelled = await change('cancelled', 1_200);
+			await jest.advanceTimersByTimeAsync(2_000);
+			await ctx.admin('DELETE', '/requests');
+			// The queued run starts 3.2 s after its change was answered, cancelled not yet claimed by anyone.
+			expect(jsonOf(await first.run(waiting))).toEqual([
+				expect.objectContaining({ id: shipped.id, superseded: true, current_status: 'cancelled' }),
+			]);
+			expect(await orderReads(id)).toBe(1);
+			const ran = jsonOf(await second.run((await other.deliver(signed(cancelled))).result));
+			expect(ran).toEqual([expect.objectContaining({ id: cancelled.id })]);
+			expect(ran[0].superseded).toBeUndefined();
 			expect(await orderReads(id)).toBe(1);
 			await t.close();
 		},
