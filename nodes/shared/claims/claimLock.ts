@@ -128,16 +128,15 @@ export async function acquireLock(
 			} else if (count > FOREIGN_COUNT) {
 				return foreign();
 			} else if (tag) {
-				if (count !== tag.count) {
-					// Another waiter tagged it too, or it changed hands: the tag goes, and the count is watched anew.
-					await row.remove([tag.value]);
-					tag = undefined;
-					seen = -1;
-				} else if (timing.now() - tag.since >= leaseNow / 4) {
+				const due = timing.now() - tag.since >= leaseNow / 4;
+				if (count === tag.count && due) {
 					// The tag still in it: the same row, unchanged since the tag (a row inserted since has no tag), held.
 					const had = await row.record([MARK, tag.value]);
 					if (!had.has(MARK)) return await inserted([MARK, tag.value]);
 					if (had.has(tag.value)) return held();
+				}
+				if (count !== tag.count || due) {
+					// Another waiter tagged it too, or it changed hands: the tag goes, and the count is watched anew.
 					await row.remove([tag.value]);
 					tag = undefined;
 					seen = -1;
