@@ -138,12 +138,20 @@ export async function findChanges(client: StorefrontClient, reading: Reading): P
 		result.requests += read.requests;
 		// Each order's status. A baseline learns them: without updated_at, the next reading finds a change by comparing.
 		const learnt = new RecentMap(memory.statuses, MAX_STATUSES);
+		const current = new Map<string, string>();
 		for (const order of resource === 'orders' ? read.records.values() : []) {
 			const id = recordId(order, 'order');
 			if (id === undefined || typeof order.status !== 'string') continue;
 			const at = hasUpdatedAt(order) ? changedAt(order) : readAt;
 			result.seen.push({ order: id, status: order.status, at });
+			current.set(id, order.status);
 			if (since === undefined) learnt.set(id, order.status);
+		}
+		// A first sighting dates its stay only: once the order is seen in another status, a return to it is dated anew.
+		for (const key of [...firstFound.keys()]) {
+			const cut = key.lastIndexOf('/');
+			const status = current.get(key.slice(0, cut));
+			if (status !== undefined && status !== key.slice(cut + 1)) firstFound.delete(key);
 		}
 		// 2. A new baseline is just after the list's newest change, payments too: without updated_at (the spec shows
 		// none) a record is dated by created_at, and was paid later.

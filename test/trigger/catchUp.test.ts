@@ -778,6 +778,39 @@ describe("the workflow's last word on an order: its status", () => {
 	);
 
 	it.each(SHAPES)(
+		'a return whose delivery never arrives (%s shape), to a status a check saw young and the order left before the check read again: dated anew, not by that first sighting, so it runs, once',
+		async (shape) => {
+			const t = trigger(EVERY_MINUTE);
+			const active = await t.trigger('activate');
+			const id = await orderFor(t, shape);
+			let from = ctx.sb.events.length;
+			await setStatus(id, 'on-hold');
+			expect(await deliverAndRun(t, updatesSince(from)[0])).toHaveLength(1);
+			// A check sees it young (left to its delivery: a first sighting); the order moves on before it reads again.
+			const before = (await active.tick()).length;
+			from = ctx.sb.events.length;
+			await setStatus(id, 'processing');
+			expect(await deliverAndRun(t, updatesSince(from)[0])).toHaveLength(1);
+			// Its reading again after the grace sees processing (a second at a time: its requests answer meanwhile).
+			await paced(sleep(GRACE_MS + 1_000));
+			await setStatus(id, 'on-hold');
+			let runs: IWebhookResponseData[] = [];
+			for (let check = 0; check < 2 && runs.length === 0; check++) {
+				await outgrowGrace();
+				runs = (await active.tick()).slice(before);
+			}
+			expect(runs).toHaveLength(1);
+			const found = jsonOf(await t.run(runs[0]));
+			expect(found).toEqual([
+				expect.objectContaining({ type: 'order.updated', source: 'catchUp' }),
+			]);
+			expect((found[0].data as IDataObject).status).toBe('on-hold');
+			await t.close();
+		},
+		30_000,
+	);
+
+	it.each(SHAPES)(
 		'two changes in one millisecond (on hold, then cancelled; %s shape), delivered the other way round: each runs once, the on-hold marked superseded; the checks that read the order cancelled run nothing (soak seed 845937235)',
 		async (shape) => {
 			const t = trigger(EVERY_MINUTE);
