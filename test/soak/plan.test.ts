@@ -1,6 +1,6 @@
 // The soak's judge (./plan, judgeRuns) on runs written by hand: each fault the soak exists to find is named in the
 // verdict's list for it, and sound runs leave every list empty. The soak in n8n trusts this judge for its pass/fail.
-import { judgeRuns, type RunItem, type SoakEvent } from './plan';
+import { judgeRuns, returnTakenForReading, type RunItem, type SoakEvent } from './plan';
 
 let serial = 0;
 const at = (second: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, second)).toISOString();
@@ -157,6 +157,36 @@ test('a last item from a run that crashed is its input, not what the trigger pas
 	);
 	expect(verdict.staleLast).toEqual([]);
 	expect(verdict.crashWindow.map((line) => line.split(':')[0])).toEqual(['cut']);
+});
+
+test('a return made within a second after a reading ran the stay it returns to is what the claims cannot tell apart (soak seed 1573681994, queue mode): reported apart; later, or the return read itself, is not', () => {
+	// refunded at 1 (its delivery lost, run by a reading that could not date it, dated 1.5), shipped at 2, refunded at
+	// 2 + `after` s (the return).
+	const order = (after: number) => {
+		const [created, refunded, shipped] = shop('ord', ['refunded', 'shipped']);
+		const time = (seconds: number) => new Date(Date.parse(at(0)) + seconds * 1_000).toISOString();
+		const back = { ...refunded, id: 'evt_ord_back', created_at: time(2 + after) };
+		const read = ran({ ...refunded, created_at: time(1.5) }, { source: 'check' });
+		return {
+			made: [created, refunded, shipped, back],
+			back,
+			items: [ran(created), read, ran(shipped)],
+		};
+	};
+	const within = order(0.4);
+	expect(returnTakenForReading(within.made, within.back, within.items)).toBe(true);
+	const later = order(0.6);
+	expect(returnTakenForReading(later.made, later.back, later.items)).toBe(false);
+	// The return's own reading (dated at it), and a reading of the stay after the change between: not this limit.
+	const own = ran(within.back, { source: 'check' });
+	expect(
+		returnTakenForReading(within.made, within.back, [
+			...within.items.filter((i) => i.json.source === 'webhook'),
+			own,
+		]),
+	).toBe(false);
+	// A change that is no return: never.
+	expect(returnTakenForReading(within.made, within.made[2], within.items)).toBe(false);
 });
 
 test('products: created twice, or never, is found', () => {

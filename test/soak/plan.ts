@@ -112,6 +112,31 @@ export interface RunItem {
 	passedAt?: number;
 }
 
+/**
+ * Whether `final`, an order's return to a status, was made within a second after a reading ran the stay it returns to
+ * (its item dated before the change the return comes back from): an event may be stamped up to a second after its
+ * update (docs/api-contract.md, row 23), so to the claims the return's delivery is that stay's (docs/trigger.md, What
+ * a second cannot tell apart). `made`: the order's events, in the order the service made them.
+ */
+export function returnTakenForReading(made: SoakEvent[], final: SoakEvent, items: RunItem[]) {
+	const at = made.indexOf(final);
+	const before = made.slice(0, at).filter((e) => e.type !== 'payment.completed');
+	if (!before.some((e) => e.type === 'order.updated' && e.data.status === final.data.status))
+		return false;
+	const from = Date.parse(before[before.length - 1].created_at);
+	const madeAt = Date.parse(final.created_at);
+	return items.some(({ json }) => {
+		const read = Date.parse(json.created_at);
+		return (
+			json.source !== 'webhook' &&
+			recordOf(json) === recordOf(final) &&
+			json.data?.status === final.data.status &&
+			read < from &&
+			madeAt - read <= 1_000
+		);
+	});
+}
+
 export interface Verdict {
 	orders: number;
 	products: number;
