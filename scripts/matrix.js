@@ -142,8 +142,8 @@ async function runSuite(project, jsonDir) {
 /**
  * Suites that mostly wait (n8n stopped, restarted, the service's retries, the soak's checks for missed events), each
  * run in a jest process of its own beside the cell's other suites, with its own n8n, sandbox and report file. The
- * queue suite too, in a queue-mode topology of its own: beside the cell's e2e, AI Agent and queue-mode soak, the
- * cell takes as long as its longest part instead of all of them.
+ * queue suite too, in a queue-mode topology of its own (with the AI Agent suite: JOINS): beside the cell's e2e and
+ * queue-mode soak, the cell takes as long as its longest part instead of all of them.
  */
 const OWN_PROCESS = ['catchup', 'lastword', 'soak', 'queue'];
 /**
@@ -152,6 +152,14 @@ const OWN_PROCESS = ['catchup', 'lastword', 'soak', 'queue'];
  * @type {Record<string, number>}
  */
 const WORKERS = { catchup: 2 };
+/**
+ * Suites that run in an OWN_PROCESS suite's jest process where the cell has it, one after the other: the queue cell's
+ * AI Agent suite beside the queue suite (its own queue-mode topology, started by its file as the queue suite's is), so
+ * that the cell's two processes take about as long (e2e and the queue-mode soak in the other). Still two topologies at
+ * once, never three (docs/maintainers.md).
+ * @type {Record<string, string>}
+ */
+const JOINS = { ai: 'queue' };
 
 /**
  * Runs one cell's suites, its output kept in log files and printed whole at the end; OWN_PROCESS suites beside the
@@ -163,9 +171,12 @@ async function runCell(cell, jsonDir) {
 	const rt = prepare({ line, log: (text) => console.log(`[matrix ${cell}] ${text}`) });
 	const id = `e2e-n8n${line}-${install}${mode === 'single' ? '' : `-${mode}`}${profile === 'contract' ? '' : `-${profile}`}`;
 	const projects = projectsOf(mode, install, profile, line);
+	const joins = (/** @type {string} */ p) => projects.includes(JOINS[p]);
 	const groups = [
-		projects.filter((p) => !OWN_PROCESS.includes(p)),
-		...projects.filter((p) => OWN_PROCESS.includes(p)).map((p) => [p]),
+		projects.filter((p) => !OWN_PROCESS.includes(p) && !joins(p)),
+		...projects
+			.filter((p) => OWN_PROCESS.includes(p))
+			.map((p) => [...projects.filter((other) => JOINS[other] === p), p]),
 	].filter((group) => group.length > 0);
 	console.log(`[matrix] ${new Date().toISOString().slice(11, 19)} started ${cell}`);
 	const runs = await Promise.all(
